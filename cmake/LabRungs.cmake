@@ -1,0 +1,48 @@
+# Reads the registry of rungs (rungs.json) and makes each rung's targets from it; nothing else
+# in the build lists the rungs.
+file(READ "${PROJECT_SOURCE_DIR}/rungs.json" LAB_REGISTRY_JSON)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/rungs.json")
+string(JSON lab_rung_count LENGTH "${LAB_REGISTRY_JSON}" rungs)
+math(EXPR lab_last_rung "${lab_rung_count} - 1")
+set(LAB_RUNG_IDS "")
+foreach(i RANGE ${lab_last_rung})
+  string(JSON id GET "${LAB_REGISTRY_JSON}" rungs ${i} id)
+  list(APPEND LAB_RUNG_IDS ${id})
+endforeach()
+
+# lab_rung_field(<out> <id> <field>): one field of a rung's entry.
+function(lab_rung_field out id field)
+  list(FIND LAB_RUNG_IDS ${id} index)
+  string(JSON value GET "${LAB_REGISTRY_JSON}" rungs ${index} ${field})
+  set(${out} "${value}" PARENT_SCOPE)
+endfunction()
+
+# lab_add_rung_kernel(<target> <id> <tree>): an object library holding the rung's kernel from
+# <tree> (exercises or solutions), bound to the kit's entry shape by common/src/rung_glue.cu.
+function(lab_add_rung_kernel target id tree)
+  string(SUBSTRING ${id} 0 2 number)
+  lab_rung_field(form ${id} form)
+  string(TOUPPER "${form}" form)
+  set(source "${PROJECT_SOURCE_DIR}/${tree}/${id}.cu")
+  if(NOT EXISTS "${source}")
+    message(FATAL_ERROR "rungs.json lists ${id}, but ${tree}/${id}.cu does not exist")
+  endif()
+  add_library(${target} OBJECT "${PROJECT_SOURCE_DIR}/common/src/rung_glue.cu")
+  target_compile_definitions(${target} PRIVATE
+    LAB_RUNG_SOURCE="${source}" LAB_RUNG_ID="${id}" LAB_RUNG_NS=ex${number} LAB_FORM_${form})
+  target_link_libraries(${target} PRIVATE lab_device)
+  # Line numbers in the kernels for compute-sanitizer and cuda-gdb; no effect on speed.
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
+endfunction()
+
+# lab_label_tests(<test target> <labels...>): labels every test gtest discovers in the target.
+# gtest_discover_tests keeps only the first of several LABELS, so they are set by a file that
+# ctest includes after the discovered tests.
+function(lab_label_tests target)
+  set(file "${CMAKE_CURRENT_BINARY_DIR}/${target}_labels.cmake")
+  file(WRITE "${file}"
+    "set(LAB_TESTS \"\${${target}_TESTS}\")\n"
+    "set(LAB_LABELS \"${ARGN}\")\n"
+    "include(\"${PROJECT_SOURCE_DIR}/cmake/LabLabelTests.cmake\")\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${file}")
+endfunction()

@@ -1,0 +1,195 @@
+// Reads the JUnit file ctest writes (ctest --output-junit) and prints one line per rung: how its
+// kernel cases and its other tests went, and the bandwidth lab-bench measured, if given.
+// With --expect it also decides whether the run is what the kit's self-test requires:
+//   pass        nothing failed (skipped is fine: no GPU)
+//   todos       every kernel case of every rung failed (an untouched skeleton), all else passed
+//   stubs       every rung has at least one failing kernel case (the stubs give wrong answers)
+// --rung limits the table to one rung; --failures N prints what the first N failing tests said.
+// It never loads a student's code: it reads files only.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "lab/registry.hpp"
+
+namespace {
+
+struct Counts {
+    int passed = 0, failed = 0, skipped = 0;
+    int total() const { return passed + failed + skipped; }
+};
+
+struct RungResults {
+    Counts kernel, other;
+    bool not_built = false;
+    std::string bench;  // "220.4" or "wrong"
+};
+
+std::string read(const std::string& path)
+{
+    std::ifstream file(path);
+    if (!file) throw std::runtime_error("cannot read " + path);
+    std::stringstream text;
+    text << file.rdbuf();
+    return text.str();
+}
+
+struct TestCase {
+    std::string name, status, output;
+};
+
+std::string attribute(const std::string& tag, const std::string& key)
+{
+    const auto at = tag.find(" " + key + "=\"");
+    if (at == std::string::npos) return {};
+    const auto start = at + key.size() + 3;
+    return tag.substr(start, tag.find('"', start) - start);
+}
+
+std::string unescape(std::string text)
+{
+    const std::pair<const char*, const char*> entities[] = {
+        {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&apos;", "'"}, {"&amp;", "&"}};
+    for (const auto& [from, to] : entities)
+        for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + 1))
+            text.replace(at, std::string(from).size(), to);
+    return text;
+}
+
+// The <testcase> elements of a ctest JUnit file: name, status (run, fail, notrun) and output.
+std::vector<TestCase> parse_junit(const std::string& xml)
+{
+    std::vector<TestCase> cases;
+    for (auto at = xml.find("<testcase "); at != std::string::npos; at = xml.find("<testcase ", at + 1)) {
+        const auto tag_end = xml.find('>', at);
+        const std::string tag = xml.substr(at, tag_end - at);
+        TestCase c{unescape(attribute(tag, "name")), attribute(tag, "status"), {}};
+        const auto end = tag.back() == '/' ? tag_end : xml.find("</testcase>", tag_end);
+        const auto out = xml.find("<system-out>", tag_end);
+        if (out != std::string::npos && out < end) {
+            const auto out_start = out + std::string("<system-out>").size();
+            c.output = unescape(xml.substr(out_start, xml.find("</system-out>", out_start) - out_start));
+        }
+        cases.push_back(std::move(c));
+    }
+    return cases;
+}
+
+// What gtest said between "[ RUN ]" and "[  FAILED  ]", or the whole output when those are absent.
+std::string failure_excerpt(const std::string& output)
+{
+    const auto run = output.find("[ RUN      ]");
+    const auto failed = output.find("[  FAILED  ]");
+    if (run == std::string::npos || failed == std::string::npos || failed < run) return output;
+    const auto start = output.find('\n', run) + 1;
+    return output.substr(start, failed - start);
+}
+
+std::string counts_text(const Counts& c)
+{
+    if (c.total() == 0) return "none";
+    std::string text;
+    auto add = [&](int n, const char* what) {
+        if (n) text += (text.empty() ? "" : ", ") + std::to_string(n) + " " + what;
+    };
+    add(c.passed, "passed");
+    add(c.failed, "failed");
+    add(c.skipped, "skipped");
+    return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    std::string junit, bench, expect, only_rung;
+    int show_failures = 0;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--junit" && i + 1 < argc) junit = argv[++i];
+        else if (arg == "--bench" && i + 1 < argc) bench = argv[++i];
+        else if (arg == "--expect" && i + 1 < argc) expect = argv[++i];
+        else if (arg == "--rung" && i + 1 < argc) only_rung = argv[++i];
+        else if (arg == "--failures" && i + 1 < argc) show_failures = std::stoi(argv[++i]);
+        else junit.clear(), i = argc;
+    }
+    if (junit.empty() || !(expect.empty() || expect == "pass" || expect == "todos" || expect == "stubs")) {
+        std::cerr << "usage: lab-summary --junit FILE [--bench FILE] [--expect pass|todos|stubs] [--rung ID]"
+                     " [--failures N]\n";
+        return 2;
+    }
+    try {
+        const auto& registry = lab::Registry::kit();
+        std::map<std::string, RungResults> results;  // by rung number
+        Counts kit;
+        std::vector<TestCase> failures;
+        static const std::regex rung_test(R"(^Ex(\d\d)/\w+\.(\w+)/)"), not_built(R"(^test_(\d\d)_\w*_NOT_BUILT)");
+        for (const TestCase& test : parse_junit(read(junit))) {
+            std::smatch m;
+            Counts* counts = &kit;
+            if (std::regex_search(test.name, m, rung_test))
+                counts = m[2] == "MatchesReference" ? &results[m[1]].kernel : &results[m[1]].other;
+            else if (std::regex_search(test.name, m, not_built)) {
+                results[m[1]].not_built = true;
+                counts = &results[m[1]].other;
+            }
+            if (test.status == "run") ++counts->passed;
+            else if (test.status == "notrun") ++counts->skipped;
+            else {
+                ++counts->failed;
+                failures.push_back(test);
+            }
+        }
+        if (!bench.empty()) {
+            std::ifstream lines(bench);
+            std::string id, verdict, gbps;
+            while (lines >> id >> verdict) {
+                std::getline(lines, gbps);
+                std::istringstream fields(gbps);
+                fields >> gbps;
+                if (const auto* rung = registry.find(id)) results[rung->number].bench = verdict == "ok" ? gbps : verdict;
+            }
+        }
+
+        std::printf("%-20s %-34s %-24s %s\n", "Rung", "Kernel cases", "Other tests", bench.empty() ? "" : "GB/s");
+        std::vector<std::string> problems;
+        for (const auto& rung : registry.rungs()) {
+            if (!only_rung.empty() && rung.id != only_rung) continue;
+            const RungResults& r = results[rung.number];
+            std::string gbps = r.bench;
+            if (!bench.empty() && gbps.empty()) gbps = "-";
+            else if (gbps != "wrong" && !gbps.empty()) gbps = std::to_string(static_cast<int>(std::stod(gbps) + 0.5));
+            std::printf("%-20s %-34s %-24s %s\n", rung.id.c_str(),
+                        (r.not_built ? "did not build" : counts_text(r.kernel)).c_str(), counts_text(r.other).c_str(),
+                        gbps.c_str());
+            const std::string who = "rung " + rung.id + ": ";
+            if (r.not_built) problems.push_back(who + "its test program did not build");
+            else if (r.kernel.total() == 0) problems.push_back(who + "no kernel cases ran");
+            if (expect == "pass" && (r.kernel.failed || r.other.failed)) problems.push_back(who + "tests failed");
+            if (expect == "todos" && (r.kernel.passed || r.kernel.skipped))
+                problems.push_back(who + "an untouched exercise should fail every kernel case");
+            if (expect == "todos" && r.other.failed) problems.push_back(who + "tests outside the kernel cases failed");
+            if (expect == "stubs" && r.kernel.failed == 0)
+                problems.push_back(who + "its stubs pass every case: a skeleton would pass without any work");
+            if (r.bench == "wrong") problems.push_back(who + "lab-bench got a wrong answer");
+        }
+        if (kit.total()) std::printf("%-20s %-34s\n", "kit self-tests", counts_text(kit).c_str());
+        if (kit.failed) problems.push_back("the kit's own tests failed");
+        for (int i = 0; i < show_failures && i < static_cast<int>(failures.size()); ++i)
+            std::printf("\nFirst failure: %s\n%s\nRun it alone with its full output:\n  ctest --test-dir %s -R '%s' "
+                        "--output-on-failure\n",
+                        failures[i].name.c_str(), failure_excerpt(failures[i].output).c_str(),
+                        junit.substr(0, junit.rfind('/')).c_str(), failures[i].name.c_str());
+        if (expect.empty()) return failures.empty() ? 0 : 1;
+        for (const auto& p : problems) std::fprintf(stderr, "FAIL: %s\n", p.c_str());
+        return problems.empty() ? 0 : 1;
+    } catch (const std::exception& e) {
+        std::cerr << "lab-summary: " << e.what() << '\n';
+        return 2;
+    }
+}

@@ -1,0 +1,79 @@
+// The registry is the one list of rungs: every rung it names has all its files, in order.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "lab/registry.hpp"
+#include "lab/usage_error.hpp"
+
+namespace {
+
+bool exists(const std::string& relative) { return std::ifstream(lab::kit_path(relative)).good(); }
+
+TEST(Registry, EveryRungHasItsFilesInEveryFolder)
+{
+    const auto& rungs = lab::Registry::kit().rungs();
+    ASSERT_GE(rungs.size(), 4u);
+    for (std::size_t i = 0; i < rungs.size(); ++i) {
+        const auto& rung = rungs[i];
+        char expected_number[8];
+        std::snprintf(expected_number, sizeof expected_number, "%02zu", i + 1);
+        EXPECT_EQ(rung.number, expected_number) << rung.id << " is out of order";
+        for (const std::string& file : {"solutions/" + rung.id + ".cu", "exercises/" + rung.id + ".cu",
+                                        "tests/" + rung.id + ".cpp", "handouts/" + rung.id + ".md"})
+            EXPECT_TRUE(exists(file)) << rung.id << ": " << file << " is missing";
+        EXPECT_FALSE(rung.hints.empty()) << rung.id << " has no hints";
+        EXPECT_FALSE(rung.ops.empty()) << rung.id << " has no operators";
+        EXPECT_TRUE(rung.supports(lab::Op::sum) || rung.ops.size() > 1) << rung.id;
+    }
+}
+
+TEST(Registry, FindsRungsByAnyOfTheirNames)
+{
+    const auto& registry = lab::Registry::kit();
+    const auto* by_id = registry.find("03_sequential");
+    ASSERT_NE(by_id, nullptr);
+    EXPECT_EQ(registry.find("03"), by_id);
+    EXPECT_EQ(registry.find("3"), by_id);
+    EXPECT_EQ(registry.find("ex03"), by_id);
+    EXPECT_EQ(registry.find("Ex03"), by_id);
+    EXPECT_EQ(by_id->test_prefix(), "Ex03");
+    EXPECT_EQ(by_id->label(), "ex03");
+    EXPECT_EQ(registry.find("99"), nullptr);
+    try {
+        registry.get("nope");
+        FAIL() << "an unknown rung should be refused";
+    } catch (const lab::UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find("01_interleaved"), std::string::npos) << "should list the rungs: " << e.what();
+    }
+}
+
+TEST(Registry, BlockRulesSayWhatTheyAllow)
+{
+    lab::BlockRule pow2;
+    EXPECT_TRUE(pow2.allows(64));
+    EXPECT_TRUE(pow2.allows(1024));
+    EXPECT_FALSE(pow2.allows(32));
+    EXPECT_FALSE(pow2.allows(96));
+    EXPECT_FALSE(pow2.allows(2048));
+    EXPECT_EQ(pow2.describe(), "a power of two from 64 to 1024");
+    lab::BlockRule warps{lab::BlockRule::Kind::multiple_of_warp, 32, 1024};
+    EXPECT_TRUE(warps.allows(96));
+    EXPECT_FALSE(warps.allows(100));
+    EXPECT_EQ(warps.describe(), "a multiple of 32 from 32 to 1024");
+}
+
+TEST(Registry, ReportsAMissingOrBrokenFile)
+{
+    EXPECT_THROW(lab::Registry::load("/nonexistent/rungs.json"), lab::UsageError);
+    const std::string path = testing::TempDir() + "broken_rungs.json";
+    std::ofstream(path) << R"({"rungs": [{"id": "1_bad"}]})";
+    try {
+        lab::Registry::load(path);
+        FAIL() << "a malformed registry should be refused";
+    } catch (const lab::UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace
