@@ -9,43 +9,43 @@ namespace {
 
 constexpr std::size_t kElementBytes = 4;  // int and float alike
 
-std::vector<LaunchPlan> plan_passes(const RungInfo& rung, std::size_t n, unsigned block, std::vector<std::size_t>& counts)
+std::vector<FullReduction::Pass> plan_passes(const RungInfo& rung, std::size_t n, unsigned block)
 {
-    std::vector<LaunchPlan> plans;
+    std::vector<FullReduction::Pass> passes;
     do {
-        counts.push_back(n);
-        plans.push_back(plan_launch(rung, n, block));
-        n = plans.back().grid;
+        passes.push_back({plan_launch(rung, n, block), n});
+        n = passes.back().plan.grid;
     } while (n > 1);
-    return plans;
+    return passes;
 }
 
-std::size_t largest_grid(const std::vector<LaunchPlan>& plans)
+// Bytes for the largest pass's output: each pass writes one slot per block into ping or pong.
+std::size_t scratch_bytes(const std::vector<FullReduction::Pass>& passes)
 {
     std::size_t most = 1;
-    for (const auto& p : plans) most = std::max<std::size_t>(most, p.grid);
-    return most;
+    for (const auto& p : passes) most = std::max<std::size_t>(most, p.plan.grid);
+    return most * kElementBytes;
 }
 
 }  // namespace
 
 FullReduction::FullReduction(const RungBinding& binding, const RungInfo& rung, Op op, Dtype dtype, std::size_t n,
                              unsigned block)
-    : binding_(binding), op_(op), dtype_(dtype), plans_(plan_passes(rung, n, block, counts_)),
-      ping_(largest_grid(plans_) * kElementBytes), pong_(largest_grid(plans_) * kElementBytes)
+    : binding_(binding), op_(op), dtype_(dtype), passes_(plan_passes(rung, n, block)),
+      ping_(scratch_bytes(passes_)), pong_(scratch_bytes(passes_))
 {
 }
 
 void FullReduction::run(const void* in) const
 {
     const void* source = in;
-    for (std::size_t pass = 0; pass < plans_.size(); ++pass) {
-        void* target = pass % 2 == 0 ? ping_.data() : pong_.data();
-        binding_.launch(op_, dtype_, plans_[pass], source, target, counts_[pass]);
+    for (std::size_t i = 0; i < passes_.size(); ++i) {
+        void* target = i % 2 == 0 ? ping_.data() : pong_.data();
+        binding_.launch(op_, dtype_, passes_[i].plan, source, target, passes_[i].count);
         source = target;
     }
 }
 
-const void* FullReduction::result() const { return plans_.size() % 2 == 1 ? ping_.data() : pong_.data(); }
+const void* FullReduction::result() const { return passes_.size() % 2 == 1 ? ping_.data() : pong_.data(); }
 
 }  // namespace lab

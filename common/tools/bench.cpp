@@ -45,6 +45,7 @@ Options parse(int argc, char** argv)
 
 int main(int argc, char** argv)
 {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // keep what was printed if a kernel takes the process down
     const Options options = parse(argc, argv);
     const auto& device = lab::device_status();
     if (!device.usable || device.emulated) {

@@ -16,8 +16,7 @@ TEST(Registry, EveryRungHasItsFilesInEveryFolder)
     ASSERT_GE(rungs.size(), 4u);
     for (std::size_t i = 0; i < rungs.size(); ++i) {
         const auto& rung = rungs[i];
-        char expected_number[8];
-        std::snprintf(expected_number, sizeof expected_number, "%02zu", i + 1);
+        const std::string expected_number = (i + 1 < 10 ? "0" : "") + std::to_string(i + 1);
         EXPECT_EQ(rung.number, expected_number) << rung.id << " is out of order";
         for (const std::string& file : {"solutions/" + rung.id + ".cu", "exercises/" + rung.id + ".cu",
                                         "tests/" + rung.id + ".cpp", "handouts/" + rung.id + ".md"})

@@ -23,14 +23,18 @@ public:
     void run(const void* in) const;
     // The device address of the final value, valid once run's work has finished.
     const void* result() const;
-    std::size_t passes() const { return plans_.size(); }
+    std::size_t passes() const { return passes_.size(); }
+
+    struct Pass {
+        LaunchPlan plan;
+        std::size_t count;  // elements the pass reads
+    };
 
 private:
     const RungBinding& binding_;
     Op op_;
     Dtype dtype_;
-    std::vector<LaunchPlan> plans_;
-    std::vector<std::size_t> counts_;  // elements each pass reads
+    std::vector<Pass> passes_;
     DeviceBuffer<unsigned char> ping_, pong_;
 };
 
