@@ -1,19 +1,47 @@
-# Finds what the kit builds with, and says exactly what to install when something is missing.
+# Picks the backend and finds what the kit builds with; says exactly what to install when
+# something is missing.
+#   LAB_BACKEND=cuda  kernels are compiled by nvcc and run on the GPU
+#   LAB_BACKEND=cpu   the same kernel sources are compiled by the host compiler and run by the
+#                     kit's emulator (common/src/cpu), so every kernel case runs without a GPU
+#   LAB_BACKEND=auto  cuda when this machine has an NVIDIA GPU and nvcc, cpu otherwise
+set(LAB_BACKEND "auto" CACHE STRING "cuda, cpu, or auto (cuda when a GPU and nvcc are present)")
+set_property(CACHE LAB_BACKEND PROPERTY STRINGS auto cuda cpu)
 include(CheckLanguage)
 
-check_language(CUDA)
-if(NOT CMAKE_CUDA_COMPILER)
-  message(FATAL_ERROR
-    "No CUDA compiler (nvcc) found. Install the CUDA Toolkit (12.x or 13.x) from NVIDIA, then either put "
-    "its bin/ on PATH or configure with -DCMAKE_CUDA_COMPILER=/path/to/nvcc (or set CUDACXX).")
+set(lab_backend "${LAB_BACKEND}")
+if(lab_backend STREQUAL "auto")
+  check_language(CUDA)
+  execute_process(COMMAND nvidia-smi -L RESULT_VARIABLE lab_smi_result OUTPUT_VARIABLE lab_smi_output ERROR_QUIET)
+  if(CMAKE_CUDA_COMPILER AND lab_smi_result EQUAL 0 AND lab_smi_output MATCHES "GPU")
+    set(lab_backend cuda)
+  else()
+    set(lab_backend cpu)
+  endif()
+  message(STATUS "LAB_BACKEND=auto chose ${lab_backend}")
 endif()
-enable_language(CUDA)
-set(CMAKE_CUDA_STANDARD 17)
-set(CMAKE_CUDA_STANDARD_REQUIRED ON)
-# One CUDA runtime for the whole program: the host-side harness (.cpp) and the kernels (.cu)
-# must share it, so both link the shared libcudart.
-set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)
-find_package(CUDAToolkit REQUIRED)
+if(NOT lab_backend MATCHES "^(cuda|cpu)$")
+  message(FATAL_ERROR "LAB_BACKEND must be cuda, cpu or auto, not '${LAB_BACKEND}'")
+endif()
+set(LAB_ACTIVE_BACKEND "${lab_backend}" CACHE INTERNAL "The backend this build uses")
+
+if(LAB_ACTIVE_BACKEND STREQUAL "cuda")
+  check_language(CUDA)
+  if(NOT CMAKE_CUDA_COMPILER)
+    message(FATAL_ERROR
+      "No CUDA compiler (nvcc) found. Install the CUDA Toolkit (12.x or 13.x) from NVIDIA, then either put "
+      "its bin/ on PATH or configure with -DCMAKE_CUDA_COMPILER=/path/to/nvcc (or set CUDACXX). "
+      "Without a GPU, -DLAB_BACKEND=cpu runs every kernel on the CPU instead.")
+  endif()
+  enable_language(CUDA)
+  set(CMAKE_CUDA_STANDARD 17)
+  set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+  # One CUDA runtime for the whole program: the host-side harness (.cpp) and the kernels (.cu)
+  # must share it, so both link the shared libcudart.
+  set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)
+  find_package(CUDAToolkit REQUIRED)
+else()
+  find_package(Threads REQUIRED)
+endif()
 
 find_package(GTest QUIET)
 if(NOT GTest_FOUND)

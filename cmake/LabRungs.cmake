@@ -19,6 +19,7 @@ endfunction()
 
 # lab_add_rung_kernel(<target> <id> <tree>): an object library holding the rung's kernel from
 # <tree> (exercises or solutions), bound to the kit's entry shape by common/src/rung_glue.cu.
+# On the CPU backend the kernel file first goes through lab-cpu-rewrite (common/tools/cpu_rewrite.cpp).
 function(lab_add_rung_kernel target id tree)
   string(SUBSTRING ${id} 0 2 number)
   lab_rung_field(form ${id} form)
@@ -27,12 +28,31 @@ function(lab_add_rung_kernel target id tree)
   if(NOT EXISTS "${source}")
     message(FATAL_ERROR "rungs.json lists ${id}, but ${tree}/${id}.cu does not exist")
   endif()
-  add_library(${target} OBJECT "${PROJECT_SOURCE_DIR}/common/src/rung_glue.cu")
+  if(LAB_ACTIVE_BACKEND STREQUAL "cuda")
+    add_library(${target} OBJECT "${PROJECT_SOURCE_DIR}/common/src/rung_glue.cu")
+    set(compiled "${source}")
+    # Line numbers in the kernels for compute-sanitizer and cuda-gdb; no effect on speed.
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
+  else()
+    set(compiled "${CMAKE_BINARY_DIR}/cpu_sources/${tree}/${id}.cu")
+    lab_cpu_rewrite("${source}" "${compiled}")
+    add_library(${target} OBJECT "${PROJECT_SOURCE_DIR}/common/src/cpu/rung_glue.cpp" "${compiled}")
+    set_source_files_properties("${compiled}" PROPERTIES HEADER_FILE_ONLY ON)
+  endif()
   target_compile_definitions(${target} PRIVATE
-    LAB_RUNG_SOURCE="${source}" LAB_RUNG_ID="${id}" LAB_RUNG_NS=ex${number} LAB_FORM_${form})
+    LAB_RUNG_SOURCE="${compiled}" LAB_RUNG_ORIGINAL="${source}" LAB_RUNG_ID="${id}" LAB_RUNG_NS=ex${number}
+    LAB_FORM_${form})
   target_link_libraries(${target} PRIVATE lab_device)
-  # Line numbers in the kernels for compute-sanitizer and cuda-gdb; no effect on speed.
-  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
+endfunction()
+
+# lab_cpu_rewrite(<input .cu> <output>): the CPU backend's source rewrite, redone when either the
+# source or the rewriter changes.
+function(lab_cpu_rewrite input output)
+  add_custom_command(OUTPUT "${output}"
+    COMMAND lab-cpu-rewrite "${input}" "${output}"
+    DEPENDS "${input}" lab-cpu-rewrite
+    COMMENT "Preparing ${input} for the CPU backend"
+    VERBATIM)
 endfunction()
 
 # lab_label_tests(<test target> <labels...>): labels every test gtest discovers in the target.

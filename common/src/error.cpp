@@ -10,6 +10,9 @@ void throw_cuda_error(cudaError_t code, const char* call, const char* file, int 
     std::ostringstream message;
     message << call << " failed at " << file << ':' << line << ": " << cudaGetErrorString(code) << " ("
             << cudaGetErrorName(code) << ')';
+#if defined(LAB_BACKEND_CPU)
+    if (*cpu::last_error_detail()) message << "\n" << cpu::last_error_detail();
+#endif
     throw CudaError(code, message.str());
 }
 

@@ -55,18 +55,48 @@ void check_case(const RungInfo& rung, const Case& c)
     device_in.upload(input.values);
     device_in.upload(std::vector<T>(kCanaryCount, canary<T>(c.op)), c.n);
     DeviceBuffer<T> device_out(plan.grid);
-    device_out.fill(poison<T>());
 
-    try {
-        the_bound_rung().launch(c.op, dtype_of<T>(), plan, device_in.data(), device_out.data(), c.n);
-        LAB_CUDA_CHECK(cudaDeviceSynchronize());
-    } catch (const CudaError& e) {
-        FAIL() << "rung " << rung.id << ", case " << c.name << ": the kernel failed on the device: " << e.what()
-               << "\n  An illegal address usually means an index past the end of an array: compare your indices "
-                  "with n and with the size of the shared array.";
+    // Every case runs under each thread order the backend offers (on a GPU, just its own).
+    struct Outcome {
+        std::string order;
+        Verdict verdict;
+        std::vector<T> output;
+    };
+    std::vector<Outcome> outcomes;
+    for (const std::string& order : thread_orders()) {
+        use_thread_order(order);
+        device_out.fill(poison<T>());
+        try {
+            the_bound_rung().launch(c.op, dtype_of<T>(), plan, device_in.data(), device_out.data(), c.n);
+            LAB_CUDA_CHECK(cudaDeviceSynchronize());
+        } catch (const CudaError& e) {
+            const bool bad_address = e.code() == cudaErrorIllegalAddress || e.code() == cudaErrorMisalignedAddress;
+            FAIL() << "rung " << rung.id << ", case " << c.name << ": the kernel failed"
+                   << (thread_orders().size() == 1 ? "" : " (threads in " + order + " order)") << ": " << e.what()
+                   << (bad_address ? "\n  An illegal address usually means an index past the end of an array: "
+                                     "compare your indices with n and with the size of the shared array."
+                                   : "");
+        }
+        auto output = device_out.download();
+        outcomes.push_back({order, check_output(rung, c.op, plan, input.values, output), std::move(output)});
     }
-    const Verdict verdict = check_output(rung, c.op, plan, input.values, device_out.download());
-    EXPECT_TRUE(verdict.ok) << describe_failure(rung, c, plan, input.description, verdict);
+
+    const Outcome* wrong = nullptr;
+    const Outcome* right = nullptr;
+    bool outputs_differ = false;
+    for (const auto& o : outcomes) {
+        if (o.verdict.ok && !right) right = &o;
+        if (!o.verdict.ok && !wrong) wrong = &o;
+        outputs_differ |= o.output != outcomes.front().output;
+    }
+    if (!wrong) return;
+    std::string message = describe_failure(rung, c, plan, input.description, wrong->verdict);
+    if (outcomes.size() > 1) message += "\n  threads ran in " + wrong->order + " order";
+    if (right)
+        message += "\n  The same case passes when the threads run in " + right->order + " order. " + thread_order_advice();
+    else if (outputs_differ)
+        message += "\n  The block results also differ between thread orders. " + thread_order_advice();
+    ADD_FAILURE() << message;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace lab {
 
@@ -17,5 +18,15 @@ struct DeviceStatus {
 
 // Probes once per process; never throws.
 const DeviceStatus& device_status();
+
+// The orders in which the threads of a block run, that the suites run every kernel case under.
+// A GPU has one, its own. The CPU backend has two by default, threads in index order and in
+// reverse (LAB_CPU_SCHEDULES=forward,reverse,random chooses others): correct code gives the same
+// answer under each, code that leans on a warp running in lockstep does not.
+std::vector<std::string> thread_orders();
+void use_thread_order(const std::string& name);  // one of thread_orders()
+
+// What to tell a student whose kernel's answer changes with the thread order.
+std::string thread_order_advice();
 
 }  // namespace lab

@@ -5,6 +5,9 @@
 #include <cstddef>
 
 #include "lab/cuda.hpp"
+#if defined(LAB_BACKEND_CPU)
+#include "lab/cpu/device.hpp"
+#endif
 
 namespace lab {
 

@@ -1,0 +1,338 @@
+// The CPU backend's own tests. Correct kernels must give the right answer under every thread
+// order; each planted bug must be caught, with a message that names the problem.
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "kernels.hpp"
+#include "lab/cuda.hpp"
+#include "lab/device_buffer.hpp"
+#include "lab/error.hpp"
+
+namespace {
+
+using lab::DeviceBuffer;
+using lab::cpu::Schedule;
+
+const Schedule kOrders[] = {Schedule::forward, Schedule::reverse, Schedule::random};
+
+// Runs `launch`, then returns the emulator's explanation of the error it reported ("" for none).
+template <typename F>
+std::string error_of(F&& launch)
+{
+    launch();
+    const cudaError_t launch_error = cudaGetLastError();
+    const cudaError_t sync_error = cudaDeviceSynchronize();
+    if (launch_error == cudaSuccess && sync_error == cudaSuccess) return "";
+    return lab::cpu::last_error_detail();
+}
+
+class Emulator : public ::testing::Test {
+protected:
+    void TearDown() override { lab::cpu::set_schedule(Schedule::forward); }
+};
+
+std::vector<float> ramp(int n)
+{
+    std::vector<float> v(n);
+    for (int i = 0; i < n; ++i) v[i] = static_cast<float>(i % 17) - 8.0f;
+    return v;
+}
+
+TEST_F(Emulator, TreeSumIsRightUnderEveryOrder)
+{
+    const int n = 1000;
+    const auto input = ramp(n);
+    DeviceBuffer<float> in(n), out(4);
+    in.upload(input);
+    for (Schedule order : kOrders) {
+        lab::cpu::set_schedule(order, 7);
+        out.fill(-1.0f);
+        ASSERT_EQ(error_of([&] { emulated::tree_sum(in.data(), out.data(), n, 256); }), "");
+        const auto got = out.download();
+        for (int b = 0; b < 4; ++b) {
+            float want = 0;
+            for (int i = b * 256; i < std::min(n, (b + 1) * 256); ++i) want += input[i];
+            EXPECT_EQ(got[b], want) << "block " << b << " in " << lab::cpu::name_of(order) << " order";
+        }
+    }
+}
+
+TEST_F(Emulator, DynamicSharedMemoryIsSizedByTheLaunch)
+{
+    std::vector<int> input(300);
+    std::iota(input.begin(), input.end(), 1);
+    DeviceBuffer<int> in(300), out(3);
+    in.upload(input);
+    ASSERT_EQ(error_of([&] { emulated::dynamic_tree_sum(in.data(), out.data(), 300, 128, 128 * sizeof(int)); }), "");
+    EXPECT_EQ(out.download(), (std::vector<int>{128 * 129 / 2, 256 * 257 / 2 - 128 * 129 / 2, 300 * 301 / 2 - 256 * 257 / 2}));
+}
+
+TEST_F(Emulator, ShuffleSumIsRightUnderEveryOrder)
+{
+    std::vector<int> input(1024);
+    for (int i = 0; i < 1024; ++i) input[i] = (i * 37) % 101 - 50;
+    DeviceBuffer<int> in(1024), out(2);
+    in.upload(input);
+    for (Schedule order : kOrders) {
+        lab::cpu::set_schedule(order, 3);
+        ASSERT_EQ(error_of([&] { emulated::shuffle_sum(in.data(), out.data(), 1024, 512); }), "");
+        const auto got = out.download();
+        EXPECT_EQ(got[0], std::accumulate(input.begin(), input.begin() + 512, 0)) << lab::cpu::name_of(order);
+        EXPECT_EQ(got[1], std::accumulate(input.begin() + 512, input.end(), 0)) << lab::cpu::name_of(order);
+    }
+}
+
+TEST_F(Emulator, WarpVotesAndShufflesFollowCuda)
+{
+    std::vector<int> input(32);
+    for (int i = 0; i < 32; ++i) input[i] = i % 3 == 0 ? i : -i;  // positive at lanes 3, 6, ..., 30
+    DeviceBuffer<int> in(32);
+    DeviceBuffer<unsigned> out(8);
+    in.upload(input);
+    ASSERT_EQ(error_of([&] { emulated::warp_votes(in.data(), out.data()); }), "");
+    const auto got = out.download();
+    unsigned ballot = 0;
+    for (int i = 0; i < 32; ++i) ballot |= (input[i] > 0 ? 1u : 0u) << i;
+    EXPECT_EQ(got[0], ballot);
+    EXPECT_EQ(got[1], 0u);  // nothing above 100
+    EXPECT_EQ(got[2], 1u);  // everything above -100
+    EXPECT_EQ(static_cast<int>(got[3]), input[3]);
+    EXPECT_EQ(static_cast<int>(got[4]), input[5] + input[4]);
+    EXPECT_EQ(static_cast<unsigned>(got[5]), static_cast<unsigned>(std::accumulate(input.begin(), input.end(), 0)));
+    EXPECT_EQ(got[6], 10u);  // lanes 3, 6, ..., 30
+    EXPECT_EQ(static_cast<int>(got[7]), input[5]);
+}
+
+TEST_F(Emulator, AtomicsAreAtomicAcrossBlocksOnSeveralWorkers)
+{
+    const int n = 100000;
+    std::vector<int> input(n);
+    for (int i = 0; i < n; ++i) input[i] = (i * 7919) % 1000;
+    DeviceBuffer<int> in(n), sum(1), biggest(1);
+    DeviceBuffer<unsigned> ticket(1);
+    DeviceBuffer<float> float_sum(1);
+    in.upload(input);
+    sum.fill(0);
+    biggest.fill(-1);
+    ticket.fill(0);
+    float_sum.fill(0.0f);
+    ASSERT_EQ(error_of([&] { emulated::atomics(in.data(), n, sum.data(), biggest.data(), ticket.data(), float_sum.data()); }), "");
+    EXPECT_EQ(sum.download()[0], std::accumulate(input.begin(), input.end(), 0));
+    EXPECT_EQ(biggest.download()[0], 999);
+    EXPECT_EQ(ticket.download()[0], static_cast<unsigned>(n));
+    EXPECT_EQ(float_sum.download()[0], 50000.0f);
+}
+
+TEST_F(Emulator, TwoDimensionalGridsAndBlocks)
+{
+    DeviceBuffer<unsigned> out(12 * 10);
+    ASSERT_EQ(error_of([&] { emulated::grid_indices(out.data()); }), "");
+    const auto got = out.download();
+    for (unsigned y = 0; y < 10; ++y)
+        for (unsigned x = 0; x < 12; ++x) EXPECT_EQ(got[y * 12 + x], y * 1000 + x);
+}
+
+TEST_F(Emulator, SharedMemoryIsPoisonedBeforeEachBlock)
+{
+    DeviceBuffer<int> out(4);
+    ASSERT_EQ(error_of([&] { emulated::read_unwritten_shared(out.data(), 4); }), "");
+    for (int v : out.download()) {
+        EXPECT_NE(v, 0) << "an unwritten shared slot read as zero, which hides a missing store";
+        EXPECT_NE(v, 42) << "an unwritten shared slot kept the previous block's value";
+    }
+}
+
+TEST_F(Emulator, MissingBarrierGivesOrderDependentResults)
+{
+    const int n = 256;
+    const auto input = ramp(n);
+    float want = 0;
+    for (float v : input) want += v;
+    DeviceBuffer<float> in(n), out(1);
+    in.upload(input);
+    std::vector<float> results;
+    for (Schedule order : kOrders) {
+        lab::cpu::set_schedule(order, 11);
+        ASSERT_EQ(error_of([&] { emulated::tree_sum_missing_barrier(in.data(), out.data(), n); }), "");
+        results.push_back(out.download()[0]);
+    }
+    const bool some_wrong = results[0] != want || results[1] != want || results[2] != want;
+    EXPECT_TRUE(some_wrong) << "a tree without barriers gave the right sum under every order";
+}
+
+TEST_F(Emulator, LegacyWarpUnrollFailsAndTheSyncwarpFormPasses)
+{
+    const int blocks = 8;
+    std::vector<float> input(blocks * 128);
+    for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>(i % 7);
+    DeviceBuffer<float> in(input.size()), out(blocks);
+    in.upload(input);
+    for (Schedule order : {Schedule::forward, Schedule::reverse}) {
+        lab::cpu::set_schedule(order);
+        for (bool safe : {false, true}) {
+            ASSERT_EQ(error_of([&] { emulated::last_warp_unroll(in.data(), out.data(), blocks, safe); }), "");
+            const auto got = out.download();
+            int wrong = 0;
+            for (int b = 0; b < blocks; ++b) {
+                float want = 0;
+                for (int i = 0; i < 128; ++i) want += input[b * 128 + i];
+                wrong += got[b] != want;
+            }
+            if (safe) EXPECT_EQ(wrong, 0) << "the __syncwarp form is wrong in " << lab::cpu::name_of(order) << " order";
+            else EXPECT_GT(wrong, 0) << "the volatile-only unroll passed in " << lab::cpu::name_of(order) << " order";
+        }
+    }
+}
+
+TEST_F(Emulator, DivergentBarrierIsReported)
+{
+    DeviceBuffer<float> out(64);
+    const auto error = error_of([&] { emulated::divergent_barrier(out.data()); });
+    EXPECT_NE(error.find("barrier divergence"), std::string::npos) << error;
+    EXPECT_NE(error.find("kernels.cu:"), std::string::npos) << "should name the lines: " << error;
+}
+
+TEST_F(Emulator, EarlyReturnBeforeABarrierIsReported)
+{
+    DeviceBuffer<float> in(300), out(2);
+    in.fill(1.0f);
+    for (Schedule order : {Schedule::forward, Schedule::reverse}) {
+        lab::cpu::set_schedule(order);
+        const auto error = error_of([&] { emulated::early_return(in.data(), out.data(), 300); });
+        EXPECT_NE(error.find("early return"), std::string::npos) << lab::cpu::name_of(order) << ": " << error;
+    }
+}
+
+TEST_F(Emulator, MaskWithoutTheCallerIsReported)
+{
+    DeviceBuffer<int> out(32);
+    for (Schedule order : {Schedule::forward, Schedule::reverse}) {
+        lab::cpu::set_schedule(order);
+        const auto error = error_of([&] { emulated::wrong_mask(out.data()); });
+        EXPECT_NE(error.find("leaves out its own lane"), std::string::npos) << error;
+        EXPECT_NE(error.find("__shfl_xor_sync at"), std::string::npos) << error;
+    }
+}
+
+TEST_F(Emulator, FullMaskOverAPartialWarpIsReported)
+{
+    DeviceBuffer<int> out(48);
+    const auto error = error_of([&] { emulated::full_mask_partial_warp(out.data()); });
+    EXPECT_NE(error.find("that this warp does not have"), std::string::npos) << error;
+}
+
+TEST_F(Emulator, LaneThatLeavesAShuffleIsReported)
+{
+    DeviceBuffer<int> out(32);
+    for (Schedule order : {Schedule::forward, Schedule::reverse}) {
+        lab::cpu::set_schedule(order);
+        const auto error = error_of([&] { emulated::lane_leaves(out.data()); });
+        EXPECT_TRUE(error.find("returned, but lanes") != std::string::npos ||
+                    error.find("have already returned") != std::string::npos)
+            << lab::cpu::name_of(order) << ": " << error;
+    }
+}
+
+TEST_F(Emulator, DeadlockBetweenWarpAndBarrierIsReported)
+{
+    DeviceBuffer<int> out(32);
+    const auto error = error_of([&] { emulated::warp_and_barrier_deadlock(out.data()); });
+    EXPECT_NE(error.find("no thread of the block can go on"), std::string::npos) << error;
+    EXPECT_NE(error.find("__syncthreads at"), std::string::npos) << error;
+    EXPECT_NE(error.find("__shfl_sync at"), std::string::npos) << error;
+}
+
+TEST_F(Emulator, DynamicSharedOverflowIsStopped)
+{
+    DeviceBuffer<int> out(64);
+    const auto error = error_of([&] { emulated::dynamic_shared_overflow(out.data()); });
+    EXPECT_NE(error.find("invalid memory access"), std::string::npos) << error;
+    EXPECT_NE(error.find("dynamic shared memory"), std::string::npos) << error;
+}
+
+TEST_F(Emulator, GlobalOverflowIsStoppedAndLocated)
+{
+    DeviceBuffer<int> in(32), out(32);
+    in.fill(1);
+    const auto error = error_of([&] { emulated::global_overflow(in.data(), out.data()); });
+    EXPECT_NE(error.find("past the end of a device allocation of 128 bytes"), std::string::npos) << error;
+}
+
+TEST_F(Emulator, StackOverflowIsStopped)
+{
+    DeviceBuffer<int> out(2);
+    const auto error = error_of([&] { emulated::huge_local_array(out.data()); });
+    EXPECT_NE(error.find("ran out of stack"), std::string::npos) << error;
+}
+
+TEST_F(Emulator, IntegerDivisionByZeroIsStopped)
+{
+    DeviceBuffer<int> in(4), out(4);
+    in.upload(std::vector<int>{1, 2, 0, 4});
+    const auto error = error_of([&] { emulated::divide(in.data(), out.data()); });
+    EXPECT_NE(error.find("division by zero"), std::string::npos) << error;
+}
+
+TEST_F(Emulator, AFailedLaunchDoesNotSpoilTheNext)
+{
+    DeviceBuffer<float> junk(64);
+    EXPECT_NE(error_of([&] { emulated::divergent_barrier(junk.data()); }), "");
+    const auto input = ramp(256);
+    DeviceBuffer<float> in(256), out(1);
+    in.upload(input);
+    ASSERT_EQ(error_of([&] { emulated::tree_sum(in.data(), out.data(), 256, 256); }), "");
+    EXPECT_EQ(out.download()[0], std::accumulate(input.begin(), input.end(), 0.0f));
+}
+
+TEST_F(Emulator, LaunchLimitsAreEnforced)
+{
+    DeviceBuffer<int> out(1);
+    auto error = error_of([&] { emulated::launch_with(2048, 0, out.data()); });
+    EXPECT_NE(error.find("at most 1024"), std::string::npos) << error;
+    error = error_of([&] { emulated::launch_with(64, 64 * 1024, out.data()); });
+    EXPECT_NE(error.find("cudaFuncAttributeMaxDynamicSharedMemorySize"), std::string::npos) << error;
+    emulated::allow_shared(64 * 1024);
+    EXPECT_EQ(error_of([&] { emulated::launch_with(64, 64 * 1024, out.data()); }), "");
+}
+
+TEST_F(Emulator, CopiesInTheWrongDirectionAreRefused)
+{
+    DeviceBuffer<int> device(16);
+    std::vector<int> host(16, 3);
+    EXPECT_EQ(cudaMemcpy(host.data(), device.data(), 64, cudaMemcpyHostToDevice), cudaErrorInvalidMemcpyDirection);
+    EXPECT_NE(std::string(lab::cpu::last_error_detail()).find("check the direction"), std::string::npos);
+    EXPECT_EQ(cudaMemcpy(device.data(), host.data(), 65, cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+    EXPECT_NE(std::string(lab::cpu::last_error_detail()).find("past the end"), std::string::npos);
+    EXPECT_EQ(cudaMemcpy(device.data(), host.data(), 64, cudaMemcpyHostToDevice), cudaSuccess);
+    cudaGetLastError();
+}
+
+TEST_F(Emulator, LeaksAndBadFreesAreCounted)
+{
+    const auto before = lab::cpu::live_allocations();
+    void* p = nullptr;
+    ASSERT_EQ(cudaMalloc(&p, 100), cudaSuccess);
+    EXPECT_EQ(lab::cpu::live_allocations(), before + 1);
+    int host = 0;
+    EXPECT_EQ(cudaFree(&host), cudaErrorInvalidDevicePointer);
+    EXPECT_EQ(cudaFree(p), cudaSuccess);
+    EXPECT_EQ(lab::cpu::live_allocations(), before);
+    cudaGetLastError();
+}
+
+TEST_F(Emulator, CheckedCallsCarryTheEmulatorsExplanation)
+{
+    DeviceBuffer<int> device(4);
+    int host[4] = {};
+    try {
+        LAB_CUDA_CHECK(cudaMemcpy(host, device.data(), sizeof host, cudaMemcpyHostToDevice));
+        FAIL() << "a copy in the wrong direction went through";
+    } catch (const lab::CudaError& e) {
+        EXPECT_NE(std::string(e.what()).find("check the direction"), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace

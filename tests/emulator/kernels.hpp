@@ -1,0 +1,34 @@
+// Host entry points for the CPU backend's own test kernels (kernels.cu).
+#pragma once
+
+#include <cstddef>
+
+namespace emulated {
+
+void tree_sum(const float* in, float* out, int n, int block);
+void dynamic_tree_sum(const int* in, int* out, int n, int block, std::size_t shared);
+void shuffle_sum(const int* in, int* out, int n, int block);
+// out[0] ballot, [1] any, [2] all, [3] broadcast of lane 3, [4] lane 5 + lane 4, [5] warp sum,
+// [6] __syncthreads_count, [7] lane 7's value from lane 5
+void warp_votes(const int* in, unsigned* out);
+void atomics(const int* in, int n, int* sum, int* biggest, unsigned* ticket, float* float_sum);
+void grid_indices(unsigned* out);  // grid 3x2 of blocks 4x5: out[y * 12 + x] = y * 1000 + x
+void read_unwritten_shared(int* out, int blocks);
+
+void tree_sum_missing_barrier(const float* in, float* out, int n);
+void divergent_barrier(float* out);
+void early_return(const float* in, float* out, int n);
+void wrong_mask(int* out);
+void full_mask_partial_warp(int* out);
+void lane_leaves(int* out);
+void warp_and_barrier_deadlock(int* out);
+void dynamic_shared_overflow(int* out);
+void global_overflow(const int* in, int* out);
+void huge_local_array(int* out);
+void divide(const int* in, int* out);
+void last_warp_unroll(const float* in, float* out, int blocks, bool safe);
+
+void launch_with(int block, std::size_t shared, int* out);  // dynamic_tree_sum with any configuration
+void allow_shared(std::size_t bytes);                        // opts dynamic_tree_sum in to more shared memory
+
+}  // namespace emulated
