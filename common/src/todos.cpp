@@ -16,9 +16,18 @@ std::vector<Todo> find_todos(const std::string& path)
     std::vector<Todo> todos;
     std::string line;
     static const std::string marker = "// TODO(";
+    bool continuing = false;  // the lines after a marker that are comments belong to it
     for (int number = 1; std::getline(file, line); ++number) {
         const auto at = line.find(marker);
-        if (at == std::string::npos) continue;
+        if (at == std::string::npos) {
+            const auto text = line.find_first_not_of(" \t");
+            continuing = continuing && text != std::string::npos && line.compare(text, 2, "//") == 0;
+            if (continuing) {
+                const auto words = line.find_first_not_of(" \t/", text);
+                if (words != std::string::npos) todos.back().marker += " " + line.substr(words);
+            }
+            continue;
+        }
         std::size_t end = at + marker.size();
         while (end < line.size() && (std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '-'))
             ++end;
@@ -27,6 +36,7 @@ std::vector<Todo> find_todos(const std::string& path)
         todo.name = line.substr(at + marker.size(), end - at - marker.size());
         todo.marker = line.substr(at + 3);
         todos.push_back(std::move(todo));
+        continuing = true;
     }
     return todos;
 }

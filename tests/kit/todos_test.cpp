@@ -20,14 +20,16 @@ TEST(Todos, FindsOpenMarkersWithTheirLines)
     const auto path = write_temp("todos.cu",
                                  "int x;\n"
                                  "    // TODO(07-loop, ~2 lines): sum the thread's elements\n"
+                                 "    //   in a grid-stride loop\n"
+                                 "    int y;\n"
                                  "    // BEGIN TODO(07-other, ~1 line): a solution's marker is not open\n"
                                  "// TODO(07-last): no size\n");
     const auto todos = lab::find_todos(path);
     ASSERT_EQ(todos.size(), 2u);
     EXPECT_EQ(todos[0].line, 2);
     EXPECT_EQ(todos[0].name, "07-loop");
-    EXPECT_EQ(todos[0].marker, "TODO(07-loop, ~2 lines): sum the thread's elements");
-    EXPECT_EQ(todos[1].line, 4);
+    EXPECT_EQ(todos[0].marker, "TODO(07-loop, ~2 lines): sum the thread's elements in a grid-stride loop");
+    EXPECT_EQ(todos[1].line, 6);
     EXPECT_EQ(todos[1].name, "07-last");
 }
 

@@ -15,7 +15,7 @@ namespace lab {
 struct Todo {
     int line = 0;
     std::string name;    // "03-loop"
-    std::string marker;  // the marker as written: "TODO(03-loop, ~1 line): write the loop header ..."
+    std::string marker;  // the marker and the comment lines after it: "TODO(03-loop, ~1 line): write the loop ..."
 };
 
 // Throws UsageError when the file cannot be read.
