@@ -17,24 +17,25 @@ function(lab_rung_field out id field)
   set(${out} "${value}" PARENT_SCOPE)
 endfunction()
 
-# lab_add_rung_kernel(<target> <id> <tree>): an object library holding the rung's kernel from
-# <tree> (exercises or solutions), bound to the kit's entry shape by common/src/rung_glue.cu.
-# On the CPU backend the kernel file first goes through lab-cpu-rewrite (common/tools/cpu_rewrite.cpp).
-function(lab_add_rung_kernel target id tree)
+# lab_add_rung_kernel(<target> <id> <kernel file>): an object library holding the rung's kernel from
+# <kernel file> (exercises/, solutions/, or a planted mistake), bound to the kit's entry shape by
+# common/src/rung_glue.cu. On the CPU backend the file first goes through lab-cpu-rewrite
+# (common/tools/cpu_rewrite.cpp).
+function(lab_add_rung_kernel target id source)
   string(SUBSTRING ${id} 0 2 number)
   lab_rung_field(form ${id} form)
   string(TOUPPER "${form}" form)
-  set(source "${PROJECT_SOURCE_DIR}/${tree}/${id}.cu")
   if(NOT EXISTS "${source}")
-    message(FATAL_ERROR "rungs.json lists ${id}, but ${tree}/${id}.cu does not exist")
+    message(FATAL_ERROR "rungs.json lists ${id}, but ${source} does not exist")
   endif()
   if(LAB_ACTIVE_BACKEND STREQUAL "cuda")
     add_library(${target} OBJECT "${PROJECT_SOURCE_DIR}/common/src/rung_glue.cu")
     set(compiled "${source}")
-    # Line numbers in the kernels for compute-sanitizer and cuda-gdb; no effect on speed.
-    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
+    # Line numbers in the kernels for compute-sanitizer and cuda-gdb (no effect on speed), and
+    # constexpr standard functions (std::numeric_limits) usable in device code.
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo --expt-relaxed-constexpr>)
   else()
-    set(compiled "${CMAKE_BINARY_DIR}/cpu_sources/${tree}/${id}.cu")
+    set(compiled "${CMAKE_BINARY_DIR}/cpu_sources/${target}.cu")
     lab_cpu_rewrite("${source}" "${compiled}")
     add_library(${target} OBJECT "${PROJECT_SOURCE_DIR}/common/src/cpu/rung_glue.cpp" "${compiled}")
     set_source_files_properties("${compiled}" PROPERTIES HEADER_FILE_ONLY ON)

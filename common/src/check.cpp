@@ -117,14 +117,15 @@ bool is_poison(T v)
     return std::memcmp(&v, &p, sizeof v) == 0;
 }
 
-// Compares one slot; returns an empty string when it is right, else what is wrong with it.
-std::string compare(Op, const Exact& e, int got, std::size_t)
+// Compares one result of `count` elements; returns an empty string when it is right, else what is
+// wrong with it.
+std::string compare(Op, const Exact& e, int got, std::size_t, std::size_t)
 {
     if (got == static_cast<int>(e.integer)) return {};
     return "expected " + std::to_string(e.integer) + ", got " + std::to_string(got);
 }
 
-std::string compare(Op op, const Exact& e, float got, std::size_t depth)
+std::string compare(Op op, const Exact& e, float got, std::size_t depth, std::size_t count)
 {
     if (std::isnan(e.value)) {
         if (std::isnan(got)) return {};
@@ -134,7 +135,9 @@ std::string compare(Op op, const Exact& e, float got, std::size_t depth)
         if (static_cast<double>(got) == e.value) return {};
         return "expected " + show(e.value) + " exactly, got " + show(got);
     }
-    const double tolerance = static_cast<double>(depth) * kUnitRoundoff * e.magnitude;
+    const double units = op == Op::product ? static_cast<double>(depth) + 6.0 * std::sqrt(static_cast<double>(count))
+                                           : static_cast<double>(depth);
+    const double tolerance = units * kUnitRoundoff * e.magnitude;
     if (std::isfinite(got) && std::fabs(static_cast<double>(got) - e.value) <= tolerance) return {};
     return "expected " + show(e.value) + " (float rounding allows +-" + show(tolerance) + "), got " + show(got);
 }
@@ -154,8 +157,7 @@ Verdict check_per_block(Op op, const LaunchPlan& plan, std::size_t per_block, co
         if (is_poison(slots[b])) problem = kUnwritten;
         else {
             const Exact e = expected_fits(reference(op, input.data() + first, input.data() + last), dtype_of<T>());
-            problem = compare(op, e, slots[b],
-                              addition_depth(last - first, plan.block));
+            problem = compare(op, e, slots[b], addition_depth(last - first, plan.block), last - first);
             if (!problem.empty()) problem = ": " + problem;
         }
         ++verdict.checked;
@@ -185,8 +187,9 @@ Verdict check_total(Op op, const LaunchPlan& plan, const std::vector<T>& input, 
     const Exact expected = expected_fits(reference(op, input.data(), input.data() + input.size()), dtype_of<T>());
     const std::size_t depth = addition_depth(input.size(), plan.block * plan.grid) + addition_depth(plan.grid, 1);
     std::string problem;
-    if constexpr (std::is_same_v<T, int>) problem = compare(op, expected, static_cast<int>(combined.integer), depth);
-    else problem = compare(op, expected, static_cast<float>(combined.value), depth);
+    if constexpr (std::is_same_v<T, int>)
+        problem = compare(op, expected, static_cast<int>(combined.integer), depth, input.size());
+    else problem = compare(op, expected, static_cast<float>(combined.value), depth, input.size());
     if (!problem.empty()) {
         verdict.ok = false;
         verdict.wrong = 1;
@@ -201,7 +204,8 @@ template <typename T>
 std::string check_value(Op op, const T* begin, const T* end, T got, std::size_t depth)
 {
     if (is_poison(got)) return "never written";
-    return compare(op, expected_fits(reference(op, begin, end), dtype_of<T>()), got, depth);
+    return compare(op, expected_fits(reference(op, begin, end), dtype_of<T>()), got, depth,
+                   static_cast<std::size_t>(end - begin));
 }
 
 template std::string check_value<int>(Op, const int*, const int*, int, std::size_t);

@@ -38,7 +38,7 @@ DeviceStatus probe()
     }
     status.usable = true;
     status.name = props.name;
-    status.sm_count = props.multiProcessorCount;
+    status.shape = GpuShape{props.multiProcessorCount, props.maxThreadsPerMultiProcessor};
     status.compute_capability = props.major * 10 + props.minor;
 #if defined(LAB_BACKEND_CPU)
     status.emulated = true;

@@ -30,10 +30,32 @@ HostInput<int> make_input<int>(const Case& c)
     if (c.dtype() != Dtype::i32) throw UsageError("case " + c.name + " does not hold ints");
     HostInput<int> input;
     Rng rng(c.seed);
-    const auto bound = magnitude_bound(c.n, INT_MAX, 1000);
     input.values.resize(c.n);
-    for (auto& v : input.values) v = static_cast<int>(rng.integer(-bound, bound));
-    input.description = "random ints in [-" + std::to_string(bound) + ", " + std::to_string(bound) + "]";
+    auto fill = [&](std::int64_t lo, std::int64_t hi) {
+        for (auto& v : input.values) v = static_cast<int>(rng.integer(lo, hi));
+        input.description = "random ints in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    };
+    const auto bound = magnitude_bound(c.n, INT_MAX, 1000);
+    switch (c.input) {
+    case InputKind::ints: fill(-bound, bound); break;
+    case InputKind::negative_ints: fill(-1000000, -1); break;
+    case InputKind::positive_ints: fill(1, 1000000); break;
+    case InputKind::extreme_ints:
+        fill(INT_MIN, INT_MAX);
+        input.values[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(c.n) - 1))] = INT_MIN;
+        input.values[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(c.n) - 1))] = INT_MAX;
+        input.description = "random ints over the whole int range, INT_MIN and INT_MAX among them";
+        break;
+    case InputKind::unit_ints: {
+        // A product of +-1s and at most 20 +-2s stays within 2^20: no overflow, no wrap.
+        for (auto& v : input.values) v = rng.integer(0, 1) ? 1 : -1;
+        for (int k = 0; k < 20 && c.n > 0; ++k)
+            input.values[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(c.n) - 1))] *= 2;
+        input.description = "+-1, with up to 20 of them doubled (the product stays within 2^20)";
+        break;
+    }
+    default: throw UsageError("case " + c.name + ": not an int input kind");
+    }
     return input;
 }
 
@@ -45,17 +67,45 @@ HostInput<float> make_input<float>(const Case& c)
     Rng rng(c.seed);
     input.values.resize(c.n);
     std::ostringstream text;
-    if (c.input == InputKind::exact_floats) {
+    text.precision(4);
+    auto uniform = [&](double lo, double hi) {
+        for (auto& v : input.values) v = static_cast<float>(rng.uniform(lo, hi));
+        text << "floats uniform in [" << lo << ", " << hi << "]";
+    };
+    auto with_nan_at = [&](std::size_t at) {
+        uniform(-100.0, 100.0);
+        input.values[at] = NAN;
+        text << ", a NaN at element " << at;
+    };
+    switch (c.input) {
+    case InputKind::exact_floats: {
         // |partial| <= n * bound <= 2^24, so every partial sum is an exactly representable float.
         const auto bound = magnitude_bound(c.n, std::int64_t{1} << 24, 64);
         for (auto& v : input.values) v = static_cast<float>(rng.integer(-bound, bound));
         text << "integer-valued floats in [-" << bound << ", " << bound << "] (every sum exact)";
-    } else {
+        break;
+    }
+    case InputKind::floats: {
         const double offset = rng.uniform(-1.0, 1.0);
         const double scale = std::exp2(rng.uniform(-3.0, 3.0));
         for (auto& v : input.values) v = static_cast<float>(offset + scale * rng.uniform(-1.0, 1.0));
-        text.precision(4);
         text << "floats " << offset << " + " << scale << " * u, u uniform in [-1, 1]";
+        break;
+    }
+    case InputKind::negative_floats: uniform(-1000.0, -0.001); break;
+    case InputKind::positive_floats: uniform(0.001, 1000.0); break;
+    case InputKind::negative_infinity:
+        for (auto& v : input.values) v = -INFINITY;
+        text << "every element -infinity";
+        break;
+    case InputKind::nan_first: with_nan_at(0); break;
+    case InputKind::nan_middle: with_nan_at(c.n / 2); break;
+    case InputKind::nan_last: with_nan_at(c.n - 1); break;
+    case InputKind::unit_floats:
+        for (auto& v : input.values) v = static_cast<float>(std::exp(rng.uniform(-0.01, 0.01)));
+        text << "floats e^u, u uniform in [-0.01, 0.01] (the product stays finite)";
+        break;
+    default: throw UsageError("case " + c.name + ": not a float input kind");
     }
     input.description = text.str();
     return input;

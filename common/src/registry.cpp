@@ -69,6 +69,10 @@ RungInfo parse_rung(const nlohmann::json& j)
     r.seed_kernel = j.value("seed_kernel", "");
     r.form = j.at("form").get<std::string>();
     r.items_per_thread = j.at("items_per_thread").get<unsigned>();
+    const std::string grid = j.at("grid").get<std::string>();
+    if (grid == "cover") r.grid = GridPolicy::cover;
+    else if (grid == "sm_count") r.grid = GridPolicy::sm_count;
+    else throw UsageError("rung " + r.id + ": grid must be cover or sm_count, not '" + grid + "'");
     const std::string check = j.at("check").get<std::string>();
     if (check == "per_block") r.check = CheckMode::per_block;
     else if (check == "total") r.check = CheckMode::total;

@@ -5,28 +5,81 @@
 //   LAB_RUNG_ORIGINAL the kernel file in exercises/ or solutions/
 //   LAB_RUNG_ID      the rung's id in rungs.json
 //   LAB_RUNG_NS      the namespace its kernels live in (ex01, ex02, ...)
-//   LAB_FORM_<form>  how its kernel is templated, from rungs.json's "form"
+//   LAB_FORM_<form>  how its kernel is templated, from rungs.json's "form":
+//                    plain (on T), block_template (on the block size and T), operator (on Op and T)
 #include "lab/kernel.hpp"
 #include LAB_RUNG_SOURCE
 
+#include "lab/dispatch.hpp"
 #include "lab/launch.hpp"
 #include "lab/rung.hpp"
 
 namespace {
+
+using lab::Dtype;
+using lab::Op;
+
+template <typename T>
+const T* input(const void* in)
+{
+    return static_cast<const T*>(in);
+}
+
+template <typename T>
+T* output(void* out)
+{
+    return static_cast<T*>(out);
+}
 
 #if defined(LAB_FORM_PLAIN)
 // template <typename T> __global__ void reduce(const T* in, T* out, std::size_t n): a sum.
 template <typename T>
 void launch_sum(const lab::LaunchPlan& plan, const void* in, void* out, std::size_t n)
 {
-    lab::launch(LAB_RUNG_NS::reduce<T>, plan.grid, plan.block, plan.shared_bytes, static_cast<const T*>(in),
-                static_cast<T*>(out), n);
+    lab::launch(LAB_RUNG_NS::reduce<T>, plan.grid, plan.block, plan.shared_bytes, input<T>(in), output<T>(out), n);
 }
 
 const lab::RungBinding binding{LAB_RUNG_ID,
                                LAB_RUNG_ORIGINAL,
-                               {{lab::Op::sum, lab::Dtype::i32, &launch_sum<int>},
-                                {lab::Op::sum, lab::Dtype::f32, &launch_sum<float>}}};
+                               {{Op::sum, Dtype::i32, &launch_sum<int>}, {Op::sum, Dtype::f32, &launch_sum<float>}}};
+
+#elif defined(LAB_FORM_BLOCK_TEMPLATE)
+// template <unsigned kBlockSize, typename T> __global__ void reduce(const T*, T*, std::size_t): a
+// sum, compiled for each block size; the dispatcher picks the one the plan asks for.
+template <typename T>
+void launch_sum(const lab::LaunchPlan& plan, const void* in, void* out, std::size_t n)
+{
+    lab::with_block_size(plan.block, [&](auto block) {
+        lab::launch(LAB_RUNG_NS::reduce<decltype(block)::value, T>, plan.grid, plan.block, plan.shared_bytes,
+                    input<T>(in), output<T>(out), n);
+    });
+}
+
+const lab::RungBinding binding{LAB_RUNG_ID,
+                               LAB_RUNG_ORIGINAL,
+                               {{Op::sum, Dtype::i32, &launch_sum<int>}, {Op::sum, Dtype::f32, &launch_sum<float>}}};
+
+#elif defined(LAB_FORM_OPERATOR)
+// template <typename Op, typename T> __global__ void reduce(const T*, T*, std::size_t), with the
+// rung's operator types Sum, Max, Min and Product.
+template <typename Operator, typename T>
+void launch_with(const lab::LaunchPlan& plan, const void* in, void* out, std::size_t n)
+{
+    lab::launch(LAB_RUNG_NS::reduce<Operator, T>, plan.grid, plan.block, plan.shared_bytes, input<T>(in),
+                output<T>(out), n);
+}
+
+const lab::RungBinding binding{LAB_RUNG_ID,
+                               LAB_RUNG_ORIGINAL,
+                               {{Op::sum, Dtype::i32, &launch_with<LAB_RUNG_NS::Sum, int>},
+                                {Op::sum, Dtype::f32, &launch_with<LAB_RUNG_NS::Sum, float>},
+                                {Op::max, Dtype::i32, &launch_with<LAB_RUNG_NS::Max, int>},
+                                {Op::max, Dtype::f32, &launch_with<LAB_RUNG_NS::Max, float>},
+                                {Op::min, Dtype::i32, &launch_with<LAB_RUNG_NS::Min, int>},
+                                {Op::min, Dtype::f32, &launch_with<LAB_RUNG_NS::Min, float>},
+                                {Op::product, Dtype::i32, &launch_with<LAB_RUNG_NS::Product, int>},
+                                {Op::product, Dtype::f32, &launch_with<LAB_RUNG_NS::Product, float>}}};
+
 #else
 #error "rung_glue.cu: unknown kernel form; rungs.json's \"form\" must name one handled here"
 #endif

@@ -1,6 +1,8 @@
 // The catalogue holds every case the issue list asks for, and its inputs behave as documented.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <set>
 
@@ -81,6 +83,70 @@ TEST(Catalogue, CoversLargeAndAwkwardSizes)
     EXPECT_TRUE(prime) << "no prime size near 10^6";
     EXPECT_TRUE(thousands_of_blocks) << "no case with thousands of blocks, even at two elements per thread";
     EXPECT_TRUE(big) << "no 2^24 case";
+}
+
+bool has_group_case(lab::Op op, InputKind input)
+{
+    for (const Case& c : Catalogue::kit().cases())
+        if (c.op == op && c.input == input) return true;
+    return false;
+}
+
+TEST(Catalogue, CoversTheOperatorsEdgeCases)
+{
+    using lab::Op;
+    EXPECT_TRUE(has_group_case(Op::max, InputKind::negative_ints)) << "max over all-negative ints";
+    EXPECT_TRUE(has_group_case(Op::max, InputKind::negative_floats)) << "max over all-negative floats";
+    EXPECT_TRUE(has_group_case(Op::min, InputKind::positive_ints)) << "min over all-positive ints";
+    EXPECT_TRUE(has_group_case(Op::min, InputKind::positive_floats)) << "min over all-positive floats";
+    EXPECT_TRUE(has_group_case(Op::max, InputKind::negative_infinity)) << "max over -inf only";
+    for (InputKind nan : {InputKind::nan_first, InputKind::nan_middle, InputKind::nan_last}) {
+        EXPECT_TRUE(has_group_case(Op::max, nan)) << lab::name_of(nan);
+        EXPECT_TRUE(has_group_case(Op::min, nan)) << lab::name_of(nan);
+    }
+    EXPECT_TRUE(has_group_case(Op::max, InputKind::extreme_ints)) << "INT_MIN and INT_MAX";
+    EXPECT_TRUE(has_group_case(Op::product, InputKind::unit_ints)) << "int products";
+    EXPECT_TRUE(has_group_case(Op::product, InputKind::unit_floats)) << "float products";
+}
+
+TEST(Catalogue, CoversGridStrideRungs)
+{
+    bool smaller_grid = false, larger_grid = false, misaligned = false, beyond_int = false, single_warp = false;
+    for (const Case& c : Catalogue::kit().cases()) {
+        smaller_grid |= !c.grid.empty() && c.grid_blocks(132) < 132;
+        larger_grid |= !c.grid.empty() && c.grid_blocks(132) > 132;
+        misaligned |= c.offset % 4 != 0;
+        beyond_int |= c.n > (std::size_t{1} << 31) && c.gpu_only;
+        single_warp |= c.block == 32;
+    }
+    EXPECT_TRUE(smaller_grid) << "a grid smaller than the SM count";
+    EXPECT_TRUE(larger_grid) << "a grid larger than the SM count";
+    EXPECT_TRUE(misaligned) << "an input that is not 16-byte aligned";
+    EXPECT_TRUE(beyond_int) << "more than 2^31 elements, on the GPU";
+    EXPECT_TRUE(single_warp) << "a one-warp block";
+}
+
+TEST(Inputs, SpecialKindsHoldWhatTheirNamesSay)
+{
+    auto make = [](InputKind kind, std::size_t n) {
+        Case c;
+        c.input = kind;
+        c.n = n;
+        c.seed = 5;
+        return c;
+    };
+    for (float v : lab::make_input<float>(make(InputKind::negative_floats, 1000)).values) EXPECT_LT(v, 0.0f);
+    for (int v : lab::make_input<int>(make(InputKind::positive_ints, 1000)).values) EXPECT_GT(v, 0);
+    for (float v : lab::make_input<float>(make(InputKind::negative_infinity, 10)).values) EXPECT_EQ(v, -INFINITY);
+    EXPECT_TRUE(std::isnan(lab::make_input<float>(make(InputKind::nan_first, 100)).values.front()));
+    EXPECT_TRUE(std::isnan(lab::make_input<float>(make(InputKind::nan_last, 100)).values.back()));
+    EXPECT_TRUE(std::isnan(lab::make_input<float>(make(InputKind::nan_middle, 100)).values[50]));
+    const auto extremes = lab::make_input<int>(make(InputKind::extreme_ints, 1000)).values;
+    EXPECT_NE(std::find(extremes.begin(), extremes.end(), INT_MIN), extremes.end());
+    EXPECT_NE(std::find(extremes.begin(), extremes.end(), INT_MAX), extremes.end());
+    long long product = 1;
+    for (int v : lab::make_input<int>(make(InputKind::unit_ints, 1 << 20)).values) product *= v;
+    EXPECT_LE(std::llabs(product), 1LL << 20) << "an int product that could overflow";
 }
 
 TEST(Inputs, AreReproducibleFromTheSeedAndNeverConstant)

@@ -16,9 +16,20 @@
 namespace lab {
 
 enum class InputKind {
-    ints,          // "int": random ints, small enough that no partial result overflows
-    floats,        // "float": uniform in [-1, 1], then scaled and offset at random per case
-    exact_floats,  // "float_exact": integer-valued floats whose every partial sum is exact in float
+    ints,              // "int": random ints, small enough that no partial sum overflows
+    floats,            // "float": uniform in [-1, 1], then scaled and offset at random per case
+    exact_floats,      // "float_exact": integer-valued floats whose every partial sum is exact in float
+    negative_ints,     // "int_negative": every element below zero (max must not answer 0)
+    negative_floats,   // "float_negative"
+    positive_ints,     // "int_positive": every element above zero (min must not answer 0)
+    positive_floats,   // "float_positive"
+    negative_infinity, // "float_neginf": every element -infinity (max's identity must be -infinity)
+    nan_first,         // "float_nan_first": floats with a NaN as the first element
+    nan_middle,        // "float_nan_middle": ... in the middle
+    nan_last,          // "float_nan_last": ... as the last element
+    extreme_ints,      // "int_extremes": random ints that include INT_MIN and INT_MAX
+    unit_ints,         // "int_unit": +-1 with a few +-2, so a product neither overflows nor wraps
+    unit_floats,       // "float_unit": e^u, u uniform in [-0.01, 0.01], so a product stays finite
 };
 
 std::string_view name_of(InputKind kind);
@@ -33,8 +44,13 @@ struct Case {
     std::size_t n = 0;
     unsigned block = 0;
     std::uint64_t seed = 0;
+    std::string grid;         // "" for the rung's own grid; else blocks as an expression in sm ("4*sm")
+    std::size_t offset = 0;   // the input starts this many elements into its buffer (misaligned)
+    bool grid_stride_only = false;  // only for rungs whose threads stride over the input
+    bool gpu_only = false;    // too large for the CPU backend
 
     Dtype dtype() const { return dtype_of(input); }
+    unsigned grid_blocks(int multiprocessors) const;  // 0 when grid is empty
 };
 
 class Catalogue {
@@ -53,8 +69,10 @@ private:
 // How gtest shows a case: "sum float_n1025_b256 (seed 0x...)".
 void PrintTo(const Case& c, std::ostream* out);
 
-// Evaluates a size expression from the catalogue for block size b: a sum of terms, each an
-// integer, "b", "k*b" or "2^k", joined by + and -. "2^20+1" -> 1048577; "b-1" at b=256 -> 255.
+// Evaluates a size expression from the catalogue: a sum of terms, each an integer, a variable,
+// "k*variable" or "2^k", joined by + and -. Sizes use the variable b (the block size): "2^20+1"
+// -> 1048577, "b-1" at b=256 -> 255. Grids use sm (the GPU's multiprocessors): "4*sm".
 std::size_t eval_size(std::string_view expr, unsigned block);
+std::size_t eval_expression(std::string_view expr, std::string_view variable, std::size_t value);
 
 }  // namespace lab

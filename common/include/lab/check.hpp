@@ -14,9 +14,17 @@
 //     depth = ceil(m / B) + ceil(log2 B) + 2
 //
 // (each thread's own running sum, the tree, and the final rounding, with one step to spare). When
-// only the total is checked, ceil(log2 grid) is added for the combination of the blocks. A sequential
+// only the total is checked, the combination of the blocks' results is added. A sequential
 // float loop over all n elements may be off by (n - 1) * u * sum(|x|), which is why the reference
 // is never a plain float loop: near 2^24 elements that bound reaches the size of the sum itself.
+//
+// A float product is different: every multiplication's rounding error scales the final result, not
+// just those along the longest chain, so its relative error is the sum of m - 1 roundings: at most
+// (m - 1) * u, and about u * sqrt(m / 3) when the roundings are independent. The kit allows
+// (depth + 6 * sqrt(m)) * u * |product|: well above what rounding gives, well below what one element
+// too many or too few changes (the product inputs differ from 1 by up to 1%).
+//
+// Max and min are exact (the result is one of the inputs); so is everything on ints.
 #pragma once
 
 #include <cstddef>

@@ -5,13 +5,15 @@
 #include <string>
 #include <vector>
 
+#include "lab/plan.hpp"
+
 namespace lab {
 
 struct DeviceStatus {
     bool usable = false;
     std::string reason;  // why not, when not usable: what happened and what to do
     std::string name;    // "NVIDIA H100 80GB HBM3"
-    int sm_count = 0;
+    GpuShape shape;      // multiprocessors, and threads each holds at once
     int compute_capability = 0;  // 90 for sm_90
     bool emulated = false;       // the CPU backend stands in for a GPU
 };

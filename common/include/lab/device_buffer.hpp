@@ -38,9 +38,10 @@ public:
     std::size_t size() const { return count_; }
     std::size_t bytes() const { return count_ * sizeof(T); }
 
-    // Copies host elements to the start of the buffer.
+    // Copies `count` host elements into the buffer, starting at element `offset`.
     void upload(const T* host, std::size_t count, std::size_t offset = 0)
     {
+        if (count == 0) return;
         if (offset + count > count_) throw UsageError("DeviceBuffer::upload past the end of the buffer");
         LAB_CUDA_CHECK(cudaMemcpy(data_ + offset, host, count * sizeof(T), cudaMemcpyHostToDevice));
     }

@@ -20,9 +20,10 @@ struct HostInput {
 template <typename T>
 HostInput<T> make_input(const Case& c);
 
-// Elements the kit places after the n real ones in the device buffer. A kernel that reads past
-// n picks these up, and they are chosen to change the result, so the read shows as a wrong answer
-// even on a GPU where it does not fault. Covers the widest block's over-read (2 * 1024 elements).
+// Elements the kit places after the n real ones in the device buffer (and before them, when a
+// case offsets its input). A kernel that reads outside its n elements picks these up, and they are
+// chosen to change the result, so the read shows as a wrong answer even on a GPU where it does not
+// fault. Covers the widest block's over-read (2 * 1024 elements).
 constexpr std::size_t kCanaryCount = 2 * 1024 + 64;
 
 // A canary value that changes the result of `op` wherever it is folded in.

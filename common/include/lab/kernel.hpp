@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "lab/cuda.hpp"
 #if defined(LAB_BACKEND_CPU)
@@ -16,5 +17,43 @@ constexpr unsigned kMaxBlockSize = 1024;
 
 // Threads in a warp on every NVIDIA GPU the kit supports.
 constexpr unsigned kWarpSize = 32;
+
+// The 16-byte vector of four T: one load instruction moves four elements.
+template <typename T>
+struct Vector4;
+template <>
+struct Vector4<float> {
+    using type = float4;
+};
+template <>
+struct Vector4<int> {
+    using type = int4;
+};
+
+// Folds into `value`, with `op`, every element of in[0, n) that this thread owns when the whole
+// grid strides over the input (rung 07's loop), reading four elements per 16-byte load. Vector
+// loads need 16-byte aligned addresses, so the few elements before the first aligned one, and
+// those after the last whole group of four, are read one at a time by the grid's first threads.
+// Works for any alignment of `in`, any n and any grid of at least 4 threads.
+template <typename T, typename Op>
+__device__ __forceinline__ T thread_fold(const T* in, std::size_t n, T value, Op op)
+{
+    using Vector = typename Vector4<T>::type;
+    const std::size_t thread = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    const std::size_t threads = std::size_t{blockDim.x} * gridDim.x;
+    const auto misalignment = static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(in) % sizeof(Vector));
+    std::size_t head = misalignment ? (sizeof(Vector) - misalignment) / sizeof(T) : 0;
+    if (head > n) head = n;
+    const std::size_t groups = (n - head) / 4;
+    const Vector* vectors = reinterpret_cast<const Vector*>(in + head);
+    for (std::size_t g = thread; g < groups; g += threads) {
+        const Vector v = vectors[g];
+        value = op(value, op(op(v.x, v.y), op(v.z, v.w)));
+    }
+    const std::size_t tail = head + 4 * groups;
+    if (thread < head) value = op(value, in[thread]);
+    if (thread < n - tail) value = op(value, in[tail + thread]);
+    return value;
+}
 
 }  // namespace lab

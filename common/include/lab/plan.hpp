@@ -14,8 +14,16 @@ struct LaunchPlan {
     std::size_t shared_bytes = 0;  // dynamic shared memory
 };
 
+// What sizing a grid to fill a GPU needs to know about it.
+struct GpuShape {
+    int multiprocessors = 1;
+    int threads_per_multiprocessor = 2048;
+};
+
 // Throws UsageError when the rung cannot run with `block` (the message names the sizes it can)
-// or when n is zero. Block-level rungs get one block per items_per_thread * block elements.
-LaunchPlan plan_launch(const RungInfo& rung, std::size_t n, unsigned block);
+// or when n is zero. Rungs that cover the input get one block per items_per_thread * block
+// elements. Grid-stride rungs get `grid` blocks when it is given (non-zero), else as many as the
+// GPU holds at once, but no more than the input needs.
+LaunchPlan plan_launch(const RungInfo& rung, std::size_t n, unsigned block, const GpuShape& gpu = {}, unsigned grid = 0);
 
 }  // namespace lab

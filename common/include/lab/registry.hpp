@@ -22,6 +22,12 @@ struct BlockRule {
     std::string describe() const;  // "a power of two from 64 to 1024"
 };
 
+// How a rung's grid is sized.
+enum class GridPolicy {
+    cover,     // one block per items_per_thread * blockDim.x elements
+    sm_count,  // enough blocks to fill the GPU (a few per multiprocessor); threads stride over the input
+};
+
 // How the suites check a rung's output.
 enum class CheckMode {
     per_block,  // block b reduces a contiguous slice of items_per_thread * blockDim.x elements
@@ -36,6 +42,7 @@ struct RungInfo {
     std::string seed_kernel;  // its name in the tutorial texts the kit grew from
     std::string form;         // how the kernel is templated (plain, ...)
     unsigned items_per_thread = 1;
+    GridPolicy grid = GridPolicy::cover;
     CheckMode check = CheckMode::per_block;
     BlockRule block;
     std::vector<Op> ops;

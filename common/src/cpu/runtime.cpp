@@ -245,6 +245,14 @@ cudaError_t cudaMemset(void* pointer, int value, std::size_t bytes)
     return cudaSuccess;
 }
 
+cudaError_t cudaMemGetInfo(std::size_t* free, std::size_t* total)
+{
+    *total = std::size_t{8} << 30;  // the emulator's nominal device, as cudaGetDeviceProperties reports it
+    const std::size_t used = lab::cpu::live_allocation_bytes();
+    *free = used < *total ? *total - used : 0;
+    return cudaSuccess;
+}
+
 // Launches finish before run_kernel returns, so there is never anything to wait for: these only
 // hand over an error a kernel left.
 cudaError_t cudaDeviceSynchronize() { return cudaGetLastError(); }
