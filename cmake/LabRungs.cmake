@@ -17,13 +17,18 @@ function(lab_rung_field out id field)
   set(${out} "${value}" PARENT_SCOPE)
 endfunction()
 
-# lab_add_rung_kernel(<target> <id> <kernel file>): an object library holding the rung's kernel from
-# <kernel file> (exercises/, solutions/, or a planted mistake), bound to the kit's entry shape by
-# common/src/rung_glue.cu. On the CPU backend the file first goes through lab-cpu-rewrite
-# (common/tools/cpu_rewrite.cpp).
+# lab_add_rung_kernel(<target> <id> <kernel file> [<kernel's rung>]): an object library holding
+# rung <id>'s kernel from <kernel file> (exercises/, solutions/, or a planted mistake), bound to the
+# kit's entry shape by common/src/rung_glue.cu. When the file holds another rung's kernel, <kernel's
+# rung> names it: its form and namespace are used, and <id>'s plan and tests. On the CPU backend the
+# file first goes through lab-cpu-rewrite (common/tools/cpu_rewrite.cpp).
 function(lab_add_rung_kernel target id source)
-  string(SUBSTRING ${id} 0 2 number)
-  lab_rung_field(form ${id} form)
+  set(kernel_rung ${id})
+  if(ARGC GREATER 3)
+    set(kernel_rung ${ARGV3})
+  endif()
+  string(SUBSTRING ${kernel_rung} 0 2 number)
+  lab_rung_field(form ${kernel_rung} form)
   string(TOUPPER "${form}" form)
   if(NOT EXISTS "${source}")
     message(FATAL_ERROR "rungs.json lists ${id}, but ${source} does not exist")
@@ -44,6 +49,22 @@ function(lab_add_rung_kernel target id source)
     LAB_RUNG_SOURCE="${compiled}" LAB_RUNG_ORIGINAL="${source}" LAB_RUNG_ID="${id}" LAB_RUNG_NS=ex${number}
     LAB_FORM_${form})
   target_link_libraries(${target} PRIVATE lab_device)
+endfunction()
+
+# lab_kernel_sources(<target> <.cu files...>): adds kernel sources to a target for the active
+# backend: as CUDA for nvcc, or rewritten (lab_cpu_rewrite) and compiled as C++ for the CPU backend.
+function(lab_kernel_sources target)
+  foreach(source IN LISTS ARGN)
+    get_filename_component(source "${source}" ABSOLUTE)
+    if(LAB_ACTIVE_BACKEND STREQUAL "cuda")
+      target_sources(${target} PRIVATE "${source}")
+    else()
+      get_filename_component(name "${source}" NAME)
+      set(compiled "${CMAKE_BINARY_DIR}/cpu_sources/${target}/${name}.cpp")
+      lab_cpu_rewrite("${source}" "${compiled}")
+      target_sources(${target} PRIVATE "${compiled}")
+    endif()
+  endforeach()
 endfunction()
 
 # lab_cpu_rewrite(<input .cu> <output>): the CPU backend's source rewrite, redone when either the

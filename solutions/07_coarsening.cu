@@ -1,9 +1,9 @@
 // 07_coarsening: many elements per thread (NVIDIA's kernel 7, "algorithm cascading").
 // Changed since 06: a launch no longer needs a thread for every two elements. The grid is sized
 // to fill the GPU once (as many blocks as its multiprocessors hold), and each thread first sums
-// many elements in a register, striding over the input by the size of the whole grid. The block's
-// tree then runs once per block instead of once per 2 * blockDim.x elements, and consecutive
-// threads still read consecutive elements. Every index is 64-bit: the loop runs past 2^31 elements.
+// many elements in a register, striding over the input by the size of the whole grid, two loads
+// at a time. The block's tree then runs once per block instead of once per 2 * blockDim.x
+// elements, and consecutive threads still read consecutive elements. Every index is 64-bit.
 // Preconditions: blockDim.x is a power of two from 64 to 1024; any number of blocks.
 #include "lab/kernel.hpp"
 
@@ -18,12 +18,16 @@ __global__ void reduce(const T* in, T* block_sums, std::size_t n)
 
     const unsigned tid = threadIdx.x;
 
-    // BEGIN TODO(07-grid-stride, ~4 lines): sum this thread's elements into `sum`: start at element
-    //   blockIdx.x * blockDim.x + tid and step by the whole grid, blockDim.x * gridDim.x, while the
-    //   index is below n. Count in std::size_t: past 2^31 elements an int index wraps around.
+    // BEGIN TODO(07-grid-stride, ~5 lines): sum this thread's elements into `sum`. Start at element
+    //   i = blockIdx.x * blockDim.x + tid and walk the input in steps of the whole grid,
+    //   stride = blockDim.x * gridDim.x, taking two elements per step, in[i] and in[i + stride], so
+    //   that two loads are in flight at once; then the last one alone if it is left over. Count in
+    //   std::size_t: past 2^31 elements an int index wraps around.
     const std::size_t stride = std::size_t{blockDim.x} * gridDim.x;
+    std::size_t i = std::size_t{blockIdx.x} * blockDim.x + tid;
     T sum = T(0);
-    for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + tid; i < n; i += stride) sum += in[i];
+    for (; i + stride < n; i += 2 * stride) sum += in[i] + in[i + stride];
+    if (i < n) sum += in[i];
     // STUB: T sum = T(0);
     // END TODO
     partial[tid] = sum;

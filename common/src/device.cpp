@@ -39,6 +39,7 @@ DeviceStatus probe()
     status.usable = true;
     status.name = props.name;
     status.shape = GpuShape{props.multiProcessorCount, props.maxThreadsPerMultiProcessor};
+    status.l2_bytes = static_cast<std::size_t>(props.l2CacheSize);
     status.compute_capability = props.major * 10 + props.minor;
 #if defined(LAB_BACKEND_CPU)
     status.emulated = true;

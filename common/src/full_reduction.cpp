@@ -3,17 +3,21 @@
 
 #include <algorithm>
 
+#include "lab/check.hpp"
+
 namespace lab {
 
 namespace {
 
 constexpr std::size_t kElementBytes = 4;  // int and float alike
 
-std::vector<FullReduction::Pass> plan_passes(const RungInfo& rung, std::size_t n, unsigned block)
+std::vector<FullReduction::Pass> plan_passes(const RungInfo& rung, std::size_t n, unsigned block, const GpuShape& gpu)
 {
     std::vector<FullReduction::Pass> passes;
     do {
-        passes.push_back({plan_launch(rung, n, block), n});
+        // After its first pass a grid-stride rung needs one block: the partials fit in a few loads per thread.
+        const unsigned grid = rung.grid == GridPolicy::sm_count && !passes.empty() ? 1 : 0;
+        passes.push_back({plan_launch(rung, n, block, gpu, grid), n});
         n = passes.back().plan.grid;
     } while (n > 1);
     return passes;
@@ -30,8 +34,8 @@ std::size_t scratch_bytes(const std::vector<FullReduction::Pass>& passes)
 }  // namespace
 
 FullReduction::FullReduction(const RungBinding& binding, const RungInfo& rung, Op op, Dtype dtype, std::size_t n,
-                             unsigned block)
-    : binding_(binding), op_(op), dtype_(dtype), passes_(plan_passes(rung, n, block)),
+                             unsigned block, const GpuShape& gpu)
+    : binding_(binding), op_(op), dtype_(dtype), passes_(plan_passes(rung, n, block, gpu)),
       ping_(scratch_bytes(passes_)), pong_(scratch_bytes(passes_))
 {
 }
@@ -44,6 +48,13 @@ void FullReduction::run(const void* in) const
         binding_.launch(op_, dtype_, passes_[i].plan, source, target, passes_[i].count);
         source = target;
     }
+}
+
+std::size_t FullReduction::addition_depth() const
+{
+    std::size_t depth = 0;
+    for (const auto& p : passes_) depth += lab::addition_depth(p.count, p.plan.grid * p.plan.block);
+    return depth;
 }
 
 const void* FullReduction::result() const { return passes_.size() % 2 == 1 ? ping_.data() : pong_.data(); }

@@ -1,12 +1,28 @@
-// Kit tool: times every rung linked into it as a full reduction (see lab/full_reduction.hpp) and
-// reports the bandwidth it reaches: bytes read (4 per element) over the median time.
-//   lab-bench [--n N] [--block B] [--tsv FILE]
-// Each rung's answer is checked before it is timed; a wrong answer is reported, never timed.
+// Kit tool: the benchmark. Times every rung linked into it (one per entry of rungs.json, so a new
+// rung joins without an edit here), NVIDIA's CUB and the single-thread CPU loop.
+//   lab-bench [--tsv FILE]        each rung once over 2^26 floats; with --tsv, a line per rung
+//                                 for ./lab run's table
+//   lab-bench --full [--csv FILE] [--markdown FILE]
+//                                 every rung, CUB and the CPU loop over 2^10 ... 2^28 floats and the
+//                                 tutorials' 509,600,000-byte int input
+//   lab-bench --calibrate FILE    measures every rung as its speed test does and writes the speed
+//                                 thresholds (tests/speed.json) at 0.8 of what each reached
+// On the CPU backend it reports the emulator's own speed instead: one launch per rung over 2^20
+// floats with blocks of 256. Every answer is checked before it is timed and again afterwards; a
+// wrong answer is reported, never timed.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <functional>
+#include <memory>
+#include <sstream>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "lab/cases.hpp"
 #include "lab/check.hpp"
@@ -15,30 +31,275 @@
 #include "lab/inputs.hpp"
 #include "lab/registry.hpp"
 #include "lab/rung.hpp"
-#include "lab/timing.hpp"
+#include "lab/speed.hpp"
+#if !defined(LAB_BACKEND_CPU)
+#include "cub_sum.hpp"
+#endif
 
 namespace {
 
 struct Options {
-    std::size_t n = std::size_t{1} << 26;  // 256 MiB of floats: several times any GPU's L2
+    bool full = false;
     unsigned block = 256;
-    std::string tsv;
+    std::string tsv, csv, markdown, calibrate;
 };
 
 Options parse(int argc, char** argv)
 {
-    Options options;
+    Options o;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (arg == "--n" && i + 1 < argc) options.n = std::strtoull(argv[++i], nullptr, 0);
-        else if (arg == "--block" && i + 1 < argc) options.block = static_cast<unsigned>(std::strtoul(argv[++i], nullptr, 0));
-        else if (arg == "--tsv" && i + 1 < argc) options.tsv = argv[++i];
+        if (arg == "--full") o.full = true;
+        else if (arg == "--block" && i + 1 < argc) o.block = static_cast<unsigned>(std::strtoul(argv[++i], nullptr, 0));
+        else if (arg == "--tsv" && i + 1 < argc) o.tsv = argv[++i];
+        else if (arg == "--csv" && i + 1 < argc) o.csv = argv[++i];
+        else if (arg == "--markdown" && i + 1 < argc) o.markdown = argv[++i];
+        else if (arg == "--calibrate" && i + 1 < argc) o.calibrate = argv[++i];
         else {
-            std::cerr << "usage: lab-bench [--n N] [--block B] [--tsv FILE]\n";
+            std::cerr << "usage: lab-bench [--tsv FILE] | --full [--csv FILE] [--markdown FILE] | --calibrate FILE  "
+                         "[--block B]\n";
             std::exit(2);
         }
     }
-    return options;
+    return o;
+}
+
+std::string format(const char* pattern, double value)
+{
+    char text[64];
+    std::snprintf(text, sizeof text, pattern, value);
+    return text;
+}
+
+// One kernel at one size.
+struct Row {
+    std::string kernel;  // a rung id, "cub", or "cpu"
+    std::string size;    // "2^24" or "509.6 MB ints"
+    lab::Dtype dtype = lab::Dtype::f32;
+    std::size_t n = 0;
+    double ms = 0, min_ms = 0, gbps = 0;
+    std::size_t launches = 0;
+};
+
+struct Size {
+    std::string label;
+    lab::Dtype dtype;
+    std::size_t n;
+};
+
+template <typename T>
+lab::HostInput<T> input_of(std::size_t n)
+{
+    lab::Case c;
+    c.name = "bench";
+    c.input = std::is_same_v<T, int> ? lab::InputKind::ints : lab::InputKind::floats;
+    c.n = n;
+    c.seed = 20261122;
+    return lab::make_input<T>(c);
+}
+
+template <typename T>
+std::string wrong_answer(const void* device_result, const std::vector<T>& input, std::size_t depth)
+{
+    T got{};
+    LAB_CUDA_CHECK(cudaMemcpy(&got, device_result, sizeof got, cudaMemcpyDeviceToHost));
+    return lab::check_value(lab::Op::sum, input.data(), input.data() + input.size(), got, depth);
+}
+
+template <typename T>
+double cpu_loop_ms(const std::vector<T>& values, int samples = 5)
+{
+    if constexpr (std::is_same_v<T, float>) return lab::time_cpu_sum_ms(values, samples);
+    std::vector<double> times;
+    volatile long long sink = 0;
+    for (int s = 0; s < samples; ++s) {
+        const auto begin = std::chrono::steady_clock::now();
+        long long sum = 0;
+        for (T v : values) sum += v;
+        sink = sum;
+        times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count());
+    }
+    (void)sink;
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+// Times every rung, CUB and the CPU loop at one size; appends a row each.
+template <typename T>
+bool bench_size(const Size& size, unsigned block, std::vector<Row>& rows, const lab::DeviceStatus& device)
+{
+    const auto input = input_of<T>(size.n);
+    lab::DeviceBuffer<T> data(size.n);
+    data.upload(input.values);
+    // Written between samples, so that no kernel finds its input in L2 from the sample before.
+    lab::DeviceBuffer<unsigned char> flush(std::max<std::size_t>(2 * device.l2_bytes, 1));
+    std::vector<std::string> names;
+    std::vector<std::function<void()>> work;
+    std::vector<std::function<std::string()>> checks;
+    std::vector<std::size_t> launches;
+    std::vector<std::unique_ptr<lab::FullReduction>> reductions;
+    for (const lab::RungBinding* binding : lab::bound_rungs()) {
+        const auto& rung = lab::Registry::kit().get(binding->id);
+        auto& r = reductions.emplace_back(std::make_unique<lab::FullReduction>(
+            *binding, rung, lab::Op::sum, lab::dtype_of<T>(), size.n, block, device.shape));
+        names.push_back(rung.id);
+        launches.push_back(r->passes());
+        work.push_back([&data, r = r.get()] { r->run(data.data()); });
+        checks.push_back([&input, r = r.get()] { return wrong_answer<T>(r->result(), input.values, r->addition_depth()); });
+    }
+#if !defined(LAB_BACKEND_CPU)
+    const lab::CubSum cub(lab::dtype_of<T>(), size.n);
+    lab::DeviceBuffer<T> cub_out(1);
+    names.push_back("cub");
+    launches.push_back(2);
+    work.push_back([&] { cub.run(data.data(), cub_out.data()); });
+    // CUB's order of additions is its own; the tolerance allows a sequential chain per thread.
+    checks.push_back([&] { return wrong_answer<T>(cub_out.data(), input.values, lab::addition_depth(size.n, 1024)); });
+#endif
+    bool all_right = true;
+    std::vector<bool> right(work.size(), true);
+    for (std::size_t k = 0; k < work.size(); ++k) {
+        work[k]();
+        LAB_CUDA_CHECK(cudaDeviceSynchronize());
+        const std::string problem = checks[k]();
+        if (!problem.empty()) {
+            std::fprintf(stderr, "%s at %s: WRONG, not timed: %s\n", names[k].c_str(), size.label.c_str(), problem.c_str());
+            right[k] = all_right = false;
+        }
+    }
+    std::vector<std::function<void()>> timed;
+    for (std::size_t k = 0; k < work.size(); ++k)
+        if (right[k]) timed.push_back(work[k]);
+    const auto times = lab::time_interleaved(timed, 3, 20, [&] { LAB_CUDA_CHECK(cudaMemsetAsync(flush.data(), 0, flush.bytes())); });
+    const double bytes = static_cast<double>(size.n) * sizeof(T);
+    for (std::size_t k = 0, t = 0; k < work.size(); ++k) {
+        if (!right[k]) continue;
+        const std::string after = checks[k]();  // the timed runs must have left the same right answer
+        if (!after.empty()) {
+            std::fprintf(stderr, "%s at %s: wrong after the timed runs: %s\n", names[k].c_str(), size.label.c_str(), after.c_str());
+            all_right = false;
+        }
+        rows.push_back({names[k], size.label, lab::dtype_of<T>(), size.n, times[t].median_ms, times[t].min_ms,
+                        bytes / (times[t].median_ms * 1e6), launches[k]});
+        ++t;
+    }
+    const double cpu_ms = cpu_loop_ms(input.values);
+    rows.push_back({"cpu", size.label, lab::dtype_of<T>(), size.n, cpu_ms, cpu_ms, bytes / (cpu_ms * 1e6), 0});
+    return all_right;
+}
+
+std::string size_label(std::size_t n)
+{
+    int k = 0;
+    while ((std::size_t{1} << k) < n) ++k;
+    return (std::size_t{1} << k) == n ? "2^" + std::to_string(k) : std::to_string(n);
+}
+
+const Row* find(const std::vector<Row>& rows, const std::string& kernel, const std::string& size)
+{
+    for (const auto& r : rows)
+        if (r.kernel == kernel && r.size == size) return &r;
+    return nullptr;
+}
+
+// The report: bandwidth of every kernel at every size, then the details the README quotes.
+std::string markdown(const std::vector<Row>& rows, const std::vector<Size>& sizes, const lab::DeviceStatus& device,
+                     const lab::Ceiling& ceiling)
+{
+    std::ostringstream md;
+    md << "Measured on " << device.name << " (" << device.shape.multiprocessors << " multiprocessors, "
+       << device.l2_bytes / (1 << 20) << " MiB L2). Each figure is the median of 20 runs timed with CUDA events, taken "
+       << "in turn with the other kernels, with L2 flushed before each run; a full reduction to one value (every "
+       << "launch it takes). In-run ceiling: a read-only streaming kernel reached " << format("%.0f", ceiling.read_gbps)
+       << " GB/s and a device-to-device copy " << format("%.0f", ceiling.copy_gbps) << " GB/s (read + write).\n\n";
+    std::vector<std::string> kernels;
+    for (const auto& r : rows)
+        if (std::find(kernels.begin(), kernels.end(), r.kernel) == kernels.end()) kernels.push_back(r.kernel);
+    md << "GB/s by input size (floats unless marked):\n\n| kernel |";
+    for (const auto& s : sizes) md << ' ' << s.label << " |";
+    md << "\n|---|";
+    for (std::size_t i = 0; i < sizes.size(); ++i) md << "---:|";
+    md << '\n';
+    for (const auto& k : kernels) {
+        md << "| " << k << " |";
+        for (const auto& s : sizes) {
+            const Row* r = find(rows, k, s.label);
+            md << ' ' << (r ? format(r->gbps < 10 ? "%.1f" : "%.0f", r->gbps) : "-") << " |";
+        }
+        md << '\n';
+    }
+    for (const std::string& detail : std::vector<std::string>{"2^24", "2^28", sizes.back().label}) {
+        const Row* cpu = find(rows, "cpu", detail);
+        const Row* first = find(rows, "01_interleaved", detail);
+        if (!cpu || !first) continue;
+        md << "\nAt " << detail << ":\n\n| kernel | ms | GB/s | % of ceiling | x CPU | x rung 01 |\n|---|---:|---:|---:|---:|---:|\n";
+        for (const auto& k : kernels) {
+            const Row* r = find(rows, k, detail);
+            if (!r) continue;
+            md << "| " << k << " | " << format("%.3f", r->ms) << " | " << format("%.0f", r->gbps) << " | "
+               << format("%.0f%%", 100 * r->gbps / ceiling.best()) << " | " << format("%.1f", cpu->ms / r->ms) << " | "
+               << format("%.2f", first->ms / r->ms) << " |\n";
+        }
+    }
+    md << "\nFastest rung against CUB (time of CUB / time of the rung; above 1 is faster than CUB):\n\n| size | fastest rung | x CUB |\n|---|---|---:|\n";
+    for (const auto& s : sizes) {
+        const Row* cub = find(rows, "cub", s.label);
+        const Row* best = nullptr;
+        for (const auto& r : rows)
+            if (r.size == s.label && r.kernel != "cub" && r.kernel != "cpu" && (!best || r.ms < best->ms)) best = &r;
+        if (cub && best) md << "| " << s.label << " | " << best->kernel << " | " << format("%.3f", cub->ms / best->ms) << " |\n";
+    }
+    return md.str();
+}
+
+// Measures every rung as its speed test does and writes thresholds at 0.8 of what each reached.
+int calibrate(const std::string& path, const lab::DeviceStatus& device)
+{
+    const lab::SpeedPlan& current = lab::SpeedPlan::kit();
+    lab::SpeedPlan plan;
+    plan.n = current.n;
+    plan.calibrated_on = device.name;
+    for (const lab::RungBinding* binding : lab::bound_rungs()) {
+        const auto& rung = lab::Registry::kit().get(binding->id);
+        const lab::SpeedThreshold* before = current.find(rung.id);
+        const unsigned block = before ? before->block : 256;
+        const auto m = lab::measure_speed(*binding, rung, plan.n, block, device);
+        if (!m.wrong.empty()) {
+            std::fprintf(stderr, "lab-bench: the reference %s is wrong (%s): nothing calibrated\n", rung.id.c_str(),
+                         m.wrong.c_str());
+            return 1;
+        }
+        std::printf("%s\n", m.summary(rung.id, device.name).c_str());
+        plan.thresholds.push_back(lab::calibrate(rung.id, block, m));
+    }
+    std::ofstream(path) << lab::to_json(plan);
+    std::printf("wrote %s\n", path.c_str());
+    return 0;
+}
+
+int emulator_speed(const lab::DeviceStatus& device)
+{
+    // The CPU backend's own speed: one launch of each rung's first pass over 2^20 floats.
+    const std::size_t n = std::size_t{1} << 20;
+    const auto input = input_of<float>(n);
+    lab::DeviceBuffer<float> data(n);
+    data.upload(input.values);
+    std::printf("CPU backend (%s): one launch over 2^20 floats, blocks of 256, median of 3\n", device.name.c_str());
+    for (const lab::RungBinding* binding : lab::bound_rungs()) {
+        const auto& rung = lab::Registry::kit().get(binding->id);
+        const auto plan = lab::plan_launch(rung, n, 256, device.shape);
+        lab::DeviceBuffer<float> out(plan.grid);
+        std::vector<double> seconds;
+        for (int i = 0; i < 3; ++i) {
+            const auto begin = std::chrono::steady_clock::now();
+            binding->launch(lab::Op::sum, lab::Dtype::f32, plan, data.data(), out.data(), n);
+            LAB_CUDA_CHECK(cudaDeviceSynchronize());
+            seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+        }
+        std::sort(seconds.begin(), seconds.end());
+        std::printf("  %-20s %6.3f s  (%u blocks)\n", rung.id.c_str(), seconds[1], plan.grid);
+    }
+    return 0;
 }
 
 }  // namespace
@@ -48,47 +309,44 @@ int main(int argc, char** argv)
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // keep what was printed if a kernel takes the process down
     const Options options = parse(argc, argv);
     const auto& device = lab::device_status();
-    if (!device.usable || device.emulated) {
-        std::cout << "lab-bench: no timings: "
-                  << (device.usable ? "the CPU backend does not model GPU speed." : device.reason) << '\n';
-        return 0;
-    }
     try {
-        std::ofstream tsv;
-        if (!options.tsv.empty()) tsv.open(options.tsv);
-        std::printf("%s: full reduction of %zu floats, block %u, median of 20\n", device.name.c_str(), options.n,
-                    options.block);
-        lab::Case c;
-        c.name = "bench";
-        c.input = lab::InputKind::floats;
-        c.n = options.n;
-        c.seed = 1;
-        const auto input = lab::make_input<float>(c);
-        lab::DeviceBuffer<float> device_in(options.n);
-        device_in.upload(input.values);
-        bool all_right = true;
-        for (const lab::RungBinding* binding : lab::bound_rungs()) {
-            const auto& rung = lab::Registry::kit().get(binding->id);
-            const lab::FullReduction reduction(*binding, rung, lab::Op::sum, lab::Dtype::f32, options.n, options.block);
-            reduction.run(device_in.data());
-            float got = 0;
-            LAB_CUDA_CHECK(cudaMemcpy(&got, reduction.result(), sizeof got, cudaMemcpyDeviceToHost));
-            const auto depth = reduction.passes() * lab::addition_depth(std::size_t{rung.items_per_thread} * options.block,
-                                                                        options.block);
-            const std::string problem = lab::check_value(lab::Op::sum, input.values.data(),
-                                                         input.values.data() + input.values.size(), got, depth);
-            if (!problem.empty()) {
-                std::printf("  %-20s WRONG: %s\n", rung.id.c_str(), problem.c_str());
-                if (tsv) tsv << rung.id << "\twrong\t\t\n";
-                all_right = false;
-                continue;
-            }
-            const auto timing = lab::time_device([&] { reduction.run(device_in.data()); });
-            const double gbps = 4.0 * static_cast<double>(options.n) / (timing.median_ms * 1e6);
-            std::printf("  %-20s %8.3f ms  %7.1f GB/s  (%zu launches)\n", rung.id.c_str(), timing.median_ms, gbps,
-                        reduction.passes());
-            if (tsv) tsv << rung.id << "\tok\t" << gbps << '\t' << timing.median_ms << '\n';
+        if (!device.usable) {
+            std::cout << "lab-bench: no timings: " << device.reason << '\n';
+            return 0;
         }
+        if (device.emulated) return emulator_speed(device);
+        if (!options.calibrate.empty()) return calibrate(options.calibrate, device);
+        std::vector<Size> sizes;
+        if (options.full) {
+            for (int k = 10; k <= 28; k += 2) sizes.push_back({"2^" + std::to_string(k), lab::Dtype::f32, std::size_t{1} << k});
+            sizes.push_back({"509.6 MB ints", lab::Dtype::i32, 509600000 / 4});  // the tutorials' input
+        } else {
+            sizes.push_back({"2^26", lab::Dtype::f32, std::size_t{1} << 26});
+        }
+        const lab::Ceiling ceiling = lab::measure_ceiling(std::size_t{1} << 30, device.shape);
+        std::vector<Row> rows;
+        bool all_right = true;
+        for (const auto& s : sizes) {
+            std::fprintf(stderr, "timing %s ...\n", s.label.c_str());
+            all_right &= s.dtype == lab::Dtype::i32 ? bench_size<int>(s, options.block, rows, device)
+                                                    : bench_size<float>(s, options.block, rows, device);
+        }
+        if (!options.tsv.empty()) {
+            std::ofstream tsv(options.tsv);
+            for (const auto& r : rows)
+                if (r.kernel != "cub" && r.kernel != "cpu") tsv << r.kernel << "\tok\t" << r.gbps << '\t' << r.ms << '\n';
+        }
+        if (!options.csv.empty()) {
+            std::ofstream csv(options.csv);
+            csv << "gpu,kernel,size,dtype,n,bytes,median_ms,min_ms,gbps,pct_ceiling,launches\n";
+            for (const auto& r : rows)
+                csv << '"' << device.name << "\"," << r.kernel << ",\"" << r.size << "\"," << lab::name_of(r.dtype) << ','
+                    << r.n << ',' << r.n * 4 << ',' << r.ms << ',' << r.min_ms << ',' << r.gbps << ','
+                    << 100 * r.gbps / ceiling.best() << ',' << r.launches << '\n';
+        }
+        const std::string report = markdown(rows, sizes, device, ceiling);
+        if (!options.markdown.empty()) std::ofstream(options.markdown) << report;
+        std::cout << report;
         return all_right ? 0 : 1;
     } catch (const std::exception& e) {
         std::cerr << "lab-bench: " << e.what() << '\n';

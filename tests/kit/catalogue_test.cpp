@@ -8,6 +8,8 @@
 
 #include "lab/cases.hpp"
 #include "lab/inputs.hpp"
+#include "lab/registry.hpp"
+#include "lab/speed.hpp"
 #include "lab/usage_error.hpp"
 
 namespace {
@@ -198,6 +200,45 @@ TEST(Inputs, CanariesChangeTheResultOfEachOperator)
     EXPECT_GT(lab::canary<float>(lab::Op::max), 1e20f);
     EXPECT_LT(lab::canary<float>(lab::Op::min), -1e20f);
     EXPECT_TRUE(std::isnan(lab::poison<float>()));
+}
+
+}  // namespace
+
+namespace {
+
+TEST(SpeedPlan, HasOneLinePerRungOfTheRegistry)
+{
+    const auto& plan = lab::SpeedPlan::kit();
+    EXPECT_GE(plan.n, std::size_t{1} << 26) << "speed inputs must be larger than any GPU's L2";
+    for (const auto& rung : lab::Registry::kit().rungs()) {
+        const lab::SpeedThreshold* t = plan.find(rung.id);
+        ASSERT_NE(t, nullptr) << rung.id << " has no speed thresholds in tests/speed.json";
+        EXPECT_TRUE(rung.block.allows(t->block)) << rung.id << ": its speed block size is not one it runs with";
+        EXPECT_GT(t->vs_baseline, 0) << rung.id;
+        EXPECT_LE(t->vs_baseline, t->reference_vs_baseline) << rung.id << ": the reference would fail its own threshold";
+        EXPECT_LE(t->vs_cpu, t->reference_vs_cpu) << rung.id;
+        EXPECT_LE(t->of_ceiling, t->reference_of_ceiling) << rung.id;
+    }
+}
+
+TEST(SpeedPlan, CalibrationKeepsEightTenthsAndTheCeilingForBandwidthBoundRungs)
+{
+    lab::SpeedMeasurement slow, fast;
+    slow.ms = 2.0, slow.baseline_ms = 3.0, slow.cpu_ms = 100.0, slow.gbps = 1000, slow.ceiling = {2000, 1900};
+    fast.ms = 1.0, fast.baseline_ms = 3.0, fast.cpu_ms = 100.0, fast.gbps = 1800, fast.ceiling = {2000, 1900};
+    const auto s = lab::calibrate("03_sequential", 256, slow);
+    EXPECT_DOUBLE_EQ(s.vs_baseline, 1.2);
+    EXPECT_DOUBLE_EQ(s.vs_cpu, 40);
+    EXPECT_DOUBLE_EQ(s.of_ceiling, 0) << "50% of the ceiling: too far from it to require a fraction";
+    const auto f = lab::calibrate("08_warp_shuffle", 256, fast);
+    EXPECT_DOUBLE_EQ(f.of_ceiling, 0.72);
+    EXPECT_DOUBLE_EQ(f.reference_of_ceiling, 0.9);
+    lab::SpeedPlan plan;
+    plan.n = 64;
+    plan.calibrated_on = "a GPU";
+    plan.thresholds = {s, f};
+    const std::string json = lab::to_json(plan);
+    EXPECT_EQ(std::count(json.begin(), json.end(), '\n'), 9) << "one line per rung:\n" << json;
 }
 
 }  // namespace

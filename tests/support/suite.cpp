@@ -13,11 +13,13 @@
 #include "lab/plan.hpp"
 #include "lab/registry.hpp"
 #include "lab/rung.hpp"
+#include "lab/speed.hpp"
 #include "lab/todos.hpp"
 
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Max);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Min);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Product);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Speed);
 
 namespace lab::testing {
 
@@ -146,6 +148,19 @@ std::vector<unsigned> rejected_block_sizes()
 
 std::string block_name(const ::testing::TestParamInfo<unsigned>& info) { return "b" + std::to_string(info.param); }
 
+std::vector<SpeedCase> speed_cases()
+{
+    return or_exit([] {
+        const SpeedThreshold* t = SpeedPlan::kit().find(this_rung().id);
+        return t ? std::vector<SpeedCase>{{SpeedPlan::kit().n, t->block}} : std::vector<SpeedCase>{};
+    });
+}
+
+std::string speed_name(const ::testing::TestParamInfo<SpeedCase>& info)
+{
+    return "float_n" + std::to_string(info.param.n) + "_b" + std::to_string(info.param.block);
+}
+
 void require_ready_to_run_kernels()
 {
     const RungBinding& binding = the_bound_rung();
@@ -171,6 +186,68 @@ TEST_P(Sum, MatchesReference) { run_case(); }
 TEST_P(Max, MatchesReference) { run_case(); }
 TEST_P(Min, MatchesReference) { run_case(); }
 TEST_P(Product, MatchesReference) { run_case(); }
+
+namespace {
+
+std::string times(double x)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, x < 10 ? "%.2fx" : "%.0fx", x);
+    return text;
+}
+
+std::string percent(double x)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.0f%%", 100 * x);
+    return text;
+}
+
+}  // namespace
+
+// Ratios measured in this run, never absolute times: the rung against the kit's own baseline
+// kernel (never the student's code), the single-thread CPU loop, and this GPU's bandwidth.
+TEST_P(Speed, FastEnough)
+{
+    using namespace lab;
+    const DeviceStatus& device = device_status();
+    if (device.emulated)
+        GTEST_SKIP() << "speed is measured on a GPU only: the CPU backend checks correctness, not GPU speed.";
+    const RungInfo& rung = Registry::kit().get(the_bound_rung().id);
+    const SpeedPlan& plan = SpeedPlan::kit();
+    const SpeedThreshold& threshold = *plan.find(rung.id);
+    const SpeedMeasurement m = measure_speed(the_bound_rung(), rung, GetParam().n, GetParam().block, device);
+    ASSERT_TRUE(m.wrong.empty()) << "rung " << rung.id << " gives a wrong sum of " << GetParam().n << " floats, "
+                                 << m.wrong << "; its speed counts only for a right answer.";
+    const std::string line = m.summary(rung.id, device.name);
+    std::cout << line << '\n';
+    RecordProperty("gbps", std::to_string(m.gbps));
+    RecordProperty("ceiling_gbps", std::to_string(m.ceiling.best()));
+    RecordProperty("vs_baseline", std::to_string(m.vs_baseline()));
+    RecordProperty("vs_cpu", std::to_string(m.vs_cpu()));
+
+    // Faster than reading the input at this GPU's own measured bandwidth is not a speed-up but a sign
+    // that something was skipped: it fails rather than counts.
+    ASSERT_LE(m.of_ceiling(), 1.15) << line << "\n  That is faster than this GPU can read its input, so the measurement "
+                                             "is not trusted: does the kernel skip elements, or reuse an earlier result?";
+    const std::string where = device.name == plan.calibrated_on
+                                  ? ""
+                                  : "\n  (The thresholds were calibrated on " + plan.calibrated_on +
+                                        "; ./lab calibrate sets them from the reference solutions on this GPU.)";
+    EXPECT_GE(m.vs_baseline(), threshold.vs_baseline)
+        << "rung " << rung.id << ": " << times(m.vs_baseline()) << " the speed of the kit's naive kernel; needs at least "
+        << times(threshold.vs_baseline) << " (the reference reaches " << times(threshold.reference_vs_baseline) << ").\n  "
+        << line << where;
+    EXPECT_GE(m.vs_cpu(), threshold.vs_cpu)
+        << "rung " << rung.id << ": " << times(m.vs_cpu()) << " the speed of one CPU thread; needs at least "
+        << times(threshold.vs_cpu) << " (the reference reaches " << times(threshold.reference_vs_cpu) << ").\n  " << line
+        << where;
+    EXPECT_GE(m.of_ceiling(), threshold.of_ceiling)
+        << "rung " << rung.id << ": " << static_cast<int>(m.gbps) << " GB/s = " << percent(m.of_ceiling())
+        << " of this GPU's " << static_cast<int>(m.ceiling.best()) << " GB/s ceiling; needs at least "
+        << percent(threshold.of_ceiling) << " (the reference reaches " << percent(threshold.reference_of_ceiling)
+        << ").\n  " << line << where;
+}
 
 TEST_P(Launcher, RejectsBlockSize)
 {

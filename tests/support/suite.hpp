@@ -3,7 +3,9 @@
 // file instantiates them with its prefix, which gives names such as
 //     Ex03/Sum.MatchesReference/float_n1025_b256
 //     Ex03/Launcher.RejectsBlockSize/b100
-// Each case runs the rung's kernel once and checks every block's result against the CPU.
+// Each case runs the rung's kernel once and checks every block's result against the CPU; the
+// speed case (GPU only) times the rung against the kit's baseline, the CPU loop and the ceiling.
+//     Ex03/Speed.FastEnough/float_n67108864_b256
 #pragma once
 
 #include <gtest/gtest.h>
@@ -18,6 +20,14 @@ namespace lab::testing {
 // The catalogue's cases for the rung linked into this binary and one operator.
 std::vector<Case> catalogue_cases(Op op);
 std::string case_name(const ::testing::TestParamInfo<Case>& info);
+
+// The rung's speed case from tests/speed.json (none when it has no thresholds).
+struct SpeedCase {
+    std::size_t n = 0;
+    unsigned block = 0;
+};
+std::vector<SpeedCase> speed_cases();
+std::string speed_name(const ::testing::TestParamInfo<SpeedCase>& info);
 
 // Block sizes the rung's launcher must refuse.
 std::vector<unsigned> rejected_block_sizes();
@@ -42,6 +52,10 @@ class Max : public lab::testing::KernelCase {};
 class Min : public lab::testing::KernelCase {};
 class Product : public lab::testing::KernelCase {};
 class Launcher : public ::testing::TestWithParam<unsigned> {};
+class Speed : public ::testing::TestWithParam<lab::testing::SpeedCase> {
+protected:
+    void SetUp() override { lab::testing::require_ready_to_run_kernels(); }
+};
 
 #define LAB_INSTANTIATE_OP_(prefix, Fixture, op)                                                        \
     INSTANTIATE_TEST_SUITE_P(prefix, Fixture, ::testing::ValuesIn(::lab::testing::catalogue_cases(op)), \
@@ -55,4 +69,6 @@ class Launcher : public ::testing::TestWithParam<unsigned> {};
     LAB_INSTANTIATE_OP_(prefix, Min, ::lab::Op::min);                                                      \
     LAB_INSTANTIATE_OP_(prefix, Product, ::lab::Op::product);                                              \
     INSTANTIATE_TEST_SUITE_P(prefix, Launcher, ::testing::ValuesIn(::lab::testing::rejected_block_sizes()), \
-                             ::lab::testing::block_name)
+                             ::lab::testing::block_name);                                                  \
+    INSTANTIATE_TEST_SUITE_P(prefix, Speed, ::testing::ValuesIn(::lab::testing::speed_cases()),             \
+                             ::lab::testing::speed_name)

@@ -2,6 +2,7 @@
 // Is there a GPU to run kernels on, and which?
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ struct DeviceStatus {
     std::string reason;  // why not, when not usable: what happened and what to do
     std::string name;    // "NVIDIA H100 80GB HBM3"
     GpuShape shape;      // multiprocessors, and threads each holds at once
+    std::size_t l2_bytes = 0;
     int compute_capability = 0;  // 90 for sm_90
     bool emulated = false;       // the CPU backend stands in for a GPU
 };

@@ -31,7 +31,8 @@ struct Vector4<int> {
 };
 
 // Folds into `value`, with `op`, every element of in[0, n) that this thread owns when the whole
-// grid strides over the input (rung 07's loop), reading four elements per 16-byte load. Vector
+// grid strides over the input (rung 07's loop), reading four elements per 16-byte load and keeping
+// four such loads in flight. Vector
 // loads need 16-byte aligned addresses, so the few elements before the first aligned one, and
 // those after the last whole group of four, are read one at a time by the grid's first threads.
 // Works for any alignment of `in`, any n and any grid of at least 4 threads.
@@ -46,10 +47,14 @@ __device__ __forceinline__ T thread_fold(const T* in, std::size_t n, T value, Op
     if (head > n) head = n;
     const std::size_t groups = (n - head) / 4;
     const Vector* vectors = reinterpret_cast<const Vector*>(in + head);
-    for (std::size_t g = thread; g < groups; g += threads) {
-        const Vector v = vectors[g];
-        value = op(value, op(op(v.x, v.y), op(v.z, v.w)));
+    auto fold4 = [&op](const Vector& v) { return op(op(v.x, v.y), op(v.z, v.w)); };
+    std::size_t g = thread;
+    // Four loads issued before any is used: enough bytes in flight to keep the memory system busy.
+    for (; g + 3 * threads < groups; g += 4 * threads) {
+        const Vector a = vectors[g], b = vectors[g + threads], c = vectors[g + 2 * threads], d = vectors[g + 3 * threads];
+        value = op(value, op(op(fold4(a), fold4(b)), op(fold4(c), fold4(d))));
     }
+    for (; g < groups; g += threads) value = op(value, fold4(vectors[g]));
     const std::size_t tail = head + 4 * groups;
     if (thread < head) value = op(value, in[thread]);
     if (thread < n - tail) value = op(value, in[tail + thread]);

@@ -245,6 +245,11 @@ cudaError_t cudaMemset(void* pointer, int value, std::size_t bytes)
     return cudaSuccess;
 }
 
+cudaError_t cudaMemsetAsync(void* pointer, int value, std::size_t bytes, cudaStream_t)
+{
+    return cudaMemset(pointer, value, bytes);
+}
+
 cudaError_t cudaMemGetInfo(std::size_t* free, std::size_t* total)
 {
     *total = std::size_t{8} << 30;  // the emulator's nominal device, as cudaGetDeviceProperties reports it

@@ -85,6 +85,7 @@ cudaError_t cudaMemcpy(void* destination, const void* source, std::size_t bytes,
 cudaError_t cudaMemcpyAsync(void* destination, const void* source, std::size_t bytes, cudaMemcpyKind kind,
                             cudaStream_t stream = nullptr);
 cudaError_t cudaMemset(void* pointer, int value, std::size_t bytes);
+cudaError_t cudaMemsetAsync(void* pointer, int value, std::size_t bytes, cudaStream_t stream = nullptr);
 cudaError_t cudaMemGetInfo(std::size_t* free, std::size_t* total);
 cudaError_t cudaDeviceSynchronize();
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
