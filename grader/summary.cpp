@@ -188,6 +188,9 @@ int main(int argc, char** argv)
                         junit.substr(0, junit.rfind('/')).c_str(), failures[i].name.c_str());
         if (expect.empty()) return failures.empty() ? 0 : 1;
         for (const auto& p : problems) std::fprintf(stderr, "FAIL: %s\n", p.c_str());
+        if (!problems.empty() && expect == "pass")
+            for (std::size_t i = 0; i < failures.size() && i < 10; ++i)
+                std::fprintf(stderr, "  failed: %s\n", failures[i].name.c_str());
         return problems.empty() ? 0 : 1;
     } catch (const std::exception& e) {
         std::cerr << "lab-summary: " << e.what() << '\n';
