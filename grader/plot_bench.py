@@ -26,7 +26,7 @@ def main(source, target):
     figure, axes = plt.subplots(figsize=(9, 5.5))
     for kernel in kernels:
         points = sorted((int(r["bytes"]), float(r["gbps"])) for r in rows if r["kernel"] == kernel)
-        style = {"cub": dict(color="black", linewidth=2.5), "cpu": dict(color="gray", linestyle="--")}.get(kernel, {})
+        style = {"cub": dict(color="black", linewidth=2.5), "cpu": dict(color="darkgoldenrod", linestyle="--")}.get(kernel, {})
         axes.plot([b for b, _ in points], [g for _, g in points], marker="o", markersize=3, label=kernel, **style)
     ceiling = max(float(r["gbps"]) * 100 / float(r["pct_ceiling"]) for r in rows if float(r["pct_ceiling"]) > 0)
     axes.axhline(ceiling, color="red", linestyle=":", label=f"in-run ceiling ({ceiling:.0f} GB/s)")

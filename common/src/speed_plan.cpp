@@ -26,7 +26,7 @@ SpeedThreshold calibrate(const std::string& rung, unsigned block, const SpeedMea
     t.reference_of_ceiling = round_to(reference.of_ceiling(), 0.01);
     t.vs_baseline = round_to(0.8 * reference.vs_baseline(), 0.01);
     t.vs_cpu = round_to(0.8 * reference.vs_cpu(), 1);
-    t.of_ceiling = reference.of_ceiling() >= 0.6 ? round_to(0.8 * reference.of_ceiling(), 0.01) : 0;
+    t.of_ceiling = reference.of_ceiling() >= 0.8 ? round_to(0.8 * reference.of_ceiling(), 0.01) : 0;
     return t;
 }
 
@@ -36,7 +36,7 @@ std::string to_json(const SpeedPlan& plan)
                        "absolute times) that the rung's Speed.FastEnough test requires on a GPU. vs_baseline: times as "
                        "fast as the kit's naive kernel (common/src/speed_kernels.cu); vs_cpu: times as fast as one CPU "
                        "thread's float loop; of_ceiling: fraction of the bandwidth of a read-only streaming kernel "
-                       "measured in the same process (required of the rungs whose reference reaches 60% of it). Each is "
+                       "measured in the same process (required of the rungs whose reference reaches 80% of it). Each is "
                        "0.8 of what the reference solution reached (reference) on calibrated_on, reducing n floats to "
                        "one value. ./lab calibrate measures the reference solutions on this machine's GPU and rewrites "
                        "this file.\",\n";

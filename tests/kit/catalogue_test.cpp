@@ -230,6 +230,9 @@ TEST(SpeedPlan, CalibrationKeepsEightTenthsAndTheCeilingForBandwidthBoundRungs)
     EXPECT_DOUBLE_EQ(s.vs_baseline, 1.2);
     EXPECT_DOUBLE_EQ(s.vs_cpu, 40);
     EXPECT_DOUBLE_EQ(s.of_ceiling, 0) << "50% of the ceiling: too far from it to require a fraction";
+    lab::SpeedMeasurement middle = fast;
+    middle.gbps = 1500;  // 75%: limited by its instructions more than by memory
+    EXPECT_DOUBLE_EQ(lab::calibrate("06_complete_unroll", 256, middle).of_ceiling, 0);
     const auto f = lab::calibrate("08_warp_shuffle", 256, fast);
     EXPECT_DOUBLE_EQ(f.of_ceiling, 0.72);
     EXPECT_DOUBLE_EQ(f.reference_of_ceiling, 0.9);

@@ -2,7 +2,8 @@
 // Switching between fiber stacks. On x86-64 and aarch64 Linux a switch saves the callee-saved
 // registers on the current stack, swaps stack pointers and restores the other side's registers:
 // a few nanoseconds, with no system call (swapcontext makes one to save the signal mask) and none
-// of the bookkeeping glibc's longjmp does. Elsewhere, ucontext does the same job more slowly.
+// of the bookkeeping glibc's longjmp does. The floating-point control state is left alone: all the
+// fibers of a worker share it. Elsewhere, ucontext does the same job more slowly.
 #pragma once
 
 #include <cstddef>

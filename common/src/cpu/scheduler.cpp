@@ -242,7 +242,8 @@ private:
 
     Context scheduler_;
     Return why_ = Return::yield;
-    std::deque<Fiber> fibers_;  // a deque: fibers never move once made
+    std::deque<Fiber> fibers_;   // a deque: fibers never move once made
+    std::vector<Fiber*> fiber_;  // fiber_[t] == &fibers_[t], without the deque's arithmetic in hot loops
     Fiber* current_ = nullptr;
     bool in_fiber_ = false;
     Launch* launch_ = nullptr;
@@ -336,8 +337,8 @@ void Worker::abandon()
 
 Fiber& Worker::fiber(unsigned linear)
 {
-    while (fibers_.size() <= linear) fibers_.emplace_back();
-    return fibers_[linear];
+    while (fibers_.size() <= linear) fiber_.push_back(&fibers_.emplace_back());
+    return *fiber_[linear];
 }
 
 void Worker::resume(Fiber& fiber)
@@ -402,7 +403,7 @@ void Worker::run_block(std::size_t linear_block)
                           static_cast<unsigned>(linear_block / inv.grid.x % inv.grid.y),
                           static_cast<unsigned>(linear_block / (std::size_t{inv.grid.x} * inv.grid.y))};
     for (unsigned t = 0; t < thread_count_; ++t) {
-        Fiber& f = fibers_[t];
+        Fiber& f = *fiber_[t];
         f.linear = t;
         f.state = State::ready;
         f.context = ThreadContext{{t % inv.block.x, t / inv.block.x % inv.block.y, t / (inv.block.x * inv.block.y)},
@@ -433,9 +434,9 @@ void Worker::run_block(std::size_t linear_block)
         }
         bool ran = false;
         for (unsigned t : order_) {
-            if (fibers_[t].state != State::ready) continue;
+            if (fiber_[t]->state != State::ready) continue;
             ran = true;
-            resume(fibers_[t]);
+            resume(*fiber_[t]);
             if (launch_->failed.load(std::memory_order_relaxed)) break;
         }
         if (launch_->failed.load(std::memory_order_relaxed)) break;
@@ -446,14 +447,14 @@ void Worker::run_block(std::size_t linear_block)
     }
     // Threads stopped mid-kernel by an error start afresh in the next block.
     for (unsigned t = 0; t < thread_count_; ++t)
-        if (fibers_[t].state != State::done) fibers_[t].running = false;
+        if (fiber_[t]->state != State::done) fiber_[t]->running = false;
 }
 
 void Worker::report_deadlock()
 {
     std::string text = "no thread of the block can go on: every live thread waits for another.\n";
     for (unsigned t = 0; t < thread_count_; ++t) {
-        const Fiber& f = fibers_[t];
+        const Fiber& f = *fiber_[t];
         if (f.state == State::at_barrier || f.state == State::at_warp)
             text += "  " + who(t) + " waits at " + f.site.text() + "\n";
         if (text.size() > 2000) {
@@ -461,7 +462,7 @@ void Worker::report_deadlock()
             break;
         }
     }
-    const uint3 b = fibers_[0].context.block_idx;
+    const uint3 b = fiber_[0]->context.block_idx;
     launch_->fail(cudaErrorLaunchFailure, "in " + kernel_name(launch_->invocation->kernel) + ", block (" +
                                               std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.z) +
                                               "): " + text +
@@ -474,7 +475,7 @@ int Worker::barrier(BarrierKind kind, int predicate, const Site& site)
     Fiber& self = *current_;
     if (exited_ > 0) {
         unsigned gone = 0;
-        while (gone < thread_count_ && fibers_[gone].state != State::done) ++gone;
+        while (gone < thread_count_ && fiber_[gone]->state != State::done) ++gone;
         fail(cudaErrorLaunchFailure, "reached " + site.text() + ", but " + std::to_string(exited_) +
                                          " thread(s) of the block have already returned, the first being " + who(gone) +
                                          ". Every thread of a block must reach every __syncthreads(): an early "
@@ -497,11 +498,11 @@ int Worker::barrier(BarrierKind kind, int predicate, const Site& site)
     if (++at_barrier_ == live_) {
         int result = 0;
         if (kind != BarrierKind::plain)
-            for (unsigned t = 0; t < thread_count_; ++t) result += fibers_[t].state == State::at_barrier && fibers_[t].predicate;
+            for (unsigned t = 0; t < thread_count_; ++t) result += fiber_[t]->state == State::at_barrier && fiber_[t]->predicate;
         if (kind == BarrierKind::all) result = result == static_cast<int>(live_);
         if (kind == BarrierKind::any) result = result > 0;
         for (unsigned t = 0; t < thread_count_; ++t) {
-            Fiber& f = fibers_[t];
+            Fiber& f = *fiber_[t];
             if (f.state != State::at_barrier) continue;
             f.state = State::ready;
             f.barrier_result = result;
@@ -625,7 +626,7 @@ void Worker::complete(unsigned warp_index, WarpOp& op)
     }
     for (unsigned lane = 0; lane < 32; ++lane) {
         if (!(mask >> lane & 1u)) continue;
-        Fiber& f = fibers_[warp_index * 32 + lane];
+        Fiber& f = *fiber_[warp_index * 32 + lane];
         const unsigned width = static_cast<unsigned>(op.width), group = lane / width * width;
         int source = -1;
         switch (op.kind) {
