@@ -50,6 +50,17 @@ void FullReduction::run(const void* in) const
     }
 }
 
+template <typename T>
+std::string wrong_sum(const void* device_value, const std::vector<T>& input, std::size_t depth)
+{
+    T got{};
+    LAB_CUDA_CHECK(cudaMemcpy(&got, device_value, sizeof got, cudaMemcpyDeviceToHost));
+    return check_value(Op::sum, input.data(), input.data() + input.size(), got, depth);
+}
+
+template std::string wrong_sum<int>(const void*, const std::vector<int>&, std::size_t);
+template std::string wrong_sum<float>(const void*, const std::vector<float>&, std::size_t);
+
 std::size_t FullReduction::addition_depth() const
 {
     std::size_t depth = 0;

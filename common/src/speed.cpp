@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <type_traits>
 #include <chrono>
 
 #include "lab/cases.hpp"
@@ -48,20 +49,39 @@ std::vector<Timing> time_interleaved(const std::vector<std::function<void()>>& w
     return result;
 }
 
-double time_cpu_sum_ms(const std::vector<float>& values, int samples)
+template <typename T>
+double time_cpu_sum_ms(const std::vector<T>& values, int samples)
 {
+    using Sum = std::conditional_t<std::is_same_v<T, float>, float, long long>;
     std::vector<double> times;
-    volatile float sink = 0;
+    volatile Sum sink = 0;
     for (int s = 0; s < samples; ++s) {
         const auto begin = std::chrono::steady_clock::now();
-        float sum = 0;
-        for (float v : values) sum += v;  // float order: the compiler may not reorder it
+        Sum sum = 0;
+        for (T v : values) sum += v;
         sink = sum;
         times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count());
     }
     (void)sink;
     std::sort(times.begin(), times.end());
     return times[times.size() / 2];
+}
+
+template double time_cpu_sum_ms<int>(const std::vector<int>&, int);
+template double time_cpu_sum_ms<float>(const std::vector<float>&, int);
+
+std::string format_ratio(double x)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, x < 10 ? "%.2fx" : "%.0fx", x);
+    return text;
+}
+
+std::string format_percent(double fraction)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.0f%%", 100 * fraction);
+    return text;
 }
 
 Ceiling measure_ceiling(std::size_t bytes, const GpuShape& gpu)
@@ -78,20 +98,6 @@ Ceiling measure_ceiling(std::size_t bytes, const GpuShape& gpu)
 
 namespace {
 
-std::string full_reduction_problem(const FullReduction& reduction, const std::vector<float>& input)
-{
-    float got = 0;
-    LAB_CUDA_CHECK(cudaMemcpy(&got, reduction.result(), sizeof got, cudaMemcpyDeviceToHost));
-    return check_value(Op::sum, input.data(), input.data() + input.size(), got, reduction.addition_depth());
-}
-
-std::string ratio(double x)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, x < 10 ? "%.2fx" : "%.0fx", x);
-    return text;
-}
-
 }  // namespace
 
 std::string SpeedMeasurement::summary(const std::string& rung, const std::string& device) const
@@ -100,8 +106,8 @@ std::string SpeedMeasurement::summary(const std::string& rung, const std::string
     std::snprintf(line, sizeof line,
                   "rung %s on %s: %.3f ms, %.0f GB/s = %.0f%% of the %.0f GB/s ceiling; %s the kit's baseline "
                   "(%.3f ms), %s the CPU loop (%.1f ms)",
-                  rung.c_str(), device.c_str(), ms, gbps, 100 * of_ceiling(), ceiling.best(), ratio(vs_baseline()).c_str(),
-                  baseline_ms, ratio(vs_cpu()).c_str(), cpu_ms);
+                  rung.c_str(), device.c_str(), ms, gbps, 100 * of_ceiling(), ceiling.best(),
+                  format_ratio(vs_baseline()).c_str(), baseline_ms, format_ratio(vs_cpu()).c_str(), cpu_ms);
     return line;
 }
 
@@ -122,13 +128,13 @@ SpeedMeasurement measure_speed(const RungBinding& binding, const RungInfo& rung,
     SpeedMeasurement m;
     mine.run(device_in.data());
     LAB_CUDA_CHECK(cudaDeviceSynchronize());
-    m.wrong = full_reduction_problem(mine, input.values);
+    m.wrong = wrong_sum(mine.result(), input.values, mine.addition_depth());
     if (!m.wrong.empty()) return m;
     m.ceiling = measure_ceiling(n * sizeof(float), device.shape);
     const auto t = time_interleaved({[&] { mine.run(device_in.data()); }, [&] { baseline.run(device_in.data()); }});
     m.cpu_ms = time_cpu_sum_ms(input.values);
     // Checked again after the timed runs: speed counts only for a right answer.
-    m.wrong = full_reduction_problem(mine, input.values);
+    m.wrong = wrong_sum(mine.result(), input.values, mine.addition_depth());
     if (!m.wrong.empty()) m.wrong = "during the timed runs: " + m.wrong;
     m.ms = t[0].median_ms;
     m.baseline_ms = t[1].median_ms;

@@ -98,32 +98,6 @@ lab::HostInput<T> input_of(std::size_t n)
     return lab::make_input<T>(c);
 }
 
-template <typename T>
-std::string wrong_answer(const void* device_result, const std::vector<T>& input, std::size_t depth)
-{
-    T got{};
-    LAB_CUDA_CHECK(cudaMemcpy(&got, device_result, sizeof got, cudaMemcpyDeviceToHost));
-    return lab::check_value(lab::Op::sum, input.data(), input.data() + input.size(), got, depth);
-}
-
-template <typename T>
-double cpu_loop_ms(const std::vector<T>& values, int samples = 5)
-{
-    if constexpr (std::is_same_v<T, float>) return lab::time_cpu_sum_ms(values, samples);
-    std::vector<double> times;
-    volatile long long sink = 0;
-    for (int s = 0; s < samples; ++s) {
-        const auto begin = std::chrono::steady_clock::now();
-        long long sum = 0;
-        for (T v : values) sum += v;
-        sink = sum;
-        times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count());
-    }
-    (void)sink;
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
-}
-
 // Times every rung, CUB and the CPU loop at one size; appends a row each.
 template <typename T>
 bool bench_size(const Size& size, unsigned block, std::vector<Row>& rows, const lab::DeviceStatus& device)
@@ -145,7 +119,7 @@ bool bench_size(const Size& size, unsigned block, std::vector<Row>& rows, const 
         names.push_back(rung.id);
         launches.push_back(r->passes());
         work.push_back([&data, r = r.get()] { r->run(data.data()); });
-        checks.push_back([&input, r = r.get()] { return wrong_answer<T>(r->result(), input.values, r->addition_depth()); });
+        checks.push_back([&input, r = r.get()] { return lab::wrong_sum<T>(r->result(), input.values, r->addition_depth()); });
     }
 #if !defined(LAB_BACKEND_CPU)
     const lab::CubSum cub(lab::dtype_of<T>(), size.n);
@@ -154,7 +128,7 @@ bool bench_size(const Size& size, unsigned block, std::vector<Row>& rows, const 
     launches.push_back(2);
     work.push_back([&] { cub.run(data.data(), cub_out.data()); });
     // CUB's order of additions is its own; the tolerance allows a sequential chain per thread.
-    checks.push_back([&] { return wrong_answer<T>(cub_out.data(), input.values, lab::addition_depth(size.n, 1024)); });
+    checks.push_back([&] { return lab::wrong_sum<T>(cub_out.data(), input.values, lab::addition_depth(size.n, 1024)); });
 #endif
     bool all_right = true;
     std::vector<bool> right(work.size(), true);
@@ -183,7 +157,7 @@ bool bench_size(const Size& size, unsigned block, std::vector<Row>& rows, const 
                         bytes / (times[t].median_ms * 1e6), launches[k]});
         ++t;
     }
-    const double cpu_ms = cpu_loop_ms(input.values);
+    const double cpu_ms = lab::time_cpu_sum_ms(input.values, 5);
     rows.push_back({"cpu", size.label, lab::dtype_of<T>(), size.n, cpu_ms, cpu_ms, bytes / (cpu_ms * 1e6), 0});
     return all_right;
 }
@@ -284,7 +258,7 @@ int emulator_speed(const lab::DeviceStatus& device)
     const auto input = input_of<float>(n);
     lab::DeviceBuffer<float> data(n);
     data.upload(input.values);
-    std::printf("CPU backend (%s): one launch over 2^20 floats, blocks of 256, median of 3\n", device.name.c_str());
+    std::printf("%s: one launch over 2^20 floats, blocks of 256, median of 3\n", device.name.c_str());
     for (const lab::RungBinding* binding : lab::bound_rungs()) {
         const auto& rung = lab::Registry::kit().get(binding->id);
         const auto plan = lab::plan_launch(rung, n, 256, device.shape);

@@ -187,24 +187,6 @@ TEST_P(Max, MatchesReference) { run_case(); }
 TEST_P(Min, MatchesReference) { run_case(); }
 TEST_P(Product, MatchesReference) { run_case(); }
 
-namespace {
-
-std::string times(double x)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, x < 10 ? "%.2fx" : "%.0fx", x);
-    return text;
-}
-
-std::string percent(double x)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.0f%%", 100 * x);
-    return text;
-}
-
-}  // namespace
-
 // Ratios measured in this run, never absolute times: the rung against the kit's own baseline
 // kernel (never the student's code), the single-thread CPU loop, and this GPU's bandwidth.
 TEST_P(Speed, FastEnough)
@@ -235,17 +217,17 @@ TEST_P(Speed, FastEnough)
                                   : "\n  (The thresholds were calibrated on " + plan.calibrated_on +
                                         "; ./lab calibrate sets them from the reference solutions on this GPU.)";
     EXPECT_GE(m.vs_baseline(), threshold.vs_baseline)
-        << "rung " << rung.id << ": " << times(m.vs_baseline()) << " the speed of the kit's naive kernel; needs at least "
-        << times(threshold.vs_baseline) << " (the reference reaches " << times(threshold.reference_vs_baseline) << ").\n  "
+        << "rung " << rung.id << ": " << format_ratio(m.vs_baseline()) << " the speed of the kit's naive kernel; needs at least "
+        << format_ratio(threshold.vs_baseline) << " (the reference reaches " << format_ratio(threshold.reference_vs_baseline) << ").\n  "
         << line << where;
     EXPECT_GE(m.vs_cpu(), threshold.vs_cpu)
-        << "rung " << rung.id << ": " << times(m.vs_cpu()) << " the speed of one CPU thread; needs at least "
-        << times(threshold.vs_cpu) << " (the reference reaches " << times(threshold.reference_vs_cpu) << ").\n  " << line
+        << "rung " << rung.id << ": " << format_ratio(m.vs_cpu()) << " the speed of one CPU thread; needs at least "
+        << format_ratio(threshold.vs_cpu) << " (the reference reaches " << format_ratio(threshold.reference_vs_cpu) << ").\n  " << line
         << where;
     EXPECT_GE(m.of_ceiling(), threshold.of_ceiling)
-        << "rung " << rung.id << ": " << static_cast<int>(m.gbps) << " GB/s = " << percent(m.of_ceiling())
+        << "rung " << rung.id << ": " << static_cast<int>(m.gbps) << " GB/s = " << format_percent(m.of_ceiling())
         << " of this GPU's " << static_cast<int>(m.ceiling.best()) << " GB/s ceiling; needs at least "
-        << percent(threshold.of_ceiling) << " (the reference reaches " << percent(threshold.reference_of_ceiling)
+        << format_percent(threshold.of_ceiling) << " (the reference reaches " << format_percent(threshold.reference_of_ceiling)
         << ").\n  " << line << where;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "lab/device_buffer.hpp"
@@ -41,5 +42,10 @@ private:
     std::vector<Pass> passes_;
     DeviceBuffer<unsigned char> ping_, pong_;
 };
+
+// Checks the sum of `input` that a reduction left at `device_value` (one T in device memory), within
+// the rounding allowed for `depth` chained additions: empty when right, else what is wrong.
+template <typename T>
+std::string wrong_sum(const void* device_value, const std::vector<T>& input, std::size_t depth);
 
 }  // namespace lab

@@ -45,8 +45,14 @@ struct Timing {
 std::vector<Timing> time_interleaved(const std::vector<std::function<void()>>& work, int warmup = 3, int samples = 20,
                                      const std::function<void()>& before_each = {});
 
-// The single-thread CPU loop every rung is compared with: a plain float sum, median of `samples`.
-double time_cpu_sum_ms(const std::vector<float>& values, int samples = 3);
+// The single-thread CPU loop every rung is compared with: a plain sum (in float for floats, so the
+// compiler may not reorder it), median of `samples`. For int and float.
+template <typename T>
+double time_cpu_sum_ms(const std::vector<T>& values, int samples = 3);
+
+// "6.84x", "557x"; "83%".
+std::string format_ratio(double x);
+std::string format_percent(double fraction);
 
 struct DeviceStatus;
 
