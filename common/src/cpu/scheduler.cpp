@@ -224,7 +224,6 @@ public:
     [[noreturn]] void fault(const char* what, std::uintptr_t address, std::uintptr_t pc);
 
     Fiber& current() { return *current_; }
-    const Launch& launch() const { return *launch_; }
 
 private:
     void run_block(std::size_t linear_block);
