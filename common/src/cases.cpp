@@ -25,6 +25,8 @@ constexpr KindName kKinds[] = {
     {InputKind::ints, "int"},
     {InputKind::floats, "float"},
     {InputKind::exact_floats, "float_exact"},
+    {InputKind::spike_floats, "float_spike"},
+    {InputKind::heavy_tail_floats, "float_heavy_tail"},
     {InputKind::negative_ints, "int_negative"},
     {InputKind::negative_floats, "float_negative"},
     {InputKind::positive_ints, "int_positive"},

@@ -15,23 +15,44 @@
 
 namespace lab {
 
-std::size_t addition_depth(std::size_t m, unsigned block)
+namespace {
+
+constexpr double kUnitRoundoff = 0x1.0p-24;  // float's u
+// Integer-valued floats whose magnitudes add up to no more than this sum exactly in any order.
+constexpr double kExactLimit = 0x1.0p24;
+
+std::size_t ceil_log2(std::size_t x)
 {
-    std::size_t log2_block = 0;
-    while ((std::size_t{1} << log2_block) < block) ++log2_block;
-    return (m + block - 1) / block + log2_block + 2;
+    std::size_t log = 0;
+    while ((std::size_t{1} << log) < x) ++log;
+    return log;
+}
+
+}  // namespace
+
+std::size_t addition_depth(const RungInfo& rung, const LaunchPlan& plan, std::size_t n)
+{
+    const std::size_t tree = ceil_log2(plan.block);
+    if (rung.check == CheckMode::per_block) return rung.items_per_thread + tree;
+    const std::size_t threads = std::max<std::size_t>(std::size_t{plan.grid} * plan.block, 1);
+    return (n + threads - 1) / threads + 4 + tree + 1;
+}
+
+double rounding_allowance(std::size_t depth, double magnitude)
+{
+    const double du = static_cast<double>(depth) * kUnitRoundoff;
+    return du / (1 - du) * magnitude;
 }
 
 namespace {
 
-constexpr double kUnitRoundoff = 0x1.0p-24;  // float's u
-
-// What a slot should hold: the exact result (as double or int64), and for sums the sum of
-// magnitudes that scales the rounding tolerance.
+// What a slot should hold: the exact result (as double or int64); for sums the sum of magnitudes
+// that scales the rounding tolerance, and whether any order of adding the inputs is exact in float.
 struct Exact {
     double value = 0;
     double magnitude = 0;
     std::int64_t integer = 0;
+    bool exact_in_float = false;
 };
 
 Exact reference(Op op, const float* begin, const float* end)
@@ -40,13 +61,16 @@ Exact reference(Op op, const float* begin, const float* end)
     switch (op) {
     case Op::sum: {
         double sum = 0, compensation = 0;  // Neumaier's compensated sum
+        bool integers = true;
         for (const float* p = begin; p != end; ++p) {
             const double x = *p, t = sum + x;
             compensation += std::fabs(sum) >= std::fabs(x) ? (sum - t) + x : (x - t) + sum;
             sum = t;
             e.magnitude += std::fabs(x);
+            integers = integers && std::isfinite(x) && x == std::floor(x);
         }
         e.value = sum + compensation;
+        e.exact_in_float = integers && e.magnitude <= kExactLimit;
         break;
     }
     case Op::product:
@@ -125,20 +149,27 @@ std::string compare(Op, const Exact& e, int got, std::size_t, std::size_t)
     return "expected " + std::to_string(e.integer) + ", got " + std::to_string(got);
 }
 
-std::string compare(Op op, const Exact& e, float got, std::size_t depth, std::size_t count)
+// `got` is a float result, or for a total the blocks' float results added exactly (in double).
+std::string compare(Op op, const Exact& e, double got, std::size_t depth, std::size_t count)
 {
     if (std::isnan(e.value)) {
         if (std::isnan(got)) return {};
         return "expected NaN (a NaN in the input propagates), got " + show(got);
     }
     if (op == Op::max || op == Op::min) {
-        if (static_cast<double>(got) == e.value) return {};
+        if (got == e.value) return {};
         return "expected " + show(e.value) + " exactly, got " + show(got);
     }
-    const double units = op == Op::product ? static_cast<double>(depth) + 6.0 * std::sqrt(static_cast<double>(count))
-                                           : static_cast<double>(depth);
-    const double tolerance = units * kUnitRoundoff * e.magnitude;
-    if (std::isfinite(got) && std::fabs(static_cast<double>(got) - e.value) <= tolerance) return {};
+    if (op == Op::sum && e.exact_in_float) {
+        if (got == e.value) return {};
+        return "expected " + show(e.value) + " exactly (the inputs are integer-valued floats whose every partial sum is "
+                                              "exact in float, so no rounding is allowed), got " + show(got);
+    }
+    const double tolerance =
+        op == Op::product
+            ? (static_cast<double>(depth) + 6.0 * std::sqrt(static_cast<double>(count))) * kUnitRoundoff * e.magnitude
+            : rounding_allowance(depth, e.magnitude);
+    if (std::isfinite(got) && std::fabs(got - e.value) <= tolerance) return {};
     return "expected " + show(e.value) + " (float rounding allows +-" + show(tolerance) + "), got " + show(got);
 }
 
@@ -146,18 +177,19 @@ constexpr const char* kUnwritten =
     " was never written: it still holds the value the kit stored there before the launch";
 
 template <typename T>
-Verdict check_per_block(Op op, const LaunchPlan& plan, std::size_t per_block, const std::vector<T>& input,
+Verdict check_per_block(const RungInfo& rung, Op op, const LaunchPlan& plan, const std::vector<T>& input,
                         const std::vector<T>& slots)
 {
     Verdict verdict;
-    const std::size_t n = input.size();
+    const std::size_t n = input.size(), per_block = std::size_t{rung.items_per_thread} * plan.block;
+    const std::size_t depth = addition_depth(rung, plan, n);
     for (std::size_t b = 0; b < plan.grid; ++b) {
         const std::size_t first = std::min(n, b * per_block), last = std::min(n, first + per_block);
         std::string problem;
         if (is_poison(slots[b])) problem = kUnwritten;
         else {
             const Exact e = expected_fits(reference(op, input.data() + first, input.data() + last), dtype_of<T>());
-            problem = compare(op, e, slots[b], addition_depth(last - first, plan.block), last - first);
+            problem = compare(op, e, slots[b], depth, last - first);
             if (!problem.empty()) problem = ": " + problem;
         }
         ++verdict.checked;
@@ -171,7 +203,8 @@ Verdict check_per_block(Op op, const LaunchPlan& plan, std::size_t per_block, co
 }
 
 template <typename T>
-Verdict check_total(Op op, const LaunchPlan& plan, const std::vector<T>& input, const std::vector<T>& slots)
+Verdict check_total(const RungInfo& rung, Op op, const LaunchPlan& plan, const std::vector<T>& input,
+                    const std::vector<T>& slots)
 {
     Verdict verdict;
     verdict.checked = 1;
@@ -182,14 +215,15 @@ Verdict check_total(Op op, const LaunchPlan& plan, const std::vector<T>& input, 
         verdict.first_wrong = "block " + std::to_string(b) + " of " + std::to_string(plan.grid) + kUnwritten;
         return verdict;
     }
-    // The blocks' slots are combined exactly (in the reference's own arithmetic) and compared as one.
+    // The blocks' slots are combined exactly (in the reference's own arithmetic) and compared as one,
+    // so the tolerance covers only the additions inside the blocks.
     const Exact combined = reference(op, slots.data(), slots.data() + slots.size());
     const Exact expected = expected_fits(reference(op, input.data(), input.data() + input.size()), dtype_of<T>());
-    const std::size_t depth = addition_depth(input.size(), plan.block * plan.grid) + addition_depth(plan.grid, 1);
+    const std::size_t depth = addition_depth(rung, plan, input.size());
     std::string problem;
     if constexpr (std::is_same_v<T, int>)
         problem = compare(op, expected, static_cast<int>(combined.integer), depth, input.size());
-    else problem = compare(op, expected, static_cast<float>(combined.value), depth, input.size());
+    else problem = compare(op, expected, combined.value, depth, input.size());
     if (!problem.empty()) {
         verdict.ok = false;
         verdict.wrong = 1;
@@ -218,9 +252,8 @@ Verdict check_output(const RungInfo& rung, Op op, const LaunchPlan& plan, const 
     if (slots.size() != plan.grid)
         throw UsageError("check_output: " + std::to_string(slots.size()) + " slots for a grid of " +
                          std::to_string(plan.grid));
-    if (rung.check == CheckMode::per_block)
-        return check_per_block(op, plan, std::size_t{rung.items_per_thread} * plan.block, input, slots);
-    return check_total(op, plan, input, slots);
+    if (rung.check == CheckMode::per_block) return check_per_block(rung, op, plan, input, slots);
+    return check_total(rung, op, plan, input, slots);
 }
 
 template Verdict check_output<int>(const RungInfo&, Op, const LaunchPlan&, const std::vector<int>&,

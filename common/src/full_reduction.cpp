@@ -35,7 +35,7 @@ std::size_t scratch_bytes(const std::vector<FullReduction::Pass>& passes)
 
 FullReduction::FullReduction(const RungBinding& binding, const RungInfo& rung, Op op, Dtype dtype, std::size_t n,
                              unsigned block, const GpuShape& gpu)
-    : binding_(binding), op_(op), dtype_(dtype), passes_(plan_passes(rung, n, block, gpu)),
+    : binding_(binding), rung_(rung), op_(op), dtype_(dtype), passes_(plan_passes(rung, n, block, gpu)),
       ping_(scratch_bytes(passes_)), pong_(scratch_bytes(passes_))
 {
 }
@@ -64,7 +64,8 @@ template std::string wrong_sum<float>(const void*, const std::vector<float>&, st
 std::size_t FullReduction::addition_depth() const
 {
     std::size_t depth = 0;
-    for (const auto& p : passes_) depth += lab::addition_depth(p.count, p.plan.grid * p.plan.block);
+    // An element passes through every pass on its way to the result.
+    for (const auto& p : passes_) depth += lab::addition_depth(rung_, p.plan, p.count);
     return depth;
 }
 

@@ -80,9 +80,32 @@ HostInput<float> make_input<float>(const Case& c)
     switch (c.input) {
     case InputKind::exact_floats: {
         // |partial| <= n * bound <= 2^24, so every partial sum is an exactly representable float.
+        // Never 0, so that dropping any one element changes the sum.
         const auto bound = magnitude_bound(c.n, std::int64_t{1} << 24, 64);
-        for (auto& v : input.values) v = static_cast<float>(rng.integer(-bound, bound));
-        text << "integer-valued floats in [-" << bound << ", " << bound << "] (every sum exact)";
+        for (auto& v : input.values) {
+            const auto magnitude = rng.integer(1, bound);
+            v = static_cast<float>(rng.integer(0, 1) ? magnitude : -magnitude);
+        }
+        text << "nonzero integer-valued floats in [-" << bound << ", " << bound << "] (every sum exact)";
+        break;
+    }
+    case InputKind::spike_floats: {
+        // A kernel that skips elements (or sums a sample and scales it up) misses the spike, which
+        // outweighs everything else together: 2^20 against n elements of at most 1 in magnitude.
+        for (auto& v : input.values) v = static_cast<float>(rng.uniform(-1.0, 1.0));
+        const auto at = static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(c.n) - 1));
+        input.values[at] = rng.integer(0, 1) ? 0x1.0p20f : -0x1.0p20f;
+        text << "floats uniform in [-1, 1], and " << input.values[at] << " at element " << at;
+        break;
+    }
+    case InputKind::heavy_tail_floats: {
+        // Cauchy: tan of a uniform angle, cut at 1e6 so that no sum overflows; the largest few
+        // elements carry most of the sum, so a sample of the input misses most of it.
+        for (auto& v : input.values) {
+            const double x = std::tan(3.14159265358979323846 * (rng.unit() - 0.5));
+            v = static_cast<float>(std::clamp(x, -1e6, 1e6));
+        }
+        text << "Cauchy-distributed floats (tan of a uniform angle), cut at +-1e6";
         break;
     }
     case InputKind::floats: {

@@ -109,6 +109,8 @@ TEST(Catalogue, CoversTheOperatorsEdgeCases)
     EXPECT_TRUE(has_group_case(Op::max, InputKind::extreme_ints)) << "INT_MIN and INT_MAX";
     EXPECT_TRUE(has_group_case(Op::product, InputKind::unit_ints)) << "int products";
     EXPECT_TRUE(has_group_case(Op::product, InputKind::unit_floats)) << "float products";
+    EXPECT_TRUE(has_group_case(Op::sum, InputKind::spike_floats)) << "one huge element at a random position";
+    EXPECT_TRUE(has_group_case(Op::sum, InputKind::heavy_tail_floats)) << "heavy-tailed values";
 }
 
 TEST(Catalogue, CoversGridStrideRungs)
@@ -146,6 +148,17 @@ TEST(Inputs, SpecialKindsHoldWhatTheirNamesSay)
     const auto extremes = lab::make_input<int>(make(InputKind::extreme_ints, 1000)).values;
     EXPECT_NE(std::find(extremes.begin(), extremes.end(), INT_MIN), extremes.end());
     EXPECT_NE(std::find(extremes.begin(), extremes.end(), INT_MAX), extremes.end());
+    for (float v : lab::make_input<float>(make(InputKind::exact_floats, 1 << 20)).values) EXPECT_NE(v, 0.0f);
+    const auto spike = lab::make_input<float>(make(InputKind::spike_floats, 1 << 20)).values;
+    EXPECT_EQ(std::count_if(spike.begin(), spike.end(), [](float v) { return std::fabs(v) == 0x1.0p20f; }), 1);
+    EXPECT_EQ(std::count_if(spike.begin(), spike.end(), [](float v) { return std::fabs(v) > 1.0f; }), 1);
+    // Heavy tails: the largest 1% of the elements carry most of the magnitude.
+    auto tail = lab::make_input<float>(make(InputKind::heavy_tail_floats, 1 << 16)).values;
+    for (auto& v : tail) v = std::fabs(v);
+    std::sort(tail.begin(), tail.end());
+    double all = 0, top = 0;
+    for (std::size_t i = 0; i < tail.size(); ++i) (i >= tail.size() * 99 / 100 ? top : all) += tail[i];
+    EXPECT_GT(top, all) << "the top 1% should outweigh the other 99%";
     long long product = 1;
     for (int v : lab::make_input<int>(make(InputKind::unit_ints, 1 << 20)).values) product *= v;
     EXPECT_LE(std::llabs(product), 1LL << 20) << "an int product that could overflow";

@@ -65,17 +65,57 @@ TEST(Check, ReportsSlotsTheKernelNeverWrote)
 
 TEST(Check, FloatToleranceFollowsTheDocumentedBound)
 {
-    // 256 elements of 1.0: sum(|x|) = 256, depth = 1 + 8 + 2 = 11, tolerance = 11 * 2^-24 * 256.
-    std::vector<float> input(256, 1.0f);
-    const double tolerance = 11 * 0x1.0p-24 * 256;
-    EXPECT_EQ(lab::addition_depth(256, 256), 11u);
+    // 256 elements of 0.1f, one block of 256, one element per thread: depth = 1 + log2(256) = 9, and
+    // the tolerance is gamma(9) * sum(|x|).
+    std::vector<float> input(256, 0.1f);
     const lab::LaunchPlan plan{1, 256, 0};
+    EXPECT_EQ(lab::addition_depth(block_rung(1), plan, 256), 9u);
+    EXPECT_EQ(lab::addition_depth(block_rung(2), lab::LaunchPlan{1, 128, 0}, 256), 9u);
+    const double exact = 256 * static_cast<double>(0.1f);
+    const double tolerance = lab::rounding_allowance(9, exact);
+    EXPECT_DOUBLE_EQ(tolerance, 9 * 0x1.0p-24 / (1 - 9 * 0x1.0p-24) * exact);
     const auto inside = lab::check_output(block_rung(1), lab::Op::sum, plan, input,
-                                          std::vector<float>{static_cast<float>(256 + 0.9 * tolerance)});
+                                          std::vector<float>{static_cast<float>(exact + 0.9 * tolerance)});
     const auto outside = lab::check_output(block_rung(1), lab::Op::sum, plan, input,
-                                           std::vector<float>{static_cast<float>(256 + 1.5 * tolerance)});
+                                           std::vector<float>{static_cast<float>(exact + 1.5 * tolerance)});
     EXPECT_TRUE(inside.ok) << inside.first_wrong;
     EXPECT_FALSE(outside.ok);
+}
+
+TEST(Check, GridStrideDepthIsEachThreadsChainAndOneBlockTree)
+{
+    auto rung = block_rung(1);
+    rung.check = lab::CheckMode::total;
+    // 2^24 elements over 1056 blocks of 256 threads: a chain of 63, then 4 + 8 + 1; the number of
+    // blocks adds nothing, since the checker adds the blocks' results exactly.
+    EXPECT_EQ(lab::addition_depth(rung, lab::LaunchPlan{1056, 256, 0}, std::size_t{1} << 24), 63u + 4 + 8 + 1);
+    EXPECT_EQ(lab::addition_depth(rung, lab::LaunchPlan{1, 96, 0}, 1), 1u + 4 + 7 + 1);
+}
+
+TEST(Check, IntegerValuedFloatsMustBeExact)
+{
+    // +-1 among 2^24 elements: every partial sum is exact in float, so dropping one element (off by
+    // one) fails although gamma(depth) * 2^24 would allow dozens.
+    std::vector<float> input(std::size_t{1} << 24);
+    for (std::size_t i = 0; i < input.size(); ++i) input[i] = (i * 2654435761u) >> 7 & 1 ? 1.0f : -1.0f;
+    double exact = 0;
+    for (float v : input) exact += v;
+    auto rung = block_rung(1);
+    rung.check = lab::CheckMode::total;
+    const lab::LaunchPlan plan{2, 256, 0};
+    const auto right = lab::check_output(rung, lab::Op::sum, plan, input,
+                                         std::vector<float>{static_cast<float>(exact - 5), 5.0f});
+    EXPECT_TRUE(right.ok) << right.first_wrong;
+    const auto dropped = lab::check_output(rung, lab::Op::sum, plan, input,
+                                           std::vector<float>{static_cast<float>(exact - 5), 4.0f});
+    EXPECT_FALSE(dropped.ok);
+    EXPECT_NE(dropped.first_wrong.find("exactly"), std::string::npos) << dropped.first_wrong;
+    // Not exact once a fraction is among the inputs: rounding is allowed again.
+    input[0] += 0.5f;
+    const auto rounded = lab::check_output(rung, lab::Op::sum, plan, input,
+                                           std::vector<float>{static_cast<float>(exact - 5), 4.0f});
+    EXPECT_TRUE(rounded.ok)
+        << "with a fraction among the inputs, rounding is allowed again";
 }
 
 TEST(Check, RejectsNanAndInfinityForFiniteSums)

@@ -18,7 +18,9 @@ namespace lab {
 enum class InputKind {
     ints,              // "int": random ints, small enough that no partial sum overflows
     floats,            // "float": uniform in [-1, 1], then scaled and offset at random per case
-    exact_floats,      // "float_exact": integer-valued floats whose every partial sum is exact in float
+    exact_floats,      // "float_exact": nonzero integer-valued floats whose every partial sum is exact in float
+    spike_floats,      // "float_spike": small floats and one huge one at a random position
+    heavy_tail_floats, // "float_heavy_tail": Cauchy-distributed floats: a few elements dominate the sum
     negative_ints,     // "int_negative": every element below zero (max must not answer 0)
     negative_floats,   // "float_negative"
     positive_ints,     // "int_positive": every element above zero (min must not answer 0)

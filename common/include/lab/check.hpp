@@ -3,20 +3,39 @@
 //
 // The reference is exact for ints (64-bit) and for min/max, and computed in double with
 // compensated (Neumaier) summation for float sums, so its own error is far below float's.
-// A float sum may differ from it by rounding alone, by at most (Higham, "Accuracy and
-// Stability of Numerical Algorithms", 2002, section 4.2)
 //
-//     |computed - exact| <= depth * u * sum(|x|),    u = 2^-24,
+// Float sums. However a kernel orders its additions, its result is the exact sum of its inputs
+// x_i, each perturbed by the roundings on the path from x_i to the result (Higham, "Accuracy and
+// Stability of Numerical Algorithms", 2002, section 4.2):
 //
-// where depth is the longest chain of additions feeding the result. For a slot whose m elements
-// are spread over the threads of a block of B threads and then combined by a tree, that is at most
+//     |computed - exact| <= gamma(depth) * sum(|x|),    gamma(d) = d * u / (1 - d * u),  u = 2^-24,
 //
-//     depth = ceil(m / B) + ceil(log2 B) + 2
+// where depth is the most additions any one element passes through. The kit takes depth from the
+// order of additions the rung's technique performs (addition_depth below), never from a guess:
 //
-// (each thread's own running sum, the tree, and the final rounding, with one step to spare). When
-// only the total is checked, the combination of the blocks' results is added. A sequential
-// float loop over all n elements may be off by (n - 1) * u * sum(|x|), which is why the reference
-// is never a plain float loop: near 2^24 elements that bound reaches the size of the sum itself.
+//   rungs checked per block (01-06): each thread first combines its items_per_thread elements
+//     (1 or 2: items_per_thread - 1 additions), then the block's tree halves the partials
+//     ceil(log2 B) times; with one addition to spare,
+//         depth = items_per_thread + ceil(log2 B)
+//   grid-stride rungs (07-09), checked as one total: each thread folds its share of the input in a
+//     chain of c = ceil(n / (grid * B)) elements; loading four elements at a time and keeping four
+//     loads in flight (lab::thread_fold) adds at most 4 additions to that chain, and so does any
+//     pairing such as rung 07's. Then the block's tree: a shared-memory tree, or warp shuffles
+//     followed by one more shuffle over the warps' sums, which for B a multiple of 32 is
+//     ceil(log2 B) levels too. With one addition to spare,
+//         depth = c + 4 + ceil(log2 B) + 1
+//     The blocks' results are then combined by the checker itself, exactly (a compensated sum in
+//     double), so the number of blocks adds nothing to the depth.
+//   a full reduction (the speed tests, the benchmark) launches the rung again on the partials
+//     until one value is left: an element passes through every pass, so the depths add up.
+//
+// Exact cases are exact: when every input is an integer-valued float and sum(|x|) <= 2^24, every
+// partial sum any order can form is an integer of magnitude at most 2^24, which float represents
+// exactly. No rounding happens at all, so the result must equal the exact sum: the tolerance is
+// zero, and a kernel that drops a single element of magnitude 1 among 2^24 fails.
+//
+// A sequential float loop over all n elements may be off by (n - 1) * u * sum(|x|), which is why
+// the reference is never a plain float loop: near 2^24 elements that bound reaches the sum itself.
 //
 // A float product is different: every multiplication's rounding error scales the final result, not
 // just those along the longest chain, so its relative error is the sum of m - 1 roundings: at most
@@ -55,8 +74,12 @@ Verdict check_output(const RungInfo& rung, Op op, const LaunchPlan& plan, const 
 template <typename T>
 std::string check_value(Op op, const T* begin, const T* end, T got, std::size_t depth);
 
-// ceil(m / B) + ceil(log2 B) + 2, the addition depth used for float tolerances (see above).
-std::size_t addition_depth(std::size_t m, unsigned block);
+// The most additions any element passes through on its way into one output slot when `rung` runs
+// with `plan` over n elements (see above): the depth its float tolerance is computed from.
+std::size_t addition_depth(const RungInfo& rung, const LaunchPlan& plan, std::size_t n);
+
+// gamma(depth) * magnitude, the most that rounding may move a float sum (see above).
+double rounding_allowance(std::size_t depth, double magnitude);
 
 // The failure message for a case: which rung and case, what is wrong, and everything needed to
 // reproduce it (n, block size, grid, input, seed).

@@ -37,6 +37,7 @@ public:
 
 private:
     const RungBinding& binding_;
+    const RungInfo& rung_;
     Op op_;
     Dtype dtype_;
     std::vector<Pass> passes_;
