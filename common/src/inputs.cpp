@@ -162,4 +162,53 @@ float poison<float>()
     return f;
 }
 
+template <>
+int guard<int>()
+{
+    return 0x7FC0FFEE;
+}
+
+template <>
+float guard<float>()
+{
+    const std::uint32_t bits = 0x7FC0FFEEu;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+template <typename T>
+std::vector<T> guarded_output(std::size_t slots)
+{
+    std::vector<T> buffer(kCanaryCount + slots + kCanaryCount, guard<T>());
+    std::fill(buffer.begin() + kCanaryCount, buffer.begin() + static_cast<std::ptrdiff_t>(kCanaryCount + slots),
+              poison<T>());
+    return buffer;
+}
+
+template <typename T>
+std::string overwritten_guard(const std::vector<T>& buffer, std::size_t slots)
+{
+    const T expected = guard<T>();
+    auto intact = [&](std::size_t i) { return std::memcmp(&buffer[i], &expected, sizeof(T)) == 0; };
+    const std::string where = "the output holds " + std::to_string(slots) + " slot" + (slots == 1 ? "" : "s") +
+                              " (one per block), but the kernel also wrote ";
+    const std::string advice = ". Each block may write only its own slot, at index blockIdx.x.";
+    // The slot nearest the output is the likeliest culprit: report it.
+    for (std::size_t k = 0; k < kCanaryCount; ++k)
+        if (!intact(kCanaryCount + slots + k))
+            return where + "slot [" + std::to_string(slots + k) + "], " + std::to_string(k + 1) + " past the last one" +
+                   advice;
+    for (std::size_t k = 0; k < kCanaryCount; ++k)
+        if (!intact(kCanaryCount - 1 - k))
+            return where + "slot [-" + std::to_string(k + 1) + "], " + std::to_string(k + 1) + " before the first one" +
+                   advice;
+    return {};
+}
+
+template std::vector<int> guarded_output<int>(std::size_t);
+template std::vector<float> guarded_output<float>(std::size_t);
+template std::string overwritten_guard<int>(const std::vector<int>&, std::size_t);
+template std::string overwritten_guard<float>(const std::vector<float>&, std::size_t);
+
 }  // namespace lab

@@ -241,8 +241,26 @@ TEST_F(Emulator, DeadlockBetweenWarpAndBarrierIsReported)
     DeviceBuffer<int> out(32);
     const auto error = error_of([&] { emulated::warp_and_barrier_deadlock(out.data()); });
     EXPECT_NE(error.find("no thread of the block can go on"), std::string::npos) << error;
-    EXPECT_NE(error.find("__syncthreads at"), std::string::npos) << error;
-    EXPECT_NE(error.find("__shfl_sync at"), std::string::npos) << error;
+    // One line per place where threads wait, with the path as it is inside the kit (the same
+    // wherever the kit was cloned).
+    EXPECT_NE(error.find("lanes 0-15 of warp 0 (threads 0-15) wait at __shfl_sync at tests/emulator/kernels.cu:"),
+              std::string::npos)
+        << error;
+    EXPECT_NE(error.find("lanes 16-31 of warp 0 (threads 16-31) wait at __syncthreads at tests/emulator/kernels.cu:"),
+              std::string::npos)
+        << error;
+}
+
+TEST_F(Emulator, DeadlockReportStaysShortForTheLargestBlock)
+{
+    DeviceBuffer<int> out(1024);
+    const auto error = error_of([&] { emulated::block_and_barrier_deadlock(out.data()); });
+    // 32 warps, each split in two: one line per place, the threads as ranges, the list cut short.
+    EXPECT_NE(error.find("threads 0-15, 32-47, 64-79, "), std::string::npos) << error;
+    EXPECT_NE(error.find(" and 384 more threads wait at __shfl_sync at tests/emulator/kernels.cu:"), std::string::npos) << error;
+    EXPECT_NE(error.find("threads 16-31, 48-63, "), std::string::npos) << error;
+    EXPECT_NE(error.find(" and 384 more threads wait at __syncthreads at tests/emulator/kernels.cu:"), std::string::npos) << error;
+    EXPECT_LT(error.size(), 1000u) << error;
 }
 
 TEST_F(Emulator, DynamicSharedOverflowIsStopped)
@@ -259,6 +277,20 @@ TEST_F(Emulator, GlobalOverflowIsStoppedAndLocated)
     in.fill(1);
     const auto error = error_of([&] { emulated::global_overflow(in.data(), out.data()); });
     EXPECT_NE(error.find("past the end of a device allocation of 128 bytes"), std::string::npos) << error;
+}
+
+TEST_F(Emulator, WritePastTheEndIsReportedWhenTheBufferIsFreed)
+{
+    lab::take_deferred_errors();
+    {
+        DeviceBuffer<int> out(1);
+        ASSERT_EQ(error_of([&] { emulated::write_past_end(out.data()); }), "") << "the write lands before the guard page";
+    }
+    // DeviceBuffer's destructor cannot throw: it keeps cudaFree's error for the test to report.
+    const std::string deferred = lab::take_deferred_errors();
+    EXPECT_NE(deferred.find("a kernel wrote past the end of a device allocation of 4 bytes"), std::string::npos)
+        << deferred;
+    EXPECT_EQ(lab::take_deferred_errors(), "") << "taken once";
 }
 
 TEST_F(Emulator, StackOverflowIsStopped)

@@ -169,6 +169,13 @@ __global__ void warp_and_barrier_deadlock(int* out)
     else __syncthreads();
 }
 
+// The same in every warp of a block of 1024: half of each warp at a shuffle, half at the barrier.
+__global__ void block_and_barrier_deadlock(int* out)
+{
+    if (threadIdx.x % 32 < 16) out[threadIdx.x] = __shfl_sync(0xffffffffu, 1, 0);
+    else __syncthreads();
+}
+
 __global__ void dynamic_shared_overflow(int* out)
 {
     extern __shared__ int slots[];
@@ -179,6 +186,12 @@ __global__ void dynamic_shared_overflow(int* out)
 __global__ void global_overflow(const int* in, int* out)
 {
     out[threadIdx.x] = in[threadIdx.x + 64];  // `in` holds 32: this is past its end, and past the slack after it
+}
+
+// `out` holds one int: the others land in the slack before the allocation's guard page.
+__global__ void write_past_end(int* out)
+{
+    out[threadIdx.x] = 1;
 }
 
 __global__ void huge_local_array(int* out)
@@ -258,6 +271,8 @@ void wrong_mask(int* out) { ::wrong_mask<<<1, 32>>>(out); }
 void full_mask_partial_warp(int* out) { ::full_mask_partial_warp<<<1, 48>>>(out); }
 void lane_leaves(int* out) { ::lane_leaves<<<1, 32>>>(out); }
 void warp_and_barrier_deadlock(int* out) { ::warp_and_barrier_deadlock<<<1, 32>>>(out); }
+void block_and_barrier_deadlock(int* out) { ::block_and_barrier_deadlock<<<1, 1024>>>(out); }
+void write_past_end(int* out) { ::write_past_end<<<1, 8>>>(out); }
 void dynamic_shared_overflow(int* out) { ::dynamic_shared_overflow<<<1, 64, 64 * sizeof(int)>>>(out); }
 void global_overflow(const int* in, int* out) { ::global_overflow<<<1, 32>>>(in, out); }
 void huge_local_array(int* out) { ::huge_local_array<<<1, 2>>>(out); }

@@ -22,6 +22,8 @@ void wrong_mask(int* out);
 void full_mask_partial_warp(int* out);
 void lane_leaves(int* out);
 void warp_and_barrier_deadlock(int* out);
+void block_and_barrier_deadlock(int* out);
+void write_past_end(int* out);
 void dynamic_shared_overflow(int* out);
 void global_overflow(const int* in, int* out);
 void huge_local_array(int* out);

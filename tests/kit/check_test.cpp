@@ -142,6 +142,25 @@ TEST(Check, TotalModeCombinesTheBlocks)
     EXPECT_NE(unwritten.first_wrong.find("block 1 of 3 was never written"), std::string::npos) << unwritten.first_wrong;
 }
 
+TEST(Check, GuardsAroundTheOutputShowWritesOutsideIt)
+{
+    auto buffer = lab::guarded_output<float>(5);
+    ASSERT_EQ(buffer.size(), 5 + 2 * lab::kCanaryCount);
+    for (std::size_t b = 0; b < 5; ++b) buffer[lab::kCanaryCount + b] = 1.0f;  // every slot written
+    EXPECT_EQ(lab::overwritten_guard(buffer, 5), "");
+    auto after = buffer;
+    after[lab::kCanaryCount + 5 + 2] = 0.0f;
+    EXPECT_NE(lab::overwritten_guard(after, 5).find("slot [7], 3 past the last one"), std::string::npos)
+        << lab::overwritten_guard(after, 5);
+    auto before = buffer;
+    before[lab::kCanaryCount - 1] = 0.0f;
+    EXPECT_NE(lab::overwritten_guard(before, 5).find("slot [-1], 1 before the first one"), std::string::npos)
+        << lab::overwritten_guard(before, 5);
+    auto far = lab::guarded_output<int>(1);
+    far.back() = 0;
+    EXPECT_NE(lab::overwritten_guard(far, 1), "") << "the whole guard is checked";
+}
+
 TEST(Check, FailureMessageCarriesWhatReproducesIt)
 {
     lab::Case c;

@@ -81,7 +81,10 @@ void check_case(const RungInfo& rung, const Case& c)
     device_in.upload(input.values, c.offset);
     device_in.upload(canaries, c.offset + c.n);
     const T* first = device_in.data() + c.offset;
-    DeviceBuffer<T> device_out(plan.grid);
+    // The output slots sit between guards (lab/inputs.hpp), checked after every launch.
+    const std::vector<T> fresh_output = guarded_output<T>(plan.grid);
+    DeviceBuffer<T> device_out(fresh_output.size());
+    T* const slots = device_out.data() + kCanaryCount;
 
     // Every case runs under each thread order the backend offers (on a GPU, just its own).
     struct Outcome {
@@ -92,19 +95,25 @@ void check_case(const RungInfo& rung, const Case& c)
     std::vector<Outcome> outcomes;
     for (const std::string& order : thread_orders()) {
         use_thread_order(order);
-        device_out.fill(poison<T>());
+        device_out.upload(fresh_output);
+        const std::string in_order = thread_orders().size() == 1 ? "" : " (threads in " + order + " order)";
         try {
-            the_bound_rung().launch(c.op, dtype_of<T>(), plan, first, device_out.data(), c.n);
+            the_bound_rung().launch(c.op, dtype_of<T>(), plan, first, slots, c.n);
             LAB_CUDA_CHECK(cudaDeviceSynchronize());
         } catch (const CudaError& e) {
             const bool bad_address = e.code() == cudaErrorIllegalAddress || e.code() == cudaErrorMisalignedAddress;
-            FAIL() << "rung " << rung.id << ", case " << c.name << ": the kernel failed"
-                   << (thread_orders().size() == 1 ? "" : " (threads in " + order + " order)") << ": " << e.what()
+            FAIL() << "rung " << rung.id << ", case " << c.name << ": the kernel failed" << in_order << ": " << e.what()
                    << (bad_address ? "\n  An illegal address usually means an index past the end of an array: "
                                      "compare your indices with n and with the size of the shared array."
                                    : "");
         }
-        auto output = device_out.download();
+        const auto around = device_out.download();
+        const std::string overrun = overwritten_guard(around, plan.grid);
+        if (!overrun.empty())
+            FAIL() << "rung " << rung.id << ", case " << c.name << ": the kernel wrote outside its output" << in_order
+                   << ": " << overrun << "\n  launch: n = " << c.n << ", block size " << plan.block << ", grid "
+                   << plan.grid;
+        std::vector<T> output(around.begin() + kCanaryCount, around.begin() + kCanaryCount + plan.grid);
         outcomes.push_back({order, check_output(rung, c.op, plan, input.values, output), std::move(output)});
     }
 
@@ -173,6 +182,14 @@ void require_ready_to_run_kernels()
 }
 
 void KernelCase::SetUp() { require_ready_to_run_kernels(); }
+
+void report_deferred_errors()
+{
+    const std::string errors = take_deferred_errors();
+    if (!errors.empty()) ADD_FAILURE() << "freeing the case's device memory reported an error:\n" << errors;
+}
+
+void KernelCase::TearDown() { report_deferred_errors(); }
 
 void KernelCase::run_case()
 {

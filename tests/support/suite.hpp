@@ -38,9 +38,13 @@ std::string block_name(const ::testing::TestParamInfo<unsigned>& info);
 // not run the test body.
 void require_ready_to_run_kernels();
 
+// Fails the running test with the errors freeing device memory reported (lab/error.hpp).
+void report_deferred_errors();
+
 class KernelCase : public ::testing::TestWithParam<Case> {
 protected:
     void SetUp() override;
+    void TearDown() override;
     void run_case();  // launch once, check every output slot
 };
 
@@ -55,6 +59,7 @@ class Launcher : public ::testing::TestWithParam<unsigned> {};
 class Speed : public ::testing::TestWithParam<lab::testing::SpeedCase> {
 protected:
     void SetUp() override { lab::testing::require_ready_to_run_kernels(); }
+    void TearDown() override { lab::testing::report_deferred_errors(); }
 };
 
 #define LAB_INSTANTIATE_OP_(prefix, Fixture, op)                                                        \

@@ -30,6 +30,13 @@ inline void check_cuda(cudaError_t code, const char* call, const char* file, int
     if (code != cudaSuccess) throw_cuda_error(code, call, file, line);
 }
 
+// A destructor cannot throw, so an error from cudaFree there (on the CPU backend: a kernel wrote
+// past the end of the allocation; on a GPU: a fault left by an earlier kernel) is kept here until
+// the test that owns the buffer asks for it. Nothing is discarded.
+void defer_error(cudaError_t code, const char* call, const char* file, int line);
+// Every error deferred since the last call, one per line; empty when there were none.
+std::string take_deferred_errors();
+
 }  // namespace lab
 
 #define LAB_CUDA_CHECK(call) ::lab::check_cuda((call), #call, __FILE__, __LINE__)

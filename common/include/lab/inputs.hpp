@@ -35,4 +35,20 @@ T canary(Op op);
 template <typename T>
 T poison();
 
+// The output slots sit between two guards of kCanaryCount elements holding this bit pattern (a
+// quiet NaN as a float), checked after every launch: a kernel that writes outside its slots
+// overwrites one, even where the write would not fault.
+template <typename T>
+T guard();
+
+// Lays out [guard | slots | guard] for `slots` output slots holding poison: what an output buffer
+// holds before every launch. The slots start at element kCanaryCount.
+template <typename T>
+std::vector<T> guarded_output(std::size_t slots);
+
+// Empty when both guards around the `slots` output slots of `buffer` (laid out as above) are
+// intact; else which slot outside the output was written, for a failure message.
+template <typename T>
+std::string overwritten_guard(const std::vector<T>& buffer, std::size_t slots);
+
 }  // namespace lab

@@ -73,6 +73,15 @@ std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to *
 
 // --- sites and messages ------------------------------------------------------------------------
 
+// A path as the student sees it: relative to the kit's root when it lies inside the kit, so that
+// messages read the same wherever the kit was cloned.
+std::string shown_path(const char* file)
+{
+    static const std::string root = std::string(LAB_SOURCE_DIR) + "/";
+    const std::string path = file;
+    return path.rfind(root, 0) == 0 ? path.substr(root.size()) : path;
+}
+
 struct Site {
     const char* name = "";
     const char* file = "";
@@ -84,8 +93,24 @@ struct Site {
         if (file == o.file && name == o.name) return true;  // the usual case: the same literals
         return std::strcmp(name, o.name) == 0 && std::strcmp(file, o.file) == 0;
     }
-    std::string text() const { return std::string(name) + " at " + file + ":" + std::to_string(line); }
+    std::string text() const { return std::string(name) + " at " + shown_path(file) + ":" + std::to_string(line); }
 };
+
+// "0-15, 17, 20-31" for the sorted numbers given; past most_ranges, "... and 40 more <noun>".
+std::string ranges_text(const std::vector<unsigned>& numbers, std::size_t most_ranges, const char* noun)
+{
+    std::string text;
+    std::size_t ranges = 0;
+    for (std::size_t i = 0; i < numbers.size();) {
+        std::size_t j = i;
+        while (j + 1 < numbers.size() && numbers[j + 1] == numbers[j] + 1) ++j;
+        if (ranges++ == most_ranges) return text + " and " + std::to_string(numbers.size() - i) + " more " + noun;
+        text += (text.empty() ? "" : ", ") + std::to_string(numbers[i]) +
+                (j > i ? "-" + std::to_string(numbers[j]) : "");
+        i = j + 1;
+    }
+    return text;
+}
 
 std::string hex(unsigned mask)
 {
@@ -451,15 +476,25 @@ void Worker::run_block(std::size_t linear_block)
 
 void Worker::report_deadlock()
 {
-    std::string text = "no thread of the block can go on: every live thread waits for another.\n";
+    // Grouped by where the threads wait, so that the report stays short for any block size.
+    std::vector<std::pair<Site, std::vector<unsigned>>> groups;
     for (unsigned t = 0; t < thread_count_; ++t) {
         const Fiber& f = *fiber_[t];
-        if (f.state == State::at_barrier || f.state == State::at_warp)
-            text += "  " + who(t) + " waits at " + f.site.text() + "\n";
-        if (text.size() > 2000) {
-            text += "  ...\n";
-            break;
+        if (f.state != State::at_barrier && f.state != State::at_warp) continue;
+        auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first.same_as(f.site); });
+        if (group == groups.end()) group = groups.insert(groups.end(), {f.site, {}});
+        group->second.push_back(t);
+    }
+    std::string text = "no thread of the block can go on: every live thread waits for another.\n";
+    for (const auto& [site, threads] : groups) {
+        const bool one_warp = threads.front() / 32 == threads.back() / 32;
+        std::string who = "threads " + ranges_text(threads, 8, "threads");
+        if (one_warp) {
+            std::vector<unsigned> lanes;
+            for (unsigned t : threads) lanes.push_back(t % 32);
+            who = "lanes " + ranges_text(lanes, 8, "lanes") + " of warp " + std::to_string(threads.front() / 32) + " (" + who + ")";
         }
+        text += "  " + who + " wait at " + site.text() + "\n";
     }
     const uint3 b = fiber_[0]->context.block_idx;
     launch_->fail(cudaErrorLaunchFailure, "in " + kernel_name(launch_->invocation->kernel) + ", block (" +
