@@ -77,6 +77,33 @@ function(lab_cpu_rewrite input output)
     VERBATIM)
 endfunction()
 
+# lab_add_rung_tests(<test program target> <rung id>): declares the rung's tests to ctest. The list
+# comes from the kit's plan (lab-case ctest: the registry, the catalogue and the speed plan), never
+# from the program, which holds the student's code; every test runs through lab-case, which judges
+# it (common/tools/case_runner.cpp).
+function(lab_add_rung_tests target id)
+  set(list_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake")
+  set(sanitizer "")
+  if(LAB_COMPUTE_SANITIZER)
+    set(sanitizer --sanitizer "${LAB_COMPUTE_SANITIZER}")
+  endif()
+  # The program's path, written out: $<TARGET_FILE:...> would make the list depend on the program,
+  # which is built after it.
+  add_custom_command(OUTPUT "${list_file}"
+    COMMAND lab-case ctest --rung ${id} --exe "${CMAKE_CURRENT_BINARY_DIR}/${target}" --backend ${LAB_ACTIVE_BACKEND}
+            --timeout ${LAB_TEST_TIMEOUT} ${sanitizer} --out "${list_file}"
+    DEPENDS lab-case "${PROJECT_SOURCE_DIR}/rungs.json" "${PROJECT_SOURCE_DIR}/tests/cases.json"
+            "${PROJECT_SOURCE_DIR}/tests/speed.json"
+    COMMENT "Listing the tests of rung ${id}"
+    VERBATIM)
+  add_custom_target(${target}_list DEPENDS "${list_file}")
+  add_dependencies(${target} ${target}_list)
+  set(include_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_include.cmake")
+  file(WRITE "${include_file}"
+    "if(EXISTS \"${list_file}\")\n  include(\"${list_file}\")\nelse()\n  add_test(${target}_NOT_BUILT ${target}_NOT_BUILT)\nendif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${include_file}")
+endfunction()
+
 # lab_label_tests(<test target> <labels...>): labels every test gtest discovers in the target.
 # gtest_discover_tests keeps only the first of several LABELS, so they are set by a file that
 # ctest includes after the discovered tests.

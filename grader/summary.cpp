@@ -1,8 +1,12 @@
 // Reads the JUnit file ctest writes (ctest --output-junit) and prints one line per rung: how its
-// kernel cases and its other tests went, and the bandwidth lab-bench measured, if given.
+// kernel cases and its other tests went, and the bandwidth lab-bench measured, if given. A test
+// counts as skipped only when the kit's case runner skipped it (ctest's SKIP_RETURN_CODE, and the
+// runner's own "lab-case: skipped:" line at the start of its output); a test that did not run for
+// any other reason (a missing program, say) counts as failed.
 // With --expect it also decides whether the run is what the kit's self-test requires:
 //   pass        nothing failed (skipped is fine: no GPU)
-//   todos       every kernel case of every rung failed (an untouched skeleton), all else passed
+//   todos       every kernel case of every rung failed (an untouched skeleton) but those the kit
+//               skipped here (GPU-only cases on the CPU backend), all else passed
 //   stubs       every rung has at least one failing kernel case (the stubs give wrong answers)
 // --rung limits the table to one rung; --failures N prints what the first N failing tests said.
 // It never loads a student's code: it reads files only.
@@ -40,7 +44,7 @@ std::string read(const std::string& path)
 }
 
 struct TestCase {
-    std::string name, status, output;
+    std::string name, status, output, skip_message;
 };
 
 std::string attribute(const std::string& tag, const std::string& key)
@@ -68,8 +72,11 @@ std::vector<TestCase> parse_junit(const std::string& xml)
     for (auto at = xml.find("<testcase "); at != std::string::npos; at = xml.find("<testcase ", at + 1)) {
         const auto tag_end = xml.find('>', at);
         const std::string tag = xml.substr(at, tag_end - at);
-        TestCase c{unescape(attribute(tag, "name")), attribute(tag, "status"), {}};
+        TestCase c{unescape(attribute(tag, "name")), attribute(tag, "status"), {}, {}};
         const auto end = tag.back() == '/' ? tag_end : xml.find("</testcase>", tag_end);
+        const auto skipped = xml.find("<skipped ", tag_end);
+        if (skipped != std::string::npos && skipped < end)
+            c.skip_message = unescape(attribute(xml.substr(skipped, xml.find('>', skipped) - skipped), "message"));
         const auto out = xml.find("<system-out>", tag_end);
         if (out != std::string::npos && out < end) {
             const auto out_start = out + std::string("<system-out>").size();
@@ -80,14 +87,18 @@ std::vector<TestCase> parse_junit(const std::string& xml)
     return cases;
 }
 
-// What gtest said between "[ RUN ]" and "[  FAILED  ]", or the whole output when those are absent.
+// What gtest said between "[ RUN ]" and "[  FAILED  ]", then the case runner's verdict line; or
+// the whole output when those are absent.
 std::string failure_excerpt(const std::string& output)
 {
     const auto run = output.find("[ RUN      ]");
     const auto failed = output.find("[  FAILED  ]");
+    const auto verdict = output.find("\nlab-case: FAILED:");
     if (run == std::string::npos || failed == std::string::npos || failed < run) return output;
     const auto start = output.find('\n', run) + 1;
-    return output.substr(start, failed - start);
+    std::string excerpt = output.substr(start, failed - start);
+    if (verdict != std::string::npos && verdict > failed) excerpt += output.substr(verdict + 1);
+    return excerpt;
 }
 
 std::string counts_text(const Counts& c)
@@ -107,20 +118,22 @@ std::string counts_text(const Counts& c)
 
 int main(int argc, char** argv)
 {
-    std::string junit, bench, expect, only_rung;
+    std::vector<std::string> junits;
+    std::string bench, expect, only_rung;
     int show_failures = 0;
+    bool usage = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (arg == "--junit" && i + 1 < argc) junit = argv[++i];
+        if (arg == "--junit" && i + 1 < argc) junits.push_back(argv[++i]);
         else if (arg == "--bench" && i + 1 < argc) bench = argv[++i];
         else if (arg == "--expect" && i + 1 < argc) expect = argv[++i];
         else if (arg == "--rung" && i + 1 < argc) only_rung = argv[++i];
         else if (arg == "--failures" && i + 1 < argc) show_failures = std::stoi(argv[++i]);
-        else junit.clear(), i = argc;
+        else usage = true;
     }
-    if (junit.empty() || !(expect.empty() || expect == "pass" || expect == "todos" || expect == "stubs")) {
-        std::cerr << "usage: lab-summary --junit FILE [--bench FILE] [--expect pass|todos|stubs] [--rung ID]"
-                     " [--failures N]\n";
+    if (usage || junits.empty() || !(expect.empty() || expect == "pass" || expect == "todos" || expect == "stubs")) {
+        std::cerr << "usage: lab-summary --junit FILE [--junit FILE ...] [--bench FILE] [--expect pass|todos|stubs]"
+                     " [--rung ID] [--failures N]\n";
         return 2;
     }
     try {
@@ -130,7 +143,10 @@ int main(int argc, char** argv)
         std::vector<TestCase> failures;
         // Every rung test runs the rung's kernel except the Launcher ones, which check the kit's plan.
         static const std::regex rung_test(R"(^Ex(\d\d)/(\w+)\.)"), not_built(R"(^test_(\d\d)_\w*_NOT_BUILT)");
-        for (const TestCase& test : parse_junit(read(junit))) {
+        std::vector<TestCase> tests;
+        for (const auto& junit : junits)
+            for (auto& test : parse_junit(read(junit))) tests.push_back(std::move(test));
+        for (const TestCase& test : tests) {
             std::smatch m;
             Counts* counts = &kit;
             if (std::regex_search(test.name, m, rung_test))
@@ -139,11 +155,17 @@ int main(int argc, char** argv)
                 results[m[1]].not_built = true;
                 counts = &results[m[1]].other;
             }
+            const bool kit_skip = test.status == "notrun" && test.skip_message == "SKIP_RETURN_CODE=77" &&
+                                  test.output.rfind("lab-case: skipped:", 0) == 0;
             if (test.status == "run") ++counts->passed;
-            else if (test.status == "notrun") ++counts->skipped;
+            else if (kit_skip) ++counts->skipped;
             else {
                 ++counts->failed;
-                failures.push_back(test);
+                TestCase failure = test;
+                if (test.status == "notrun")
+                    failure.output = "did not run (" + test.skip_message + "), and only the kit's case runner may skip "
+                                     "a test: counted as failed.\n" + test.output;
+                failures.push_back(failure);
             }
         }
         if (!bench.empty()) {
@@ -172,7 +194,7 @@ int main(int argc, char** argv)
             if (r.not_built) problems.push_back(who + "its test program did not build");
             else if (r.kernel.total() == 0) problems.push_back(who + "no kernel cases ran");
             if (expect == "pass" && (r.kernel.failed || r.other.failed)) problems.push_back(who + "tests failed");
-            if (expect == "todos" && (r.kernel.passed || r.kernel.skipped))
+            if (expect == "todos" && (r.kernel.passed || r.kernel.failed == 0))
                 problems.push_back(who + "an untouched exercise should fail every kernel case");
             if (expect == "todos" && r.other.failed) problems.push_back(who + "tests outside the kernel cases failed");
             if (expect == "stubs" && r.kernel.failed == 0)
@@ -185,7 +207,7 @@ int main(int argc, char** argv)
             std::printf("\nFirst failure: %s\n%s\nRun it alone with its full output:\n  ctest --test-dir %s -R '%s' "
                         "--output-on-failure\n",
                         failures[i].name.c_str(), failure_excerpt(failures[i].output).c_str(),
-                        junit.substr(0, junit.rfind('/')).c_str(), failures[i].name.c_str());
+                        junits.front().substr(0, junits.front().rfind('/')).c_str(), failures[i].name.c_str());
         if (expect.empty()) return failures.empty() ? 0 : 1;
         for (const auto& p : problems) std::fprintf(stderr, "FAIL: %s\n", p.c_str());
         if (!problems.empty() && expect == "pass")

@@ -242,6 +242,31 @@ std::string check_value(Op op, const T* begin, const T* end, T got, std::size_t 
                    static_cast<std::size_t>(end - begin));
 }
 
+template <typename T>
+ExactSum exact_sum(const std::vector<T>& values)
+{
+    const Exact e = reference(Op::sum, values.data(), values.data() + values.size());
+    if constexpr (std::is_same_v<T, int>) return ExactSum{static_cast<double>(e.integer), 0};
+    else return ExactSum{e.value, e.magnitude};
+}
+
+template ExactSum exact_sum<int>(const std::vector<int>&);
+template ExactSum exact_sum<float>(const std::vector<float>&);
+
+template <typename T>
+std::string check_sum(const ExactSum& exact, T got, std::size_t depth)
+{
+    if (is_poison(got)) return "never written";
+    Exact e;
+    e.value = exact.value;
+    e.magnitude = exact.magnitude;
+    e.integer = static_cast<std::int64_t>(exact.value);
+    return compare(Op::sum, e, got, depth, 0);
+}
+
+template std::string check_sum<int>(const ExactSum&, int, std::size_t);
+template std::string check_sum<float>(const ExactSum&, float, std::size_t);
+
 template std::string check_value<int>(Op, const int*, const int*, int, std::size_t);
 template std::string check_value<float>(Op, const float*, const float*, float, std::size_t);
 

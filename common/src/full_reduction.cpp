@@ -4,12 +4,11 @@
 #include <algorithm>
 
 #include "lab/check.hpp"
+#include "lab/inputs.hpp"
 
 namespace lab {
 
 namespace {
-
-constexpr std::size_t kElementBytes = 4;  // int and float alike
 
 std::vector<FullReduction::Pass> plan_passes(const RungInfo& rung, std::size_t n, unsigned block, const GpuShape& gpu)
 {
@@ -23,31 +22,42 @@ std::vector<FullReduction::Pass> plan_passes(const RungInfo& rung, std::size_t n
     return passes;
 }
 
-// Bytes for the largest pass's output: each pass writes one slot per block into ping or pong.
-std::size_t scratch_bytes(const std::vector<FullReduction::Pass>& passes)
-{
-    std::size_t most = 1;
-    for (const auto& p : passes) most = std::max<std::size_t>(most, p.plan.grid);
-    return most * kElementBytes;
-}
-
 }  // namespace
 
 FullReduction::FullReduction(const RungBinding& binding, const RungInfo& rung, Op op, Dtype dtype, std::size_t n,
                              unsigned block, const GpuShape& gpu)
-    : binding_(binding), rung_(rung), op_(op), dtype_(dtype), passes_(plan_passes(rung, n, block, gpu)),
-      ping_(scratch_bytes(passes_)), pong_(scratch_bytes(passes_))
+    : binding_(binding), rung_(rung), op_(op), dtype_(dtype), passes_(plan_passes(rung, n, block, gpu))
 {
+    // int and float are both 4 bytes, and a guard is the same bit pattern in either.
+    for (const auto& p : passes_) {
+        const std::vector<float> fresh = guarded_output<float>(p.plan.grid);
+        outputs_.emplace_back(fresh.size()).upload(fresh);
+    }
 }
 
 void FullReduction::run(const void* in) const
 {
     const void* source = in;
     for (std::size_t i = 0; i < passes_.size(); ++i) {
-        void* target = i % 2 == 0 ? ping_.data() : pong_.data();
+        float* target = outputs_[i].data() + kCanaryCount;
         binding_.launch(op_, dtype_, passes_[i].plan, source, target, passes_[i].count);
         source = target;
     }
+}
+
+std::string FullReduction::overwritten_guard() const
+{
+    for (std::size_t i = 0; i < passes_.size(); ++i) {
+        // Only the guards come back: the slots in between may be many.
+        const std::size_t slots = passes_[i].plan.grid;
+        std::vector<float> around(kCanaryCount + slots + kCanaryCount, guard<float>());
+        LAB_CUDA_CHECK(cudaMemcpy(around.data(), outputs_[i].data(), kCanaryCount * sizeof(float), cudaMemcpyDeviceToHost));
+        LAB_CUDA_CHECK(cudaMemcpy(around.data() + kCanaryCount + slots, outputs_[i].data() + kCanaryCount + slots,
+                                  kCanaryCount * sizeof(float), cudaMemcpyDeviceToHost));
+        const std::string problem = lab::overwritten_guard(around, slots);
+        if (!problem.empty()) return "pass " + std::to_string(i + 1) + " of " + std::to_string(passes_.size()) + ": " + problem;
+    }
+    return {};
 }
 
 template <typename T>
@@ -69,6 +79,6 @@ std::size_t FullReduction::addition_depth() const
     return depth;
 }
 
-const void* FullReduction::result() const { return passes_.size() % 2 == 1 ? ping_.data() : pong_.data(); }
+const void* FullReduction::result() const { return outputs_.back().data() + kCanaryCount; }
 
 }  // namespace lab

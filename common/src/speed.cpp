@@ -2,41 +2,53 @@
 #include "lab/speed.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <memory>
 #include <cmath>
 #include <cstdio>
 #include <type_traits>
-#include <chrono>
 
 #include "lab/cases.hpp"
 #include "lab/check.hpp"
 #include "lab/device.hpp"
-#include "lab/device_buffer.hpp"
 #include "lab/error.hpp"
 #include "lab/full_reduction.hpp"
 #include "lab/inputs.hpp"
+#include "lab/random.hpp"
 
 namespace lab {
 
-std::vector<Timing> time_interleaved(const std::vector<std::function<void()>>& work, int warmup, int samples,
+std::vector<Timing> time_interleaved(const std::vector<TimedWork>& work, int warmup, int samples,
                                      const std::function<void()>& before_each)
 {
     cudaEvent_t start, stop;
     LAB_CUDA_CHECK(cudaEventCreate(&start));
     LAB_CUDA_CHECK(cudaEventCreate(&stop));
-    for (int round = 0; round < warmup; ++round)
-        for (const auto& w : work) w();
-    LAB_CUDA_CHECK(cudaDeviceSynchronize());
     std::vector<std::vector<double>> times(work.size());
-    for (int round = 0; round < samples; ++round) {
+    for (int round = 0; round < warmup + samples; ++round) {
         for (std::size_t k = 0; k < work.size(); ++k) {
+            if (work[k].prepare) work[k].prepare();
             if (before_each) before_each();
+            LAB_CUDA_CHECK(cudaDeviceSynchronize());
             LAB_CUDA_CHECK(cudaEventRecord(start));
-            work[k]();
+            work[k].run();
             LAB_CUDA_CHECK(cudaEventRecord(stop));
             LAB_CUDA_CHECK(cudaEventSynchronize(stop));
             float ms = 0;
             LAB_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-            times[k].push_back(ms);
+            // Checked before the time counts: a sample whose answer is wrong is never timed.
+            if (work[k].check) {
+                const std::string wrong = work[k].check();
+                if (!wrong.empty()) {
+                    cudaEventDestroy(start);
+                    cudaEventDestroy(stop);
+                    const std::string which = round < warmup ? "warm-up run " + std::to_string(round + 1)
+                                                             : "timed run " + std::to_string(round - warmup + 1) +
+                                                                   " of " + std::to_string(samples);
+                    throw WrongAnswer(k, "in " + which + ": " + wrong);
+                }
+            }
+            if (round >= warmup) times[k].push_back(ms);
         }
     }
     cudaEventDestroy(start);
@@ -70,75 +82,119 @@ double time_cpu_sum_ms(const std::vector<T>& values, int samples)
 template double time_cpu_sum_ms<int>(const std::vector<int>&, int);
 template double time_cpu_sum_ms<float>(const std::vector<float>&, int);
 
-std::string format_ratio(double x)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, x < 10 ? "%.2fx" : "%.0fx", x);
-    return text;
-}
-
-std::string format_percent(double fraction)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.0f%%", 100 * fraction);
-    return text;
-}
-
 Ceiling measure_ceiling(std::size_t bytes, const GpuShape& gpu)
 {
     const std::size_t count = bytes / sizeof(float) / 4 * 4;
     DeviceBuffer<float> source(count), target(count), sink(1);
     LAB_CUDA_CHECK(cudaMemset(source.data(), 0, source.bytes()));
     const auto times = time_interleaved(
-        {[&] { launch_stream_read(source.data(), count, sink.data(), gpu); },
-         [&] { LAB_CUDA_CHECK(cudaMemcpy(target.data(), source.data(), source.bytes(), cudaMemcpyDeviceToDevice)); }});
+        {{{}, [&] { launch_stream_read(source.data(), count, sink.data(), gpu); }, {}},
+         {{}, [&] { LAB_CUDA_CHECK(cudaMemcpy(target.data(), source.data(), source.bytes(), cudaMemcpyDeviceToDevice)); }, {}}});
     const double gb = static_cast<double>(source.bytes()) / 1e9;
     return Ceiling{gb / (times[0].median_ms / 1e3), 2 * gb / (times[1].median_ms / 1e3)};
 }
 
+// --- the inputs ----------------------------------------------------------------------------------
+
 namespace {
+
+// The spike outweighs any error rounding allows, so moving it changes the answer for certain.
+constexpr float kSpike = 0x1.0p20f;
 
 }  // namespace
 
-std::string SpeedMeasurement::summary(const std::string& rung, const std::string& device) const
+SpeedInputs::SpeedInputs(std::size_t n, std::uint64_t seed) : n_(n), state_(seed)
 {
-    char line[400];
-    std::snprintf(line, sizeof line,
-                  "rung %s on %s: %.3f ms, %.0f GB/s = %.0f%% of the %.0f GB/s ceiling; %s the kit's baseline "
-                  "(%.3f ms), %s the CPU loop (%.1f ms)",
-                  rung.c_str(), device.c_str(), ms, gbps, 100 * of_ceiling(), ceiling.best(),
-                  format_ratio(vs_baseline()).c_str(), baseline_ms, format_ratio(vs_cpu()).c_str(), cpu_ms);
-    return line;
+    for (int k = 0; k < 2; ++k) {
+        Case c;
+        c.name = "speed";
+        c.input = InputKind::floats;
+        c.n = n;
+        c.seed = seed + static_cast<std::uint64_t>(k);
+        Input input{make_input<float>(c).values, DeviceBuffer<float>(n)};
+        input.device.upload(input.values);
+        const ExactSum exact = exact_sum(input.values);
+        input.sum = exact.value;
+        input.magnitude = exact.magnitude;
+        inputs_.push_back(std::move(input));
+    }
 }
 
-SpeedMeasurement measure_speed(const RungBinding& binding, const RungInfo& rung, std::size_t n, unsigned block,
+const float* SpeedInputs::next(int k)
+{
+    Input& input = inputs_[static_cast<std::size_t>(k)];
+    if (input.spike != 0) input.device.upload(&input.values[input.spike_at], 1, input.spike_at);
+    Rng rng(state_);
+    state_ = rng.next();
+    input.spike_at = static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(n_) - 1));
+    // The other sign each time, and a magnitude of its own: the answer to the previous sample is
+    // off by at least 2^21 on this one.
+    input.spike = (input.spike > 0 ? -kSpike : kSpike) * static_cast<float>(1 + rng.unit());
+    input.device.upload(&input.spike, 1, input.spike_at);
+    return input.device.data();
+}
+
+double SpeedInputs::exact(int k) const
+{
+    const Input& input = inputs_[static_cast<std::size_t>(k)];
+    return input.sum + (input.spike != 0 ? double(input.spike) - input.values[input.spike_at] : 0.0);
+}
+
+double SpeedInputs::magnitude(int k) const
+{
+    const Input& input = inputs_[static_cast<std::size_t>(k)];
+    return input.magnitude +
+           (input.spike != 0 ? std::fabs(double(input.spike)) - std::fabs(double(input.values[input.spike_at])) : 0.0);
+}
+
+// --- one rung's measurement --------------------------------------------------------------------------
+
+namespace {
+
+// Times `reduction` on the two inputs in turn, each sample on a freshly changed input (see
+// lab/speed.hpp), and checks every answer and the guards around every pass's output.
+TimedWork timed_reduction(const FullReduction& reduction, SpeedInputs& inputs, int& input)
+{
+    TimedWork work;
+    auto current = std::make_shared<const float*>(nullptr);
+    auto which = std::make_shared<int>(0);
+    work.prepare = [&inputs, &input, current, which] {
+        *which = input;
+        *current = inputs.next(input);
+        input = 1 - input;
+    };
+    work.run = [&reduction, current] { reduction.run(*current); };
+    work.check = [&reduction, &inputs, which]() -> std::string {
+        float got = 0;
+        LAB_CUDA_CHECK(cudaMemcpy(&got, reduction.result(), sizeof got, cudaMemcpyDeviceToHost));
+        std::string wrong = check_sum(ExactSum{inputs.exact(*which), inputs.magnitude(*which)}, got, reduction.addition_depth());
+        if (wrong.empty()) wrong = reduction.overwritten_guard();
+        return wrong;
+    };
+    return work;
+}
+
+}  // namespace
+
+SpeedMeasurement measure_speed(const RungBinding& binding, const RungInfo& rung, SpeedInputs& inputs, unsigned block,
                                const DeviceStatus& device)
 {
-    Case c;
-    c.name = "speed";
-    c.input = InputKind::floats;
-    c.n = n;
-    c.seed = 20261122;
-    const HostInput<float> input = make_input<float>(c);
-    DeviceBuffer<float> device_in(n);
-    device_in.upload(input.values);
+    const std::size_t n = inputs.n();
     const FullReduction mine(binding, rung, Op::sum, Dtype::f32, n, block, device.shape);
     const FullReduction baseline(baseline_binding(), baseline_info(), Op::sum, Dtype::f32, n, 256, device.shape);
-
     SpeedMeasurement m;
-    mine.run(device_in.data());
-    LAB_CUDA_CHECK(cudaDeviceSynchronize());
-    m.wrong = wrong_sum(mine.result(), input.values, mine.addition_depth());
-    if (!m.wrong.empty()) return m;
     m.ceiling = measure_ceiling(n * sizeof(float), device.shape);
-    const auto t = time_interleaved({[&] { mine.run(device_in.data()); }, [&] { baseline.run(device_in.data()); }});
-    m.cpu_ms = time_cpu_sum_ms(input.values);
-    // Checked again after the timed runs: speed counts only for a right answer.
-    m.wrong = wrong_sum(mine.result(), input.values, mine.addition_depth());
-    if (!m.wrong.empty()) m.wrong = "during the timed runs: " + m.wrong;
-    m.ms = t[0].median_ms;
-    m.baseline_ms = t[1].median_ms;
-    m.gbps = 4.0 * n / (m.ms * 1e6);
+    int mine_input = 0, baseline_input = 1;
+    try {
+        const auto t = time_interleaved({timed_reduction(mine, inputs, mine_input), timed_reduction(baseline, inputs, baseline_input)});
+        m.ms = t[0].median_ms;
+        m.baseline_ms = t[1].median_ms;
+    } catch (const WrongAnswer& e) {
+        m.wrong = (e.work == 0 ? "" : "the kit's baseline kernel went wrong ") + std::string(e.what());
+        return m;
+    }
+    m.cpu_ms = time_cpu_sum_ms(inputs.host(0));
+    m.gbps = 4.0 * static_cast<double>(n) / (m.ms * 1e6);
     return m;
 }
 

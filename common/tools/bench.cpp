@@ -5,11 +5,13 @@
 //   lab-bench --full [--csv FILE] [--markdown FILE]
 //                                 every rung, CUB and the CPU loop over 2^10 ... 2^28 floats and the
 //                                 tutorials' 509,600,000-byte int input
-//   lab-bench --calibrate FILE    measures every rung as its speed test does and writes the speed
-//                                 thresholds (tests/speed.json) at 0.8 of what each reached
+//   lab-bench --calibrate FILE [--runs R]
+//                                 measures every rung R times (default 10) as its speed test does
+//                                 and writes this GPU's calibration into the speed plan FILE
+//                                 (tests/speed.json), keeping the other GPUs' (lab/speed.hpp)
 // On the CPU backend it reports the emulator's own speed instead: one launch per rung over 2^20
-// floats with blocks of 256. Every answer is checked before it is timed and again afterwards; a
-// wrong answer is reported, never timed.
+// floats with blocks of 256. Every answer is checked, each timed run's too; a wrong answer is
+// reported, never timed.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -41,6 +43,7 @@ namespace {
 struct Options {
     bool full = false;
     unsigned block = 256;
+    int runs = 10;
     std::string tsv, csv, markdown, calibrate;
 };
 
@@ -55,9 +58,10 @@ Options parse(int argc, char** argv)
         else if (arg == "--csv" && i + 1 < argc) o.csv = argv[++i];
         else if (arg == "--markdown" && i + 1 < argc) o.markdown = argv[++i];
         else if (arg == "--calibrate" && i + 1 < argc) o.calibrate = argv[++i];
+        else if (arg == "--runs" && i + 1 < argc) o.runs = std::max(1, std::atoi(argv[++i]));
         else {
-            std::cerr << "usage: lab-bench [--tsv FILE] | --full [--csv FILE] [--markdown FILE] | --calibrate FILE  "
-                         "[--block B]\n";
+            std::cerr << "usage: lab-bench [--tsv FILE] | --full [--csv FILE] [--markdown FILE] | --calibrate FILE "
+                         "[--runs R]  [--block B]\n";
             std::exit(2);
         }
     }
@@ -107,9 +111,9 @@ bool bench_size(const Size& size, unsigned block, std::vector<Row>& rows, const 
     data.upload(input.values);
     // Written between samples, so that no kernel finds its input in L2 from the sample before.
     lab::DeviceBuffer<unsigned char> flush(std::max<std::size_t>(2 * device.l2_bytes, 1));
+    const lab::ExactSum exact = lab::exact_sum(input.values);
     std::vector<std::string> names;
-    std::vector<std::function<void()>> work;
-    std::vector<std::function<std::string()>> checks;
+    std::vector<lab::TimedWork> work;
     std::vector<std::size_t> launches;
     std::vector<std::unique_ptr<lab::FullReduction>> reductions;
     for (const lab::RungBinding* binding : lab::bound_rungs()) {
@@ -118,49 +122,42 @@ bool bench_size(const Size& size, unsigned block, std::vector<Row>& rows, const 
             *binding, rung, lab::Op::sum, lab::dtype_of<T>(), size.n, block, device.shape));
         names.push_back(rung.id);
         launches.push_back(r->passes());
-        work.push_back([&data, r = r.get()] { r->run(data.data()); });
-        checks.push_back([&input, r = r.get()] { return lab::wrong_sum<T>(r->result(), input.values, r->addition_depth()); });
+        work.push_back({{}, [&data, r = r.get()] { r->run(data.data()); }, [&exact, r = r.get()] {
+                            T got{};
+                            LAB_CUDA_CHECK(cudaMemcpy(&got, r->result(), sizeof got, cudaMemcpyDeviceToHost));
+                            const std::string wrong = lab::check_sum(exact, got, r->addition_depth());
+                            return wrong.empty() ? r->overwritten_guard() : wrong;
+                        }});
     }
 #if !defined(LAB_BACKEND_CPU)
     const lab::CubSum cub(lab::dtype_of<T>(), size.n);
     lab::DeviceBuffer<T> cub_out(1);
     names.push_back("cub");
     launches.push_back(2);
-    work.push_back([&] { cub.run(data.data(), cub_out.data()); });
     // CUB's order of additions is its own; the tolerance allows a chain of n / 1024 elements per
     // thread, then a tree over a block of 1024, in each of its two passes.
-    checks.push_back([&] { return lab::wrong_sum<T>(cub_out.data(), input.values, size.n / 1024 + 24); });
+    work.push_back({{}, [&] { cub.run(data.data(), cub_out.data()); }, [&] {
+                        T got{};
+                        LAB_CUDA_CHECK(cudaMemcpy(&got, cub_out.data(), sizeof got, cudaMemcpyDeviceToHost));
+                        return lab::check_sum(exact, got, size.n / 1024 + 24);
+                    }});
 #endif
-    bool all_right = true;
-    std::vector<bool> right(work.size(), true);
-    for (std::size_t k = 0; k < work.size(); ++k) {
-        work[k]();
-        LAB_CUDA_CHECK(cudaDeviceSynchronize());
-        const std::string problem = checks[k]();
-        if (!problem.empty()) {
-            std::fprintf(stderr, "%s at %s: WRONG, not timed: %s\n", names[k].c_str(), size.label.c_str(), problem.c_str());
-            right[k] = all_right = false;
-        }
+    std::vector<lab::Timing> times;
+    try {
+        // Every answer is checked, the warm-up runs' and each timed run's alike.
+        times = lab::time_interleaved(work, 3, 20, [&] { LAB_CUDA_CHECK(cudaMemsetAsync(flush.data(), 0, flush.bytes())); });
+    } catch (const lab::WrongAnswer& e) {
+        std::fprintf(stderr, "%s at %s: WRONG %s; nothing at this size is reported\n", names[e.work].c_str(),
+                     size.label.c_str(), e.what());
+        return false;
     }
-    std::vector<std::function<void()>> timed;
-    for (std::size_t k = 0; k < work.size(); ++k)
-        if (right[k]) timed.push_back(work[k]);
-    const auto times = lab::time_interleaved(timed, 3, 20, [&] { LAB_CUDA_CHECK(cudaMemsetAsync(flush.data(), 0, flush.bytes())); });
     const double bytes = static_cast<double>(size.n) * sizeof(T);
-    for (std::size_t k = 0, t = 0; k < work.size(); ++k) {
-        if (!right[k]) continue;
-        const std::string after = checks[k]();  // the timed runs must have left the same right answer
-        if (!after.empty()) {
-            std::fprintf(stderr, "%s at %s: wrong after the timed runs: %s\n", names[k].c_str(), size.label.c_str(), after.c_str());
-            all_right = false;
-        }
-        rows.push_back({names[k], size.label, lab::dtype_of<T>(), size.n, times[t].median_ms, times[t].min_ms,
-                        bytes / (times[t].median_ms * 1e6), launches[k]});
-        ++t;
-    }
+    for (std::size_t k = 0; k < work.size(); ++k)
+        rows.push_back({names[k], size.label, lab::dtype_of<T>(), size.n, times[k].median_ms, times[k].min_ms,
+                        bytes / (times[k].median_ms * 1e6), launches[k]});
     const double cpu_ms = lab::time_cpu_sum_ms(input.values, 5);
     rows.push_back({"cpu", size.label, lab::dtype_of<T>(), size.n, cpu_ms, cpu_ms, bytes / (cpu_ms * 1e6), 0});
-    return all_right;
+    return true;
 }
 
 std::string size_label(std::size_t n)
@@ -227,27 +224,83 @@ std::string markdown(const std::vector<Row>& rows, const std::vector<Size>& size
     return md.str();
 }
 
-// Measures every rung as its speed test does and writes thresholds at 0.8 of what each reached.
-int calibrate(const std::string& path, const lab::DeviceStatus& device)
+std::vector<double> sorted(std::vector<double> v)
 {
-    const lab::SpeedPlan& current = lab::SpeedPlan::kit();
-    lab::SpeedPlan plan;
-    plan.n = current.n;
-    plan.calibrated_on = device.name;
-    for (const lab::RungBinding* binding : lab::bound_rungs()) {
-        const auto& rung = lab::Registry::kit().get(binding->id);
-        const lab::SpeedThreshold* before = current.find(rung.id);
-        const unsigned block = before ? before->block : 256;
-        const auto m = lab::measure_speed(*binding, rung, plan.n, block, device);
-        if (!m.wrong.empty()) {
-            std::fprintf(stderr, "lab-bench: the reference %s is wrong (%s): nothing calibrated\n", rung.id.c_str(),
-                         m.wrong.c_str());
-            return 1;
+    std::sort(v.begin(), v.end());
+    return v;
+}
+
+lab::Spread spread_of(const std::vector<double>& values)
+{
+    const auto v = sorted(values);
+    return lab::Spread{v.front(), v[v.size() / 2], v.back(), 0};
+}
+
+// Measures every rung of the speed plan `runs` times as its speed test does (the rungs in turn
+// within each run, so that drift touches them alike), and writes this GPU's calibration into the
+// plan at `path`, keeping the other GPUs'.
+int calibrate(const std::string& path, int runs, const lab::DeviceStatus& device)
+{
+    lab::SpeedPlan plan = lab::SpeedPlan::kit();
+    lab::SpeedInputs inputs(plan.n, 20261122);
+    std::vector<std::vector<lab::SpeedMeasurement>> measured(plan.cases.size());
+    std::vector<double> ceilings;
+    for (int run = 1; run <= runs; ++run)
+        for (std::size_t k = 0; k < plan.cases.size(); ++k) {
+            const auto& c = plan.cases[k];
+            const lab::RungBinding* binding = nullptr;
+            for (const auto* b : lab::bound_rungs())
+                if (b->id == c.rung) binding = b;
+            if (!binding) {
+                std::fprintf(stderr, "lab-bench: tests/speed.json names %s, which is not linked in\n", c.rung.c_str());
+                return 1;
+            }
+            const auto m = lab::measure_speed(*binding, lab::Registry::kit().get(c.rung), inputs, c.block, device);
+            if (!m.wrong.empty()) {
+                std::fprintf(stderr, "lab-bench: the reference %s is wrong (%s): nothing calibrated\n", c.rung.c_str(),
+                             m.wrong.c_str());
+                return 1;
+            }
+            std::printf("run %d of %d: %s\n", run, runs, m.summary(c.rung, device.name).c_str());
+            measured[k].push_back(m);
+            ceilings.push_back(m.ceiling.best());
         }
-        std::printf("%s\n", m.summary(rung.id, device.name).c_str());
-        plan.thresholds.push_back(lab::calibrate(rung.id, block, m));
+    lab::Calibration calibration;
+    calibration.gpu = device.name;
+    calibration.multiprocessors = device.shape.multiprocessors;
+    calibration.ceiling_gbps = sorted(ceilings)[ceilings.size() / 2];
+    calibration.runs = runs;
+    for (std::size_t k = 0; k < plan.cases.size(); ++k) {
+        std::vector<double> vs_baseline, of_ceiling, vs_cpu;
+        for (const auto& m : measured[k]) {
+            vs_baseline.push_back(m.vs_baseline());
+            of_ceiling.push_back(m.of_ceiling());
+            vs_cpu.push_back(m.vs_cpu());
+        }
+        calibration.rungs.push_back({plan.cases[k].rung, spread_of(vs_baseline), spread_of(of_ceiling), spread_of(vs_cpu)});
     }
-    std::ofstream(path) << lab::to_json(plan);
+    lab::set_thresholds(calibration);
+    auto& all = plan.calibrations;
+    all.erase(std::remove_if(all.begin(), all.end(),
+                             [&](const lab::Calibration& c) {
+                                 return c.gpu == calibration.gpu && c.multiprocessors == calibration.multiprocessors;
+                             }),
+              all.end());
+    all.push_back(calibration);
+    std::printf("\n%s, %d multiprocessors, ceiling %.0f GB/s: %d runs of each reference solution\n", device.name.c_str(),
+                calibration.multiprocessors, calibration.ceiling_gbps, runs);
+    std::printf("%-20s %-30s %-9s %-26s %-9s %s\n", "rung", "vs baseline min/median/max", "requires",
+                "of ceiling min/median/max", "requires", "vs CPU min/median/max (not required)");
+    for (const auto& r : calibration.rungs) {
+        char b[64], c[64], p[64];
+        std::snprintf(b, sizeof b, "%.2f / %.2f / %.2f", r.vs_baseline.min, r.vs_baseline.median, r.vs_baseline.max);
+        std::snprintf(c, sizeof c, "%.0f%% / %.0f%% / %.0f%%", 100 * r.of_ceiling.min, 100 * r.of_ceiling.median,
+                      100 * r.of_ceiling.max);
+        std::snprintf(p, sizeof p, "%.0f / %.0f / %.0f", r.vs_cpu.min, r.vs_cpu.median, r.vs_cpu.max);
+        std::printf("%-20s %-30s %-9s %-26s %-9s %s\n", r.rung.c_str(), b, lab::format_ratio(r.vs_baseline.threshold).c_str(),
+                    c, r.of_ceiling.threshold > 0 ? lab::format_percent(r.of_ceiling.threshold).c_str() : "-", p);
+    }
+    std::ofstream(path) << plan.to_json();
     std::printf("wrote %s\n", path.c_str());
     return 0;
 }
@@ -290,7 +343,7 @@ int main(int argc, char** argv)
             return 0;
         }
         if (device.emulated) return emulator_speed(device);
-        if (!options.calibrate.empty()) return calibrate(options.calibrate, device);
+        if (!options.calibrate.empty()) return calibrate(options.calibrate, options.runs, device);
         std::vector<Size> sizes;
         if (options.full) {
             for (int k = 10; k <= 28; k += 2) sizes.push_back({"2^" + std::to_string(k), lab::Dtype::f32, std::size_t{1} << k});

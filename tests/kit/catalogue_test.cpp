@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include "lab/cases.hpp"
 #include "lab/inputs.hpp"
 #include "lab/registry.hpp"
-#include "lab/speed.hpp"
+#include "lab/speed_plan.hpp"
 #include "lab/usage_error.hpp"
 
 namespace {
@@ -219,42 +221,149 @@ TEST(Inputs, CanariesChangeTheResultOfEachOperator)
 
 namespace {
 
-TEST(SpeedPlan, HasOneLinePerRungOfTheRegistry)
+TEST(SpeedPlan, HasOneLinePerRungOfTheRegistryAndEveryCalibrationPassesItsReference)
 {
     const auto& plan = lab::SpeedPlan::kit();
     EXPECT_GE(plan.n, std::size_t{1} << 26) << "speed inputs must be larger than any GPU's L2";
     for (const auto& rung : lab::Registry::kit().rungs()) {
-        const lab::SpeedThreshold* t = plan.find(rung.id);
-        ASSERT_NE(t, nullptr) << rung.id << " has no speed thresholds in tests/speed.json";
-        EXPECT_TRUE(rung.block.allows(t->block)) << rung.id << ": its speed block size is not one it runs with";
-        EXPECT_GT(t->vs_baseline, 0) << rung.id;
-        EXPECT_LE(t->vs_baseline, t->reference_vs_baseline) << rung.id << ": the reference would fail its own threshold";
-        EXPECT_LE(t->vs_cpu, t->reference_vs_cpu) << rung.id;
-        EXPECT_LE(t->of_ceiling, t->reference_of_ceiling) << rung.id;
+        const lab::SpeedPlan::Case* c = plan.find(rung.id);
+        ASSERT_NE(c, nullptr) << rung.id << " has no speed test in tests/speed.json";
+        EXPECT_TRUE(rung.block.allows(c->block)) << rung.id << ": its speed block size is not one it runs with";
+        for (const auto& calibration : plan.calibrations) {
+            const lab::RungCalibration* r = calibration.find(rung.id);
+            ASSERT_NE(r, nullptr) << calibration.gpu << " has no calibration for " << rung.id;
+            EXPECT_GE(calibration.runs, 10) << calibration.gpu << ": fewer than 10 runs say little about the spread";
+            EXPECT_GT(r->vs_baseline.threshold, 0) << calibration.gpu << " " << rung.id;
+            EXPECT_LT(r->vs_baseline.threshold, r->vs_baseline.min)
+                << calibration.gpu << " " << rung.id << ": the reference's slowest run would fail";
+            EXPECT_LT(r->of_ceiling.threshold, r->of_ceiling.min) << calibration.gpu << " " << rung.id;
+            EXPECT_EQ(r->of_ceiling.threshold > 0, r->of_ceiling.median >= 0.8)
+                << calibration.gpu << " " << rung.id << ": a share of the ceiling is required of the bandwidth-bound "
+                << "rungs, and only of them";
+        }
     }
 }
 
-TEST(SpeedPlan, CalibrationKeepsEightTenthsAndTheCeilingForBandwidthBoundRungs)
+lab::Spread spread(double min, double median, double max) { return lab::Spread{min, median, max, 0}; }
+
+lab::Calibration ladder(const std::string& gpu, double scale)
 {
-    lab::SpeedMeasurement slow, fast;
-    slow.ms = 2.0, slow.baseline_ms = 3.0, slow.cpu_ms = 100.0, slow.gbps = 1000, slow.ceiling = {2000, 1900};
-    fast.ms = 1.0, fast.baseline_ms = 3.0, fast.cpu_ms = 100.0, fast.gbps = 1800, fast.ceiling = {2000, 1900};
-    const auto s = lab::calibrate("03_sequential", 256, slow);
-    EXPECT_DOUBLE_EQ(s.vs_baseline, 1.2);
-    EXPECT_DOUBLE_EQ(s.vs_cpu, 40);
-    EXPECT_DOUBLE_EQ(s.of_ceiling, 0) << "50% of the ceiling: too far from it to require a fraction";
-    lab::SpeedMeasurement middle = fast;
-    middle.gbps = 1500;  // 75%: limited by its instructions more than by memory
-    EXPECT_DOUBLE_EQ(lab::calibrate("06_complete_unroll", 256, middle).of_ceiling, 0);
-    const auto f = lab::calibrate("08_warp_shuffle", 256, fast);
-    EXPECT_DOUBLE_EQ(f.of_ceiling, 0.72);
-    EXPECT_DOUBLE_EQ(f.reference_of_ceiling, 0.9);
+    lab::Calibration c;
+    c.gpu = gpu;
+    c.multiprocessors = 100;
+    c.ceiling_gbps = 3000;
+    c.runs = 10;
+    c.rungs = {{"a", spread(0.98, 1.0, 1.02), spread(0.10, 0.11, 0.12), spread(90, 95, 100)},
+               {"b", spread(1.58, 1.60, 1.62), spread(0.50, 0.51, 0.52), spread(90, 95, 100)},
+               {"c", spread(2.00 * scale, 2.04 * scale, 2.10 * scale), spread(0.82, 0.85, 0.86), spread(90, 95, 100)},
+               {"d", spread(2.00 * scale, 2.05 * scale, 2.08 * scale), spread(0.83, 0.85, 0.87), spread(90, 95, 100)}};
+    lab::set_thresholds(c);
+    return c;
+}
+
+// The reference's lowest run less two relative spreads, and no higher than the geometric middle
+// between that and the best run of the fastest earlier rung that is clearly slower.
+double expected_threshold(const lab::Spread& s, double earlier)
+{
+    const double room = s.min * (1 - 2 * (s.max - s.min) / s.median);
+    return std::floor(100 * (earlier > 0 ? std::sqrt(earlier * room) : room) + 1e-9) / 100;
+}
+
+TEST(SpeedPlan, ThresholdsFollowTheMeasuredSpreadAndSeparateTheRungs)
+{
+    const lab::Calibration c = ladder("GPU", 1.0);
+    const auto& r = c.rungs;
+    EXPECT_DOUBLE_EQ(r[0].vs_baseline.threshold, expected_threshold(r[0].vs_baseline, 0.5))
+        << "the first rung is separated from half the baseline's speed";
+    EXPECT_DOUBLE_EQ(r[1].vs_baseline.threshold, expected_threshold(r[1].vs_baseline, 1.02));
+    EXPECT_DOUBLE_EQ(r[2].vs_baseline.threshold, expected_threshold(r[2].vs_baseline, 1.62));
+    EXPECT_DOUBLE_EQ(r[3].vs_baseline.threshold, expected_threshold(r[3].vs_baseline, 1.62))
+        << "rung c is as fast as d, within the noise: the separation is from b";
+    for (const auto& rung : r) {
+        EXPECT_LT(rung.vs_baseline.threshold, rung.vs_baseline.min) << rung.rung;
+        EXPECT_EQ(rung.vs_cpu.threshold, 0) << "one CPU thread's speed is reported, never required";
+    }
+    EXPECT_GT(r[1].vs_baseline.threshold, r[0].vs_baseline.max) << "rung a's kernel in b's slot must fail";
+    EXPECT_GT(r[2].vs_baseline.threshold, r[1].vs_baseline.max) << "rung b's kernel in c's slot must fail";
+    EXPECT_EQ(r[0].of_ceiling.threshold, 0);
+    EXPECT_EQ(r[1].of_ceiling.threshold, 0) << "51% of the ceiling: not bandwidth-bound, no share required";
+    EXPECT_DOUBLE_EQ(r[2].of_ceiling.threshold, expected_threshold(r[2].of_ceiling, 0.52));
+    // A noisier reference gets more room.
+    lab::Calibration noisy = c;
+    noisy.rungs[2].vs_baseline = spread(1.9, 2.04, 2.2);
+    lab::set_thresholds(noisy);
+    EXPECT_LT(noisy.rungs[2].vs_baseline.threshold, c.rungs[2].vs_baseline.threshold);
+}
+
+lab::SpeedMeasurement measurement(double vs_baseline, double ceiling_over_baseline)
+{
+    lab::SpeedMeasurement m;
+    m.baseline_ms = 1.0;
+    m.ms = 1.0 / vs_baseline;
+    m.gbps = 400 * vs_baseline;  // the baseline runs at 400 GB/s
+    m.ceiling = {400 * ceiling_over_baseline, 0};
+    return m;
+}
+
+TEST(SpeedPlan, AnUncalibratedGpuGetsConservativeDefaults)
+{
     lab::SpeedPlan plan;
     plan.n = 64;
-    plan.calibrated_on = "a GPU";
-    plan.thresholds = {s, f};
-    const std::string json = lab::to_json(plan);
-    EXPECT_EQ(std::count(json.begin(), json.end(), '\n'), 9) << "one line per rung:\n" << json;
+    plan.cases = {{"a", 256}, {"b", 256}, {"c", 256}, {"d", 256}};
+    plan.calibrations = {ladder("Big GPU", 1.0), ladder("Bigger GPU", 1.2)};
+    const auto calibrated = plan.thresholds_for("c", "Big GPU", 100, measurement(2.0, 7.5));
+    EXPECT_TRUE(calibrated.calibrated);
+    EXPECT_EQ(calibrated.vs_baseline, plan.calibrations[0].rungs[2].vs_baseline.threshold);
+    EXPECT_NE(calibrated.source.find("calibrated on Big GPU (100 multiprocessors) from 10 runs"), std::string::npos)
+        << calibrated.source;
+    EXPECT_NE(calibrated.reference_vs_baseline.find("2.00x to 2.10x (median 2.04x)"), std::string::npos)
+        << calibrated.reference_vs_baseline;
+
+    // Another GPU, or the same name with fewer multiprocessors: the lowest calibrated threshold.
+    for (const auto& [gpu, sms] : std::vector<std::pair<std::string, int>>{{"Small GPU", 40}, {"Big GPU", 50}}) {
+        const auto t = plan.thresholds_for("c", gpu, sms, measurement(2.0, 7.5));
+        EXPECT_FALSE(t.calibrated);
+        EXPECT_DOUBLE_EQ(t.vs_baseline, std::min(plan.calibrations[0].rungs[2].vs_baseline.threshold,
+                                                 plan.calibrations[1].rungs[2].vs_baseline.threshold));
+        EXPECT_DOUBLE_EQ(t.of_ceiling, std::floor(100 * 0.75 * 0.82) / 100);
+        EXPECT_NE(t.source.find("has no calibration in tests/speed.json"), std::string::npos) << t.source;
+        EXPECT_NE(t.source.find("./lab calibrate"), std::string::npos) << t.source;
+    }
+    // Slow memory: the ceiling is only 2.4 times the baseline, so at most half of that is asked.
+    EXPECT_DOUBLE_EQ(plan.thresholds_for("c", "Small GPU", 40, measurement(2.0, 2.4)).vs_baseline, 1.2);
+    EXPECT_DOUBLE_EQ(plan.thresholds_for("b", "Small GPU", 40, measurement(2.0, 2.4)).of_ceiling, 0)
+        << "not bandwidth-bound on the calibrated GPUs";
+    // The calibrated GPU, running far below the ceiling it was calibrated at: the defaults, and why.
+    const auto throttled = plan.thresholds_for("c", "Big GPU", 100, measurement(2.0, 5.0));
+    EXPECT_FALSE(throttled.calibrated);
+    EXPECT_NE(throttled.source.find("below 80% of the one calibrated"), std::string::npos) << throttled.source;
+}
+
+TEST(SpeedPlan, TheKitsFileIsWrittenAsTheKitWritesIt)
+{
+    const std::string path = lab::kit_path("tests/speed.json");
+    std::ifstream file(path);
+    std::stringstream text;
+    text << file.rdbuf();
+    EXPECT_EQ(lab::SpeedPlan::parse(text.str(), path).to_json(), text.str())
+        << "tests/speed.json is not in the form ./lab calibrate writes";
+}
+
+TEST(SpeedPlan, WritesWhatItReads)
+{
+    lab::SpeedPlan plan;
+    plan.n = 64;
+    plan.cases = {{"a", 256}, {"b", 128}, {"c", 256}, {"d", 32}};
+    plan.calibrations = {ladder("Big GPU", 1.0), ladder("Bigger GPU", 1.2)};
+    const std::string json = plan.to_json();
+    EXPECT_EQ(std::count(json.begin(), json.end(), '\n'), 10 + 2 * (5 + 4) + 2) << "a line per rung, and per rung of each GPU:\n" << json;
+    const lab::SpeedPlan back = lab::SpeedPlan::parse(json, "test");
+    EXPECT_EQ(back.to_json(), json);
+    ASSERT_EQ(back.calibrations.size(), 2u);
+    EXPECT_EQ(back.calibrations[1].gpu, "Bigger GPU");
+    EXPECT_EQ(back.cases[3].block, 32u);
+    EXPECT_NEAR(back.calibrations[0].rungs[2].vs_baseline.min, 2.0, 1e-9);
+    EXPECT_THROW(lab::SpeedPlan::parse("{\"n\": 1}", "test"), lab::UsageError);
 }
 
 }  // namespace

@@ -66,7 +66,7 @@ void check_case(const RungInfo& rung, const Case& c)
     if (!device.emulated) {
         std::size_t free = 0, total = 0;
         LAB_CUDA_CHECK(cudaMemGetInfo(&free, &total));
-        const double needed = double(buffer + plan.grid) * sizeof(T) + (64u << 20);
+        const double needed = static_cast<double>(device_bytes(c));
         if (double(free) < needed)
             GTEST_SKIP() << "case " << c.name << " needs " << gib(needed) << " of device memory; this GPU has "
                          << gib(double(free)) << " free.";
@@ -139,36 +139,24 @@ void check_case(const RungInfo& rung, const Case& c)
 
 std::vector<Case> catalogue_cases(Op op)
 {
-    return or_exit([op] { return Catalogue::kit().select(this_rung(), op); });
+    return or_exit([op] { return rung_cases(this_rung(), op); });
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) { return info.param.name; }
 
 std::vector<unsigned> rejected_block_sizes()
 {
-    return or_exit([] {
-        const BlockRule& rule = this_rung().block;
-        std::vector<unsigned> sizes{0, rule.min / 2, rule.max * 2};
-        for (unsigned b : {rule.min + 1, 100u, 96u, 1000u})
-            if (!rule.allows(b)) sizes.push_back(b);
-        return sizes;
-    });
+    return or_exit([] { return lab::rejected_block_sizes(this_rung()); });
 }
 
 std::string block_name(const ::testing::TestParamInfo<unsigned>& info) { return "b" + std::to_string(info.param); }
 
 std::vector<SpeedCase> speed_cases()
 {
-    return or_exit([] {
-        const SpeedThreshold* t = SpeedPlan::kit().find(this_rung().id);
-        return t ? std::vector<SpeedCase>{{SpeedPlan::kit().n, t->block}} : std::vector<SpeedCase>{};
-    });
+    return or_exit([] { return lab::speed_cases(this_rung()); });
 }
 
-std::string speed_name(const ::testing::TestParamInfo<SpeedCase>& info)
-{
-    return "float_n" + std::to_string(info.param.n) + "_b" + std::to_string(info.param.block);
-}
+std::string speed_name(const ::testing::TestParamInfo<SpeedCase>& info) { return info.param.name(); }
 
 void require_ready_to_run_kernels()
 {
@@ -204,8 +192,8 @@ TEST_P(Max, MatchesReference) { run_case(); }
 TEST_P(Min, MatchesReference) { run_case(); }
 TEST_P(Product, MatchesReference) { run_case(); }
 
-// Ratios measured in this run, never absolute times: the rung against the kit's own baseline
-// kernel (never the student's code), the single-thread CPU loop, and this GPU's bandwidth.
+// Ratios measured in this run, never absolute times: the rung against the kit's own baseline kernel
+// (never the student's code) and this GPU's bandwidth, every timed answer checked (lab/speed.hpp).
 TEST_P(Speed, FastEnough)
 {
     using namespace lab;
@@ -213,39 +201,41 @@ TEST_P(Speed, FastEnough)
     if (device.emulated)
         GTEST_SKIP() << "speed is measured on a GPU only: the CPU backend checks correctness, not GPU speed.";
     const RungInfo& rung = Registry::kit().get(the_bound_rung().id);
-    const SpeedPlan& plan = SpeedPlan::kit();
-    const SpeedThreshold& threshold = *plan.find(rung.id);
-    const SpeedMeasurement m = measure_speed(the_bound_rung(), rung, GetParam().n, GetParam().block, device);
-    ASSERT_TRUE(m.wrong.empty()) << "rung " << rung.id << " gives a wrong sum of " << GetParam().n << " floats, "
-                                 << m.wrong << "; its speed counts only for a right answer.";
+    SpeedInputs inputs(GetParam().n, 20261122);
+    const SpeedMeasurement m = measure_speed(the_bound_rung(), rung, inputs, GetParam().block, device);
+    ASSERT_TRUE(m.wrong.empty()) << "rung " << rung.id << " gives a wrong sum of " << GetParam().n << " floats "
+                                 << m.wrong << "\n  Its speed counts only when every answer is right. Each timed run "
+                                 << "reads an input that changed since the last one: a kernel that hands back an "
+                                    "earlier result instead of reading its input gets it wrong.";
     const std::string line = m.summary(rung.id, device.name);
     std::cout << line << '\n';
     RecordProperty("gbps", std::to_string(m.gbps));
     RecordProperty("ceiling_gbps", std::to_string(m.ceiling.best()));
     RecordProperty("vs_baseline", std::to_string(m.vs_baseline()));
+    RecordProperty("of_ceiling", std::to_string(m.of_ceiling()));
     RecordProperty("vs_cpu", std::to_string(m.vs_cpu()));
 
     // Faster than reading the input at this GPU's own measured bandwidth is not a speed-up but a sign
     // that something was skipped: it fails rather than counts.
     ASSERT_LE(m.of_ceiling(), 1.15) << line << "\n  That is faster than this GPU can read its input, so the measurement "
                                              "is not trusted: does the kernel skip elements, or reuse an earlier result?";
-    const std::string where = device.name == plan.calibrated_on
-                                  ? ""
-                                  : "\n  (The thresholds were calibrated on " + plan.calibrated_on +
-                                        "; ./lab calibrate sets them from the reference solutions on this GPU.)";
-    EXPECT_GE(m.vs_baseline(), threshold.vs_baseline)
-        << "rung " << rung.id << ": " << format_ratio(m.vs_baseline()) << " the speed of the kit's naive kernel; needs at least "
-        << format_ratio(threshold.vs_baseline) << " (the reference reaches " << format_ratio(threshold.reference_vs_baseline) << ").\n  "
-        << line << where;
-    EXPECT_GE(m.vs_cpu(), threshold.vs_cpu)
-        << "rung " << rung.id << ": " << format_ratio(m.vs_cpu()) << " the speed of one CPU thread; needs at least "
-        << format_ratio(threshold.vs_cpu) << " (the reference reaches " << format_ratio(threshold.reference_vs_cpu) << ").\n  " << line
-        << where;
-    EXPECT_GE(m.of_ceiling(), threshold.of_ceiling)
-        << "rung " << rung.id << ": " << static_cast<int>(m.gbps) << " GB/s = " << format_percent(m.of_ceiling())
-        << " of this GPU's " << static_cast<int>(m.ceiling.best()) << " GB/s ceiling; needs at least "
-        << format_percent(threshold.of_ceiling) << " (the reference reaches " << format_percent(threshold.reference_of_ceiling)
-        << ").\n  " << line << where;
+    const AppliedThresholds t =
+        SpeedPlan::kit().thresholds_for(rung.id, device.name, device.shape.multiprocessors, m);
+    std::cout << "thresholds: at least " << format_ratio(t.vs_baseline) << " the baseline"
+              << (t.of_ceiling > 0 ? " and " + format_percent(t.of_ceiling) + " of the ceiling" : "") << ", " << t.source
+              << '\n';
+    EXPECT_GE(m.vs_baseline(), t.vs_baseline)
+        << "rung " << rung.id << ": " << format_ratio(m.vs_baseline()) << " the speed of the kit's naive kernel; needs at "
+        << "least " << format_ratio(t.vs_baseline)
+        << (t.reference_vs_baseline.empty() ? "" : " (the reference solution reaches " + t.reference_vs_baseline + ")")
+        << ".\n  Threshold " << t.source << ".\n  " << line;
+    if (t.of_ceiling > 0)
+        EXPECT_GE(m.of_ceiling(), t.of_ceiling)
+            << "rung " << rung.id << ": " << static_cast<int>(m.gbps) << " GB/s = " << format_percent(m.of_ceiling())
+            << " of this GPU's " << static_cast<int>(m.ceiling.best()) << " GB/s ceiling; needs at least "
+            << format_percent(t.of_ceiling)
+            << (t.reference_of_ceiling.empty() ? "" : " (the reference solution reaches " + t.reference_of_ceiling + ")")
+            << ".\n  Threshold " << t.source << ".\n  " << line;
 }
 
 TEST_P(Launcher, RejectsBlockSize)

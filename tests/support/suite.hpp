@@ -14,22 +14,16 @@
 #include <vector>
 
 #include "lab/cases.hpp"
+#include "lab/suite_plan.hpp"
 
 namespace lab::testing {
 
-// The catalogue's cases for the rung linked into this binary and one operator.
+// What the suites instantiate, for the rung linked into this binary: the kit's plan of its tests
+// (lab/suite_plan.hpp), which the trusted case runner checks them against by name.
 std::vector<Case> catalogue_cases(Op op);
 std::string case_name(const ::testing::TestParamInfo<Case>& info);
-
-// The rung's speed case from tests/speed.json (none when it has no thresholds).
-struct SpeedCase {
-    std::size_t n = 0;
-    unsigned block = 0;
-};
 std::vector<SpeedCase> speed_cases();
 std::string speed_name(const ::testing::TestParamInfo<SpeedCase>& info);
-
-// Block sizes the rung's launcher must refuse.
 std::vector<unsigned> rejected_block_sizes();
 std::string block_name(const ::testing::TestParamInfo<unsigned>& info);
 
@@ -56,7 +50,7 @@ class Max : public lab::testing::KernelCase {};
 class Min : public lab::testing::KernelCase {};
 class Product : public lab::testing::KernelCase {};
 class Launcher : public ::testing::TestWithParam<unsigned> {};
-class Speed : public ::testing::TestWithParam<lab::testing::SpeedCase> {
+class Speed : public ::testing::TestWithParam<lab::SpeedCase> {
 protected:
     void SetUp() override { lab::testing::require_ready_to_run_kernels(); }
     void TearDown() override { lab::testing::report_deferred_errors(); }

@@ -81,6 +81,19 @@ std::size_t addition_depth(const RungInfo& rung, const LaunchPlan& plan, std::si
 // gamma(depth) * magnitude, the most that rounding may move a float sum (see above).
 double rounding_allowance(std::size_t depth, double magnitude);
 
+// The exact sum of `values` (compensated, in double, for floats; exact for ints up to 2^53) and
+// the sum of their magnitudes: computed once, to check many results against (check_sum).
+struct ExactSum {
+    double value = 0, magnitude = 0;
+};
+template <typename T>
+ExactSum exact_sum(const std::vector<T>& values);
+
+// Checks a sum `got` of values whose exact sum is `exact`, within the rounding allowed for `depth`
+// additions (exactly, for ints): empty when right, else what is wrong.
+template <typename T>
+std::string check_sum(const ExactSum& exact, T got, std::size_t depth);
+
 // The failure message for a case: which rung and case, what is wrong, and everything needed to
 // reproduce it (n, block size, grid, input, seed).
 std::string describe_failure(const RungInfo& rung, const Case& c, const LaunchPlan& plan,

@@ -2,6 +2,12 @@
 // The one place that picks the CUDA runtime: the real one, or the kit's CPU emulation of it.
 #pragma once
 
+// lab_core (the registry, the catalogue, the checker, the plans) builds without any CUDA runtime,
+// so that the kit's tools and the CPU backend work on a machine with no CUDA Toolkit at all.
+#if defined(LAB_HOST_ONLY)
+#error "a host-only part of the kit (lab_core) includes the CUDA runtime: move the code that needs it to lab_device"
+#endif
+
 #if defined(LAB_BACKEND_CPU)
 #include "lab/cpu/runtime.hpp"
 #else

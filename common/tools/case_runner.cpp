@@ -1,0 +1,686 @@
+// Kit tool, on the trusted side of the line: runs a rung's test program, which holds the student's
+// kernel, in a child process, and decides each test's verdict itself. A verdict never comes from
+// what the program prints, nor from its exit status alone:
+//   - the list of tests comes from the kit's plan (lab/suite_plan.hpp), not from the program;
+//   - each test's result comes from the results file the harness appends to as the test ends
+//     (tests/support/main.cpp), and must agree with how the program ended: a test that reported
+//     nothing (the program exited early, crashed or hung) fails, and so does one whose program's
+//     exit status contradicts its result (a failure followed by exit status 0, say);
+//   - only the kit skips: a test is skipped for a reason this runner checks for itself (the CPU
+//     backend and a GPU-only test, no usable GPU, too little device memory); a test the program
+//     reports as skipped for any other reason fails;
+//   - what the program prints is passed on indented, so no line it prints can pass for one of this
+//     runner's own lines, which start at the margin with "lab-case:".
+//
+//   lab-case run    --rung ID --exe PROGRAM --backend cpu|cuda --test NAME [--sanitizer PATH] [--timeout S]
+//       one test, for ctest: exit 0 passed, 1 failed, 77 skipped by the kit
+//   lab-case batch  --rung ID --exe PROGRAM --backend cpu|cuda [--sanitizer PATH] [--timeout S] [--junit FILE]
+//       every test of the rung in one process (one CUDA context), a fresh process after a crash or
+//       a sticky CUDA error; prints a line per failure and the counts, writes a JUnit file
+//   lab-case catch  --rung ID --exe PROGRAM --backend cpu|cuda --filter GTEST_FILTER --expect REGEX
+//                   --name NAME --mistake TEXT [--racecheck SANITIZER] [--timeout S]
+//       a planted mistake (tests/mutants.json): exit 0 when its suite fails it and says EXPECT
+//   lab-case ctest  --rung ID --exe PROGRAM --backend cpu|cuda --out FILE [--sanitizer PATH] [--timeout S]
+//       writes the ctest file that declares the rung's tests, each run through `lab-case run`
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "lab/cuda.hpp"
+#include "lab/device.hpp"
+#include "lab/registry.hpp"
+#include "lab/suite_plan.hpp"
+
+namespace {
+
+constexpr int kSkipped = 77;           // ctest's SKIP_RETURN_CODE for every kit test
+constexpr int kStickyRestart = 86;     // the harness ends a program with this after a sticky CUDA error
+constexpr std::size_t kOutputHead = 768 * 1024, kOutputTail = 256 * 1024;
+
+// --- options -----------------------------------------------------------------------------------
+
+struct Options {
+    std::string mode, rung, exe, backend, test, sanitizer, junit, out, filter, expect, name, mistake;
+    bool racecheck_tool = false;
+    int timeout = 300;
+};
+
+[[noreturn]] void usage(const std::string& problem)
+{
+    std::cerr << "lab-case: " << problem << "\n"
+              << "usage: lab-case run|batch|catch|ctest --rung ID --exe PROGRAM --backend cpu|cuda [options]\n"
+                 "  run:   --test NAME [--sanitizer PATH] [--timeout S]\n"
+                 "  batch: [--sanitizer PATH] [--timeout S] [--junit FILE]\n"
+                 "  catch: --filter GTEST_FILTER --expect REGEX --name NAME --mistake TEXT [--racecheck SANITIZER]\n"
+                 "  ctest: --out FILE [--sanitizer PATH] [--timeout S]\n";
+    std::exit(2);
+}
+
+Options parse(int argc, char** argv)
+{
+    if (argc < 2) usage("no mode given");
+    Options o;
+    o.mode = argv[1];
+    const std::map<std::string, std::string*> text{
+        {"--rung", &o.rung},     {"--exe", &o.exe},         {"--backend", &o.backend}, {"--test", &o.test},
+        {"--sanitizer", &o.sanitizer}, {"--junit", &o.junit}, {"--out", &o.out},       {"--filter", &o.filter},
+        {"--expect", &o.expect}, {"--name", &o.name},       {"--mistake", &o.mistake}};
+    for (int i = 2; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (i + 1 >= argc) usage("option " + arg + " needs a value");
+        if (arg == "--timeout") o.timeout = std::atoi(argv[++i]);
+        else if (arg == "--racecheck") o.sanitizer = argv[++i], o.racecheck_tool = true;
+        else if (const auto it = text.find(arg); it != text.end()) *it->second = argv[++i];
+        else usage("unknown option " + arg);
+    }
+    if (o.rung.empty() || o.exe.empty()) usage("--rung and --exe are required");
+    if (o.backend != "cpu" && o.backend != "cuda") usage("--backend must be cpu or cuda");
+    if (o.timeout < 1) o.timeout = 300;
+    return o;
+}
+
+// --- running the program under test --------------------------------------------------------------
+
+struct Result {
+    std::string test, status, message;
+    bool sticky = false;
+};
+
+struct ChildRun {
+    int exit_code = -1;  // when it exited
+    int signal = 0;      // when a signal ended it
+    bool timed_out = false;
+    bool not_started = false;  // exec failed: the program does not exist
+    std::string output;
+    std::vector<std::string> started;
+    std::vector<Result> results;  // in the order the tests ended
+    std::string sanitizer_log;
+
+    bool clean_exit() const { return signal == 0 && !timed_out && exit_code == 0; }
+    // It stopped while running a test that never reported: that test alone is to blame.
+    bool ended_in_a_test() const
+    {
+        if (started.empty()) return false;
+        for (const auto& r : results)
+            if (r.test == started.back()) return false;
+        return true;
+    }
+    // How the program ended agrees with what it reported: status 0 when every test it ran passed,
+    // gtest's 1 when one failed.
+    bool ending_agrees() const
+    {
+        if (sticky_restart() || ended_in_a_test()) return true;
+        if (signal || timed_out) return false;
+        bool any_failed = false;
+        for (const auto& r : results) any_failed |= r.status == "failed";
+        return exit_code == (any_failed ? 1 : 0);
+    }
+    // It ended as the harness ends a program after a sticky CUDA error: right after reporting the
+    // failed test that caused it.
+    bool sticky_restart() const
+    {
+        return signal == 0 && !timed_out && exit_code == kStickyRestart && !results.empty() && results.back().sticky &&
+               results.back().status == "failed";
+    }
+    std::string how_it_ended() const
+    {
+        if (not_started) return "could not be started";
+        if (timed_out) return "was stopped after running too long";
+        if (signal) return std::string("was killed by signal ") + std::to_string(signal) + " (" + strsignal(signal) + ")";
+        return "exited with status " + std::to_string(exit_code);
+    }
+};
+
+pid_t g_child = 0;
+
+void stop_child(int signal_number)
+{
+    if (g_child > 0) kill(-g_child, SIGKILL);
+    std::signal(signal_number, SIG_DFL);
+    raise(signal_number);
+}
+
+std::string temporary_directory()
+{
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base && *base ? base : "/tmp") + "/lab-case-XXXXXX";
+    if (!mkdtemp(pattern.data())) {
+        std::perror("lab-case: mkdtemp");
+        std::exit(2);
+    }
+    return pattern;
+}
+
+std::string read_file(const std::string& path)
+{
+    std::ifstream file(path, std::ios::binary);
+    std::stringstream text;
+    text << file.rdbuf();
+    return text.str();
+}
+
+std::size_t file_size(const std::string& path)
+{
+    struct stat info {};
+    return stat(path.c_str(), &info) == 0 ? static_cast<std::size_t>(info.st_size) : 0;
+}
+
+// Runs `argv` with the results file set, capturing what it prints (bounded). A test that makes no
+// progress (no result appended) for `timeout` seconds is stopped, with the program.
+ChildRun run_child(const std::vector<std::string>& argv, int timeout, const std::string& sanitizer_log = {})
+{
+    const std::string dir = temporary_directory();
+    const std::string results = dir + "/results.jsonl";
+    int pipe_fds[2];
+    if (pipe(pipe_fds) != 0) {
+        std::perror("lab-case: pipe");
+        std::exit(2);
+    }
+    const pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        dup2(pipe_fds[1], STDOUT_FILENO);
+        dup2(pipe_fds[1], STDERR_FILENO);
+        close(pipe_fds[0]);
+        close(pipe_fds[1]);
+        setenv("LAB_RESULTS", results.c_str(), 1);
+        std::vector<char*> args;
+        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        execv(args[0], args.data());
+        std::fprintf(stderr, "cannot start %s: %s\n", args[0], std::strerror(errno));
+        _exit(127);
+    }
+    g_child = pid;
+    setpgid(pid, pid);
+    close(pipe_fds[1]);
+    std::signal(SIGTERM, stop_child);
+    std::signal(SIGINT, stop_child);
+
+    ChildRun run;
+    std::string head, tail;
+    std::size_t dropped = 0;
+    using clock = std::chrono::steady_clock;
+    auto deadline = clock::now() + std::chrono::seconds(timeout);
+    std::size_t progress = 0;
+    bool open = true, ended = false;
+    int status = 0;
+    while (!ended || open) {
+        if (open) {
+            pollfd p{pipe_fds[0], POLLIN, 0};
+            if (poll(&p, 1, 100) > 0) {
+                char buffer[65536];
+                const ssize_t got = read(pipe_fds[0], buffer, sizeof buffer);
+                if (got <= 0) open = false;
+                const std::size_t room = kOutputHead - std::min(kOutputHead, head.size());
+                const std::size_t to_head = std::min(room, static_cast<std::size_t>(std::max<ssize_t>(got, 0)));
+                head.append(buffer, to_head);
+                if (got > 0) tail.append(buffer + to_head, static_cast<std::size_t>(got) - to_head);
+                if (tail.size() > kOutputTail) {
+                    dropped += tail.size() - kOutputTail;
+                    tail.erase(0, tail.size() - kOutputTail);
+                }
+            }
+        } else {
+            usleep(20000);
+        }
+        // Still running with its output closed, or its output still held open by something it
+        // started: either way the program itself is waited for.
+        if (!ended && waitpid(pid, &status, WNOHANG) == pid) ended = true;
+        if (ended && open) {
+            pollfd p{pipe_fds[0], POLLIN, 0};
+            if (poll(&p, 1, 0) <= 0) open = false;  // whatever it wrote has been read
+        }
+        if (const std::size_t now = file_size(results); now != progress) {
+            progress = now;
+            deadline = clock::now() + std::chrono::seconds(timeout);
+        }
+        if (!ended && clock::now() > deadline) {
+            run.timed_out = true;
+            kill(-pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            ended = true;
+            open = false;
+        }
+    }
+    close(pipe_fds[0]);
+    kill(-pid, SIGKILL);  // anything it left behind
+    g_child = 0;
+    if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
+    if (run.timed_out) run.signal = 0;
+    run.not_started = run.exit_code == 127 && head.rfind("cannot start ", 0) == 0;
+    run.output = head + (dropped ? "\n[... " + std::to_string(dropped) + " bytes of output left out ...]\n" : "") + tail;
+
+    std::istringstream lines(read_file(results));
+    for (std::string line; std::getline(lines, line);) {
+        const auto j = nlohmann::json::parse(line, nullptr, false);
+        if (j.is_discarded() || !j.is_object()) continue;  // a line cut short by a crash
+        const std::string event = j.value("event", ""), test = j.value("test", "");
+        if (event == "start") run.started.push_back(test);
+        if (event == "end")
+            run.results.push_back({test, j.value("result", ""), j.value("message", ""), j.value("sticky", false)});
+    }
+    if (!sanitizer_log.empty()) run.sanitizer_log = read_file(sanitizer_log);
+    std::remove(results.c_str());
+    if (!sanitizer_log.empty()) std::remove(sanitizer_log.c_str());
+    rmdir(dir.c_str());
+    return run;
+}
+
+// --- verdicts ------------------------------------------------------------------------------------
+
+enum class Status { passed, failed, skipped };
+
+struct Verdict {
+    Status status = Status::failed;
+    std::string reason;   // why it failed or was skipped
+    std::string message;  // what the test itself said (failure messages)
+};
+
+struct Runner {
+    Options options;
+    const lab::RungInfo& rung;
+
+    // Why the kit itself skips `t` here, checked by this process; nothing when it would not.
+    std::optional<std::string> kit_skip(const lab::PlannedTest& t, bool ask_device) const
+    {
+        if (options.backend == "cpu") {
+            if (!t.gpu_only) return std::nullopt;
+            if (t.kind == lab::TestKind::speed)
+                return std::string("speed is measured on a GPU only: the CPU backend checks correctness, not GPU speed.");
+            if (t.kind == lab::TestKind::racecheck) return std::string("racecheck runs on a GPU only.");
+            return std::string("this case runs on a GPU only: its input is too large for the CPU backend.");
+        }
+        if (!ask_device || t.kind == lab::TestKind::launcher) return std::nullopt;
+        const lab::DeviceStatus& device = lab::device_status();
+        if (!device.usable) return device.reason + " Kernel tests need an NVIDIA GPU; skipped.";
+        if (t.device_bytes) {
+            std::size_t free = 0, total = 0;
+            if (cudaMemGetInfo(&free, &total) == cudaSuccess && free < t.device_bytes) {
+                char text[160];
+                std::snprintf(text, sizeof text, "this case needs %.1f GiB of device memory; this GPU has %.1f GiB free.",
+                              static_cast<double>(t.device_bytes) / (1u << 30), static_cast<double>(free) / (1u << 30));
+                return std::string(text);
+            }
+        }
+        return std::nullopt;
+    }
+
+    std::vector<std::string> command(const std::vector<const lab::PlannedTest*>& tests, bool under_racecheck,
+                                     const std::string& log) const
+    {
+        std::vector<std::string> argv;
+        if (under_racecheck)
+            argv = {options.sanitizer, "--tool", "racecheck", "--racecheck-report", "hazard", "--log-file", log};
+        std::string filter;
+        for (const auto* t : tests) filter += (filter.empty() ? "" : ":") + t->runs;
+        argv.insert(argv.end(), {options.exe, "--gtest_filter=" + filter, "--gtest_color=no"});
+        return argv;
+    }
+
+    // The verdict on `t` from one run of its program (which may have run other tests too).
+    Verdict judge(const lab::PlannedTest& t, const ChildRun& run, bool under_racecheck) const
+    {
+        std::vector<const Result*> mine;
+        for (const auto& r : run.results)
+            if (r.test == t.runs) mine.push_back(&r);
+        Verdict v;
+        if (mine.size() > 1) {
+            v.reason = "the test program reported " + t.runs + " more than once: something besides the kit's harness "
+                       "wrote to its results.";
+            return v;
+        }
+        if (mine.empty()) {
+            if (run.not_started) v.reason = "the test program " + options.exe + " could not be started: was it built?";
+            else if (run.timed_out)
+                v.reason = "the test did not finish within " + std::to_string(options.timeout) +
+                           " s and was stopped: a loop that never ends, or threads waiting for each other?";
+            else if (run.clean_exit())
+                v.reason = "the test program exited (status 0) without reporting this test: something ended it "
+                           "early, such as a call to exit() in a static initializer or in the kernel's file. Only a "
+                           "test that runs to its end counts.";
+            else
+                v.reason = "the test program " + run.how_it_ended() + " before reporting this test" +
+                           (run.signal ? ": it crashed." : ".");
+            return v;
+        }
+        const Result& r = *mine.front();
+        v.message = r.message;
+        if (r.status == "skipped") {
+            if (auto reason = kit_skip(t, true)) {
+                v.status = Status::skipped;
+                v.reason = *reason;
+            } else {
+                v.reason = "the test program reported this test as skipped, but the kit has no reason to skip it here. "
+                           "Only the kit skips a case (no GPU, too little memory, a GPU-only case on the CPU "
+                           "backend); a skip from anywhere else counts as a failure.";
+            }
+            return v;
+        }
+        if (r.status == "failed") {
+            v.reason = "the test failed.";
+            if (run.clean_exit())
+                v.reason += " (And the program then exited with status 0, which contradicts its own result: "
+                            "something, such as an atexit handler, changed its exit status.)";
+            return v;
+        }
+        if (r.status != "passed") {
+            v.reason = "the test program reported an unknown result '" + r.status + "'.";
+            return v;
+        }
+        if (!run.ending_agrees()) {
+            v.reason = "the test passed, but then the program " + run.how_it_ended() +
+                       ", which contradicts what it reported: a program whose tests all pass exits with status 0, "
+                       "and one with a failed test with status 1.";
+            return v;
+        }
+        if (under_racecheck) return judge_racecheck(run);
+        v.status = Status::passed;
+        return v;
+    }
+
+    static Verdict judge_racecheck(const ChildRun& run)
+    {
+        Verdict v;
+        static const std::regex summary(R"(RACECHECK SUMMARY: ([0-9]+) hazards? displayed \(([0-9]+) errors?, ([0-9]+) warnings?\))");
+        std::smatch m;
+        if (!std::regex_search(run.sanitizer_log, m, summary)) {
+            v.reason = "compute-sanitizer racecheck gave no summary:\n" + run.sanitizer_log;
+            return v;
+        }
+        if (m[1] != "0") {
+            v.reason = "racecheck found " + m[1].str() + " shared-memory hazards (" + m[2].str() + " errors, " +
+                       m[3].str() + " warnings): threads read and write the same shared slot with nothing ordering "
+                       "them. Inside a warp, a GPU does not promise lockstep (independent thread scheduling, since "
+                       "Volta): separate the read and the write with __syncwarp() (read into a register, "
+                       "__syncwarp(), write, __syncwarp()) or use __shfl_down_sync; between warps, use "
+                       "__syncthreads(). `volatile` does not order anything.\n" + run.sanitizer_log;
+            return v;
+        }
+        v.status = Status::passed;
+        return v;
+    }
+
+    // Runs `tests` (all racecheck or none) and judges each; a program that dies or hits a sticky
+    // CUDA error mid-way is started again on the tests it did not reach.
+    std::vector<Verdict> run_all(const std::vector<const lab::PlannedTest*>& tests, std::string* output) const
+    {
+        std::vector<Verdict> verdicts(tests.size());
+        std::vector<std::size_t> pending;
+        for (std::size_t i = 0; i < tests.size(); ++i) {
+            // Racecheck's tool needs a GPU to start at all: ask the device before running it.
+            const bool ask = tests[i]->kind == lab::TestKind::racecheck || options.racecheck_tool;
+            if (auto reason = kit_skip(*tests[i], ask)) verdicts[i] = {Status::skipped, *reason, ""};
+            else pending.push_back(i);
+        }
+        const bool racecheck = !tests.empty() && (tests.front()->kind == lab::TestKind::racecheck || options.racecheck_tool);
+        while (!pending.empty()) {
+            std::vector<const lab::PlannedTest*> batch;
+            for (std::size_t i : pending) batch.push_back(tests[i]);
+            const std::string log = racecheck ? temporary_directory() + "/racecheck.log" : "";
+            const ChildRun run = run_child(command(batch, racecheck, log), options.timeout, log);
+            if (!log.empty()) rmdir(log.substr(0, log.rfind('/')).c_str());
+            if (output) *output += run.output;
+            // A test the program never reached gets a fresh process, as long as this one got
+            // somewhere; the one it was running when it stopped is judged as it stands.
+            std::vector<std::size_t> again;
+            bool progress = false;
+            for (std::size_t i : pending) {
+                bool reported = false;
+                for (const auto& r : run.results) reported |= r.test == tests[i]->runs;
+                const bool was_running = !run.started.empty() && run.started.back() == tests[i]->runs;
+                progress |= reported || was_running;
+                if (!reported && !was_running) again.push_back(i);
+                else verdicts[i] = judge(*tests[i], run, racecheck);
+            }
+            if (!progress) {
+                for (std::size_t i : again) verdicts[i] = judge(*tests[i], run, racecheck);
+                again.clear();
+            }
+            pending = again;
+        }
+        return verdicts;
+    }
+};
+
+std::string indented(const std::string& text)
+{
+    std::string out;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) out += "  " + line + "\n";
+    return out;
+}
+
+const lab::PlannedTest* find_test(const std::vector<lab::PlannedTest>& plan, const std::string& name)
+{
+    for (const auto& t : plan)
+        if (t.name == name) return &t;
+    return nullptr;
+}
+
+// gtest's filter syntax: patterns with * and ? separated by ':', then optionally '-' and patterns to leave out.
+bool glob(const char* pattern, const char* text)
+{
+    if (*pattern == '\0') return *text == '\0';
+    if (*pattern == '*') return glob(pattern + 1, text) || (*text && glob(pattern, text + 1));
+    return *text && (*pattern == '?' || *pattern == *text) && glob(pattern + 1, text + 1);
+}
+
+bool any_glob(const std::string& patterns, const std::string& name)
+{
+    std::istringstream parts(patterns);
+    for (std::string p; std::getline(parts, p, ':');)
+        if (!p.empty() && glob(p.c_str(), name.c_str())) return true;
+    return false;
+}
+
+bool matches_filter(const std::string& filter, const std::string& name)
+{
+    const auto minus = filter.find('-');
+    const std::string positive = minus == std::string::npos ? filter : filter.substr(0, minus);
+    const std::string negative = minus == std::string::npos ? "" : filter.substr(minus + 1);
+    return any_glob(positive.empty() ? "*" : positive, name) && !any_glob(negative, name);
+}
+
+std::string xml_escape(const std::string& text)
+{
+    std::string out;
+    for (char c : text) {
+        switch (c) {
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '&': out += "&amp;"; break;
+        case '"': out += "&quot;"; break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') out += '?';
+            else out += c;
+        }
+    }
+    return out;
+}
+
+// What ctest's output says for a test, as lab-case run prints it (and lab-summary reads it).
+std::string verdict_text(const Verdict& v)
+{
+    switch (v.status) {
+    case Status::passed: return "lab-case: passed\n";
+    case Status::skipped: return "lab-case: skipped: " + v.reason + "\n";
+    case Status::failed: break;
+    }
+    return indented(v.message) + "lab-case: FAILED: " + v.reason + "\n";
+}
+
+int mode_run(const Runner& runner, const std::vector<lab::PlannedTest>& plan)
+{
+    const lab::PlannedTest* t = find_test(plan, runner.options.test);
+    if (!t) {
+        std::cout << "lab-case: FAILED: the kit plans no test named " << runner.options.test << " for rung "
+                  << runner.rung.id << "; rebuild to refresh the list of tests.\n";
+        return 1;
+    }
+    std::string output;
+    const Verdict v = runner.run_all({t}, &output).front();
+    if (v.status == Status::skipped) {
+        std::cout << verdict_text(v) << indented(output);  // the skip first: a report may keep only the start
+        return kSkipped;
+    }
+    std::cout << indented(output) << (v.status == Status::failed ? "lab-case: FAILED: " + v.reason + "\n"
+                                                                 : verdict_text(v));
+    return v.status == Status::passed ? 0 : 1;
+}
+
+int mode_batch(const Runner& runner, const std::vector<lab::PlannedTest>& plan)
+{
+    std::vector<const lab::PlannedTest*> plain, racecheck;
+    for (const auto& t : plan) (t.kind == lab::TestKind::racecheck ? racecheck : plain).push_back(&t);
+    std::vector<const lab::PlannedTest*> order = plain;
+    std::vector<Verdict> verdicts = runner.run_all(plain, nullptr);
+    for (const auto* t : racecheck) {
+        order.push_back(t);
+        verdicts.push_back(runner.run_all({t}, nullptr).front());
+    }
+    int passed = 0, failed = 0, skipped = 0;
+    std::ostringstream xml;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        const Verdict& v = verdicts[i];
+        const char* status = v.status == Status::passed ? "run" : v.status == Status::skipped ? "notrun" : "fail";
+        (v.status == Status::passed ? passed : v.status == Status::skipped ? skipped : failed)++;
+        if (v.status == Status::failed) std::cout << "FAILED " << order[i]->name << ": " << v.reason << "\n";
+        xml << "\t<testcase name=\"" << xml_escape(order[i]->name) << "\" status=\"" << status << "\">\n";
+        if (v.status == Status::skipped) xml << "\t\t<skipped message=\"SKIP_RETURN_CODE=77\"/>\n";
+        xml << "\t\t<system-out>" << xml_escape(verdict_text(v)) << "</system-out>\n\t</testcase>\n";
+    }
+    std::cout << "rung " << runner.rung.id << ": " << passed << " passed, " << failed << " failed, " << skipped
+              << " skipped (by the kit)\n";
+    if (!runner.options.junit.empty()) {
+        std::ofstream file(runner.options.junit);
+        file << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"" << xml_escape(runner.rung.id)
+             << "\" tests=\"" << order.size() << "\" failures=\"" << failed << "\" skipped=\"" << skipped << "\">\n"
+             << xml.str() << "</testsuite>\n";
+        if (!file) {
+            std::cerr << "lab-case: cannot write " << runner.options.junit << "\n";
+            return 2;
+        }
+    }
+    return failed ? 1 : 0;
+}
+
+int mode_catch(const Runner& runner, const std::vector<lab::PlannedTest>& plan)
+{
+    const Options& o = runner.options;
+    std::vector<const lab::PlannedTest*> chosen;
+    for (const auto& t : plan)
+        if (t.kind != lab::TestKind::racecheck && matches_filter(o.filter, t.runs)) chosen.push_back(&t);
+    if (chosen.empty()) {
+        std::cout << "lab-case: FAILED: the filter " << o.filter << " selects none of rung " << runner.rung.id
+                  << "'s tests.\n";
+        return 1;
+    }
+    const std::vector<Verdict> verdicts = runner.run_all(chosen, nullptr);
+    const std::regex expect(o.expect);
+    std::string first_reason, said;
+    int failed = 0, skipped = 0;
+    for (const Verdict& v : verdicts) {
+        if (v.status == Status::skipped) ++skipped;
+        if (v.status != Status::failed) continue;
+        if (failed++ == 0) first_reason = v.message + v.reason;
+        said += v.message + v.reason + "\n";
+    }
+    if (failed == 0 && skipped == static_cast<int>(verdicts.size())) {
+        std::cout << "lab-case: skipped: every case that would catch " << o.name << " was skipped here: "
+                  << verdicts.front().reason << "\n";
+        return kSkipped;
+    }
+    if (failed == 0) {
+        std::cout << "lab-case: FAILED: the suite did not catch the planted mistake " << o.name << ": " << o.mistake
+                  << ". Every selected case (" << o.filter << ") passed, so the suite cannot tell this mistake from a "
+                  << "right answer.\n";
+        return 1;
+    }
+    if (!std::regex_search(said, expect)) {
+        std::cout << "lab-case: FAILED: the suite failed the planted mistake " << o.name << " (" << o.mistake
+                  << "), but its messages never say '" << o.expect << "', which a student would need to understand it."
+                  << "\n" << indented(said);
+        return 1;
+    }
+    std::cout << "caught " << o.name << " (" << failed << " of " << verdicts.size() << " cases failed): " << o.mistake
+              << "\n" << indented(first_reason);
+    return 0;
+}
+
+// Arguments in ctest's bracket syntax, which needs no escaping.
+std::string bracket(const std::string& text) { return "[==[" + text + "]==]"; }
+
+int mode_ctest(const Runner& runner, const std::vector<lab::PlannedTest>& plan, const std::string& self)
+{
+    const Options& o = runner.options;
+    std::ostringstream file;
+    file << "# Written by lab-case from rungs.json, tests/cases.json and tests/speed.json: the tests of rung "
+         << runner.rung.id << ", each run and judged by lab-case.\n";
+    for (const auto& t : plan) {
+        file << "add_test(" << bracket(t.name) << ' ' << bracket(self) << " run --rung " << bracket(o.rung)
+             << " --exe " << bracket(o.exe) << " --backend " << o.backend << " --timeout " << o.timeout;
+        if (!o.sanitizer.empty()) file << " --sanitizer " << bracket(o.sanitizer);
+        file << " --test " << bracket(t.name) << ")\n";
+        std::string labels = runner.rung.label();
+        if (t.kind != lab::TestKind::launcher) labels += ";kernel";
+        if (t.kind == lab::TestKind::speed) labels += ";speed";
+        if (t.kind == lab::TestKind::racecheck) labels += ";racecheck";
+        file << "set_tests_properties(" << bracket(t.name) << " PROPERTIES LABELS \"" << labels
+             << "\" SKIP_RETURN_CODE " << kSkipped << " TIMEOUT " << o.timeout + 30
+             << (t.kind == lab::TestKind::speed ? " RUN_SERIAL TRUE" : "") << ")\n";
+    }
+    std::ofstream out(o.out);
+    out << file.str();
+    if (!out) {
+        std::cerr << "lab-case: cannot write " << o.out << "\n";
+        return 2;
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    try {
+        const Options options = parse(argc, argv);
+        const lab::RungInfo& rung = lab::Registry::kit().get(options.rung);
+        const Runner runner{options, rung};
+        const bool racecheck = options.backend == "cuda" && !options.sanitizer.empty() && !options.racecheck_tool;
+        const std::vector<lab::PlannedTest> plan = lab::planned_tests(rung, racecheck);
+        if (options.mode == "run") return mode_run(runner, plan);
+        if (options.mode == "batch") return mode_batch(runner, plan);
+        if (options.mode == "catch") return mode_catch(runner, plan);
+        if (options.mode == "ctest") {
+            char self[4096];
+            const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+            return mode_ctest(runner, plan, length > 0 ? std::string(self, static_cast<std::size_t>(length)) : argv[0]);
+        }
+        usage("unknown mode " + options.mode);
+    } catch (const std::exception& e) {
+        std::cout << "lab-case: FAILED: " << e.what() << "\n";
+        return 1;
+    }
+}
