@@ -51,6 +51,37 @@ function(lab_add_rung_kernel target id source)
   target_link_libraries(${target} PRIVATE lab_device)
 endfunction()
 
+# lab_nvcc_command(<out> <id> <kernel file> <object>): the nvcc command line that compiles rung
+# <id>'s glue and the kernel file as a GPU build would (every template instantiated), for the
+# architectures in LAB_NVCC_GENCODE, PTX only, writing <object> and <object>.d.
+function(lab_nvcc_command out id source object)
+  string(SUBSTRING ${id} 0 2 number)
+  lab_rung_field(form ${id} form)
+  string(TOUPPER "${form}" form)
+  set(${out} "${LAB_NVCC}" -std=c++17 --expt-relaxed-constexpr ${LAB_NVCC_GENCODE}
+      "-I${PROJECT_SOURCE_DIR}/common/include" "-DLAB_RUNG_SOURCE=\"${source}\"" "-DLAB_RUNG_ORIGINAL=\"${source}\""
+      "-DLAB_RUNG_ID=\"${id}\"" -DLAB_RUNG_NS=ex${number} -DLAB_FORM_${form}
+      -MD -MF "${object}.d" -x cu -c "${PROJECT_SOURCE_DIR}/common/src/rung_glue.cu" -o "${object}" PARENT_SCOPE)
+endfunction()
+
+# lab_nvcc_check(<target> <id> <kernel file>): on the CPU backend with LAB_NVCC_CHECKED, <target>
+# builds only once nvcc accepts the kernel file (lab_nvcc_command).
+function(lab_nvcc_check target id source)
+  if(NOT LAB_ACTIVE_BACKEND STREQUAL "cpu" OR NOT LAB_NVCC_CHECKED)
+    return()
+  endif()
+  set(object "${CMAKE_BINARY_DIR}/nvcc_check/${target}.o")
+  lab_nvcc_command(command ${id} "${source}" "${object}")
+  add_custom_command(OUTPUT "${object}"
+    COMMAND ${command}
+    DEPENDS "${source}" "${PROJECT_SOURCE_DIR}/common/src/rung_glue.cu"
+    DEPFILE "${object}.d"
+    COMMENT "Compiling ${source} with nvcc as a GPU build would"
+    VERBATIM)
+  add_custom_target(${target}_nvcc DEPENDS "${object}")
+  add_dependencies(${target} ${target}_nvcc)
+endfunction()
+
 # lab_kernel_sources(<target> <.cu files...>): adds kernel sources to a target for the active
 # backend: as CUDA for nvcc, or rewritten (lab_cpu_rewrite) and compiled as C++ for the CPU backend.
 function(lab_kernel_sources target)

@@ -531,6 +531,54 @@ std::string verdict_text(const Verdict& v)
     return indented(v.message) + "lab-case: FAILED: " + v.reason + "\n";
 }
 
+// Cases of one test program that ended at a time limit (the CPU backend's per-launch limit, or
+// the runner's own), kept in PROGRAM.hung next to the program while it stays the same build: once
+// kHangsBeforeStopping of them have, the rung's remaining cases fail at once instead of each
+// running into the same wall. Rebuilding the program starts the count afresh.
+constexpr int kHangsBeforeStopping = 3;
+
+class HangRecord {
+public:
+    explicit HangRecord(const std::string& exe) : path_(exe + ".hung")
+    {
+        struct stat info {};
+        if (stat(exe.c_str(), &info) == 0)
+            build_ = std::to_string(info.st_size) + ":" + std::to_string(info.st_mtim.tv_sec) + "." +
+                     std::to_string(info.st_mtim.tv_nsec);
+    }
+
+    // The cases recorded for this build of the program.
+    std::vector<std::string> cases() const
+    {
+        std::vector<std::string> found;
+        std::ifstream in(path_);
+        std::string line;
+        while (std::getline(in, line))
+            if (line.rfind(build_ + " ", 0) == 0) found.push_back(line.substr(build_.size() + 1));
+        return found;
+    }
+
+    void add(const std::string& test) const
+    {
+        // One short line per write, appended: cases that ctest runs side by side do not mix their lines.
+        const std::string line = build_ + " " + test + "\n";
+        const int fd = open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (fd < 0) return;
+        [[maybe_unused]] const auto written = write(fd, line.data(), line.size());  // a lost line only costs time
+        close(fd);
+    }
+
+private:
+    std::string path_;
+    std::string build_;
+};
+
+bool ended_at_a_time_limit(const Verdict& v)
+{
+    return v.message.find("cudaErrorLaunchTimeout") != std::string::npos ||
+           v.reason.find("did not finish within") != std::string::npos;
+}
+
 int mode_run(const Runner& runner, const std::vector<lab::PlannedTest>& plan)
 {
     const lab::PlannedTest* t = find_test(plan, runner.options.test);
@@ -539,8 +587,17 @@ int mode_run(const Runner& runner, const std::vector<lab::PlannedTest>& plan)
                   << runner.rung.id << "; rebuild to refresh the list of tests.\n";
         return 1;
     }
+    const HangRecord hangs(runner.options.exe);
+    if (const auto earlier = hangs.cases(); earlier.size() >= kHangsBeforeStopping) {
+        std::cout << "lab-case: FAILED: not run: " << earlier.size() << " earlier cases of rung " << runner.rung.id
+                  << " were stopped at the time limit (the first: " << earlier.front()
+                  << "), so this one would most likely be too. Fix the loop that never ends (the first case's "
+                     "report names the thread and the line), rebuild, and run the tests again.\n";
+        return 1;
+    }
     std::string output;
     const Verdict v = runner.run_all({t}, &output).front();
+    if (v.status == Status::failed && ended_at_a_time_limit(v)) hangs.add(t->name);
     if (v.status == Status::skipped) {
         std::cout << verdict_text(v) << indented(output);  // the skip first: a report may keep only the start
         return kSkipped;

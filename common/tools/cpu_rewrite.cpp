@@ -2,10 +2,12 @@
 // taught with macros alone, keeping every line where it was so that compiler messages and the
 // emulator's reports point at the student's own lines.
 //   extern __shared__ T s[];      ->  T* const s = ::lab::cpu::dynamic_shared<T>();
-//   __shared__ T a[N];            ->  static thread_local T a[N]; ::lab::cpu::shared_declared(&a, sizeof(a));
-//                                     (inside functions: poisoned before each block, as a GPU leaves it stale)
+//   __shared__ T a[N], b;         ->  auto& a = ::lab::cpu::shared_array<T[N]>([] {}, "a", __FILE__, __LINE__); (and b)
+//                                     inside functions: per-worker storage that ends at a guard page, so an
+//                                     access past the array's end faults and is named, poisoned before each block
+//   __shared__ T a[N];            ->  static thread_local T a[N];   (at namespace scope)
 //   kernel<<<grid, block>>>(args) ->  ::lab::cpu::launch_chevrons(kernel, ::lab::cpu::Chevrons{grid, block}, args)
-// Comments, strings and preprocessor lines are left alone.
+// Comments, strings, character literals (not digit separators) and preprocessor lines are left alone.
 //   lab-cpu-rewrite INPUT.cu OUTPUT
 #include <algorithm>
 #include <cctype>
@@ -53,6 +55,8 @@ struct Rewriter {
             } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
                 const auto end = text.find("*/", i + 2);
                 mark_until(end == std::string::npos ? text.size() : end + 2);
+            } else if (c == '\'' && digit_separator(i)) {
+                ++i;
             } else if (c == '"' || c == '\'') {
                 std::size_t end = i + 1;
                 while (end < text.size() && text[end] != c) end += text[end] == '\\' ? 2 : 1;
@@ -61,6 +65,18 @@ struct Rewriter {
                 ++i;
             }
         }
+    }
+
+    // A quote inside a number (10'000, 0xFF'FF) separates digits; one after a prefix (L'a', u8'a')
+    // opens a character literal.
+    bool digit_separator(std::size_t i) const
+    {
+        if (i == 0 || i + 1 >= text.size() || !std::isalnum(static_cast<unsigned char>(text[i + 1]))) return false;
+        std::size_t start = i;
+        while (start > 0 && (std::isalnum(static_cast<unsigned char>(text[start - 1])) || text[start - 1] == '\'' ||
+                             text[start - 1] == '.' || text[start - 1] == '_'))
+            --start;
+        return start < i && std::isdigit(static_cast<unsigned char>(text[start]));
     }
 
     bool is_ident(char c) const { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -79,6 +95,87 @@ struct Rewriter {
         return out;
     }
 
+
+    static std::string trim(const std::string& s)
+    {
+        const auto first = s.find_first_not_of(" \t\r\n");
+        if (first == std::string::npos) return {};
+        return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
+    }
+
+    // Drops __align__(...) and alignas(...), parentheses nested or not: the guarded storage is
+    // aligned for the type, and an array ends exactly at its guard page.
+    static std::string strip_alignment(std::string s)
+    {
+        static const std::regex head(R"(\b(__align__|alignas)\s*\()");
+        std::smatch m;
+        while (std::regex_search(s, m, head)) {
+            std::size_t at = static_cast<std::size_t>(m.position(0)), k = at + static_cast<std::size_t>(m.length(0));
+            for (int depth = 1; k < s.size() && depth > 0; ++k) depth += s[k] == '(' ? 1 : s[k] == ')' ? -1 : 0;
+            s.replace(at, k - at, " ");
+        }
+        return s;
+    }
+
+    // Splits declarators at the commas that are not inside (), [], {} or a template's <>.
+    static std::vector<std::string> top_level_split(const std::string& s)
+    {
+        std::vector<std::string> parts(1);
+        int round = 0, square = 0, angle = 0;
+        for (char c : s) {
+            if (c == '(' || c == '{') ++round;
+            if (c == ')' || c == '}') --round;
+            if (c == '[') ++square;
+            if (c == ']') --square;
+            if (square == 0 && c == '<') ++angle;
+            if (square == 0 && c == '>' && angle > 0) --angle;
+            if (c == ',' && round == 0 && square == 0 && angle == 0) {
+                parts.emplace_back();
+                continue;
+            }
+            parts.back() += c;
+        }
+        return parts;
+    }
+
+    struct Declarator {
+        std::string specifiers;  // the type before the name (the first declarator's)
+        std::string prefix;      // * or & between the type and the name
+        std::string name;
+        std::string suffix;      // [N][M] after the name
+    };
+
+    // "volatile Box<T, 4>* b[32]" -> {"volatile Box<T, 4>", "*", "b", "[32]"}: the name is the last
+    // identifier before the first [ outside a template's <>.
+    Declarator split_declarator(const std::string& part, std::size_t at) const
+    {
+        std::size_t bracket = part.size();
+        int angle = 0;
+        for (std::size_t k = 0; k < part.size(); ++k) {
+            if (part[k] == '<') ++angle;
+            if (part[k] == '>' && angle > 0) --angle;
+            if ((part[k] == '[' || part[k] == '=') && angle == 0) {
+                bracket = k;
+                break;
+            }
+        }
+        std::size_t end = bracket;
+        while (end > 0 && std::isspace(static_cast<unsigned char>(part[end - 1]))) --end;
+        std::size_t start = end;
+        while (start > 0 && is_ident(part[start - 1])) --start;
+        if (start == end) error(at, "cannot find the name in this __shared__ declaration");
+        Declarator d;
+        d.name = part.substr(start, end - start);
+        d.suffix = part.substr(bracket);
+        std::string before = part.substr(0, start);
+        std::size_t type_end = before.find_last_not_of(" \t\r\n*&");
+        type_end = type_end == std::string::npos ? 0 : type_end + 1;
+        d.specifiers = trim(before.substr(0, type_end));
+        for (char c : before.substr(type_end))
+            if (c == '*' || c == '&') d.prefix += c;
+        return d;
+    }
+
     std::string run()
     {
         classify();
@@ -86,6 +183,7 @@ struct Rewriter {
         std::vector<Brace> braces;
         std::ostringstream out;
         std::size_t statement_start = 0;
+        std::streampos out_statement = 0;  // where the statement at statement_start begins in `out`
         auto in_function = [&] {
             for (Brace b : braces)
                 if (b == Brace::block) return true;
@@ -108,12 +206,14 @@ struct Rewriter {
                                                                       : Brace::block);
                 out << c;
                 statement_start = ++i;
+                out_statement = out.tellp();
                 continue;
             }
             if (c == '}' || c == ';') {
                 if (c == '}' && !braces.empty()) braces.pop_back();
                 out << c;
                 statement_start = ++i;
+                out_statement = out.tellp();
                 continue;
             }
             if (word_at(i, "extern")) {
@@ -124,39 +224,55 @@ struct Rewriter {
                     if (end == std::string::npos) error(i, "extern __shared__ declaration without a ';'");
                     if (!in_function())
                         error(i, "the CPU backend supports extern __shared__ only inside a function: declare it in the kernel");
-                    static const std::regex dynamic(
-                        R"(^extern\s+__shared__\s+(?:(?:__align__|alignas)\s*\([^)]*\)\s*)?(.+?)\s*\b(\w+)\s*\[\s*\]\s*$)");
-                    std::smatch m;
-                    const std::string declaration = text.substr(i, end - i);
-                    if (!std::regex_match(declaration, m, dynamic))
+                    std::string declaration = strip_alignment(code_between(j + 10, end));
+                    const Declarator d = split_declarator(declaration, i);
+                    if (std::regex_replace(d.suffix, std::regex(R"(\s)"), "") != "[]" || !d.prefix.empty())
                         error(i, "cannot read this extern __shared__ declaration; write it as: extern __shared__ T name[];");
-                    out << m[1] << "* const " << m[2] << " = ::lab::cpu::dynamic_shared<" << m[1] << ">();";
-                    out << std::string(std::count(declaration.begin(), declaration.end(), '\n'), '\n');
+                    out << d.specifiers << "* const " << d.name << " = ::lab::cpu::dynamic_shared<" << d.specifiers << ">();";
+                    out << std::string(std::count(text.begin() + static_cast<std::ptrdiff_t>(i),
+                                                   text.begin() + static_cast<std::ptrdiff_t>(end), '\n'),
+                                       '\n');
                     i = end + 1;
                     statement_start = i;
+                    out_statement = out.tellp();
                     continue;
                 }
             }
             if (word_at(i, "__shared__")) {
                 const auto end = text.find(';', i);
                 if (end == std::string::npos) error(i, "__shared__ declaration without a ';'");
-                const bool has_static = std::regex_search(code_between(statement_start, i), std::regex(R"(\bstatic\b)"));
-                out << (has_static ? "thread_local" : "static thread_local");
-                const std::string declarators = text.substr(i + 10, end - i - 10);
-                out << declarators << ';';
-                if (in_function()) {
-                    // Each declarator's name: the identifier before its first '[' (or its last one).
-                    static const std::regex name(R"(\b(\w+)\s*(?:\[[^\]]*\]\s*)*$)");
-                    std::string part;
-                    std::istringstream parts(code_between(i + 10, end));
-                    while (std::getline(parts, part, ',')) {
-                        std::smatch m;
-                        if (!std::regex_search(part, m, name)) error(i, "cannot find the name in this __shared__ declaration");
-                        out << " ::lab::cpu::shared_declared(&" << m[1] << ", sizeof(" << m[1] << "));";
+                if (!in_function()) {
+                    const bool has_static = std::regex_search(code_between(statement_start, i), std::regex(R"(\bstatic\b)"));
+                    out << (has_static ? "thread_local" : "static thread_local") << text.substr(i + 10, end - i - 10) << ';';
+                } else {
+                    // Take back what was written of the declaration before __shared__ (volatile, static):
+                    // its code goes into the type, its comments and line breaks stay where they were.
+                    const std::string written = out.str();
+                    out.str(written.substr(0, static_cast<std::size_t>(out_statement)));
+                    out.seekp(0, std::ios::end);
+                    for (std::size_t k = statement_start; k < i; ++k) out << (code[k] && text[k] != '\n' ? ' ' : text[k]);
+                    // Inside a function, `static __shared__` means what `__shared__` means.
+                    const std::string prefix =
+                        std::regex_replace(code_between(statement_start, i), std::regex(R"(\bstatic\b)"), "");
+                    const std::string body = strip_alignment(prefix + " " + code_between(i + 10, end));
+                    const auto parts = top_level_split(body);
+                    std::string specifiers;
+                    for (std::size_t k = 0; k < parts.size(); ++k) {
+                        Declarator d = split_declarator(parts[k], i);
+                        if (k == 0) specifiers = d.specifiers;
+                        if (d.suffix.find('=') != std::string::npos)
+                            error(i, "a __shared__ variable cannot have an initializer: assign it in the kernel, then __syncthreads()");
+                        out << "auto& " << d.name
+                            << " = ::lab::cpu::shared_array<" << specifiers << " " << d.prefix << d.suffix << ">([] {}, \""
+                            << d.name << "\", __FILE__, __LINE__); ";
                     }
+                    out << std::string(std::count(text.begin() + static_cast<std::ptrdiff_t>(i),
+                                                  text.begin() + static_cast<std::ptrdiff_t>(end), '\n'),
+                                       '\n');
                 }
                 i = end + 1;
                 statement_start = i;
+                out_statement = out.tellp();
                 continue;
             }
             if (text.compare(i, 3, "<<<") == 0) {

@@ -25,6 +25,12 @@ namespace lab::testing {
 
 namespace {
 
+// Launches of this program stopped at the CPU backend's time limit. Once three cases have been, the
+// rest fail at once (in one process, as lab-case batch runs a rung; ctest's one process per case
+// is handled by lab-case run).
+int g_launches_stopped = 0;
+constexpr int kStoppedBeforeGivingUp = 3;
+
 const RungInfo& this_rung() { return Registry::kit().get(the_bound_rung().id); }
 
 // The path as a student sees it: relative to the kit's root.
@@ -101,6 +107,7 @@ void check_case(const RungInfo& rung, const Case& c)
             the_bound_rung().launch(c.op, dtype_of<T>(), plan, first, slots, c.n);
             LAB_CUDA_CHECK(cudaDeviceSynchronize());
         } catch (const CudaError& e) {
+            if (e.code() == cudaErrorLaunchTimeout) ++g_launches_stopped;
             const bool bad_address = e.code() == cudaErrorIllegalAddress || e.code() == cudaErrorMisalignedAddress;
             FAIL() << "rung " << rung.id << ", case " << c.name << ": the kernel failed" << in_order << ": " << e.what()
                    << (bad_address ? "\n  An illegal address usually means an index past the end of an array: "
@@ -160,6 +167,10 @@ std::string speed_name(const ::testing::TestParamInfo<SpeedCase>& info) { return
 
 void require_ready_to_run_kernels()
 {
+    if (g_launches_stopped >= kStoppedBeforeGivingUp)
+        GTEST_FAIL() << "not run: " << g_launches_stopped
+                     << " earlier cases were stopped at the time limit, so this one would most likely be too. Fix "
+                        "the loop that never ends (the first report names the thread and the line), then run again.";
     const RungBinding& binding = the_bound_rung();
     if (!todos_ignored()) {
         const auto todos = find_todos(binding.source);

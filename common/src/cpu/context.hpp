@@ -3,10 +3,16 @@
 // registers on the current stack, swaps stack pointers and restores the other side's registers:
 // a few nanoseconds, with no system call (swapcontext makes one to save the signal mask) and none
 // of the bookkeeping glibc's longjmp does. The floating-point control state is left alone: all the
-// fibers of a worker share it. Elsewhere, ucontext does the same job more slowly.
+// fibers of a worker share it. On other Linux processors, ucontext does the same job more slowly.
 #pragma once
 
 #include <cstddef>
+
+// The backend reads faulting addresses and interrupted program counters from Linux's signal
+// frames and relies on Linux's mmap guard pages; other systems run the kit in its container.
+#if !defined(__linux__)
+#error "The kit's CPU backend runs on Linux (x86-64 or aarch64). On macOS or Windows, open the kit in its dev container (.devcontainer/, with VS Code, GitHub Codespaces or `docker build`): see the README's 'Supported systems'."
+#endif
 
 #if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
 #define LAB_CPU_ASM_SWITCH 1

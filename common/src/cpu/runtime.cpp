@@ -292,6 +292,7 @@ const char* cudaGetErrorName(cudaError_t error)
     case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
     case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
     case cudaErrorLaunchOutOfResources: return "cudaErrorLaunchOutOfResources";
+    case cudaErrorLaunchTimeout: return "cudaErrorLaunchTimeout";
     case cudaErrorMisalignedAddress: return "cudaErrorMisalignedAddress";
     case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
     case cudaErrorUnknown: return "cudaErrorUnknown";
@@ -310,6 +311,7 @@ const char* cudaGetErrorString(cudaError_t error)
     case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
     case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
     case cudaErrorMisalignedAddress: return "misaligned address";
+    case cudaErrorLaunchTimeout: return "the launch timed out and was terminated";
     case cudaErrorLaunchFailure: return "unspecified launch failure";
     default: return "unknown error";
     }

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -65,6 +66,11 @@ std::atomic<unsigned long long> g_seed{env_number("LAB_CPU_SEED", 1)};
 
 const std::size_t kPage = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
 const std::size_t kStackBytes = env_number("LAB_CPU_STACK_KB", 256) * 1024;
+// A launch still running after this many seconds is stopped: every thread still running is
+// interrupted and the first is reported with the line it was at. The slowest case the suites
+// run takes a few seconds on one core; a kernel that never ends would otherwise hold the test
+// until ctest's own limit, minutes later.
+const std::size_t kLaunchSeconds = env_number("LAB_CPU_LAUNCH_SECONDS", 20);
 // Below each stack, address space that faults when touched: large enough that a thread whose
 // local arrays overflow its stack lands in it rather than in a neighbour's stack.
 const std::size_t kStackGuardBytes = std::size_t{1} << 20;
@@ -132,6 +138,30 @@ std::string lanes_text(unsigned mask)
     return text.empty() ? "none" : text;
 }
 
+// --- static shared arrays ----------------------------------------------------------------------
+
+// Each __shared__ variable declared in a function gets, on each worker, storage that ends at a
+// guard page. The table lets the fault handler name the array a stray access ran past; it is
+// append-only (entries are never freed: workers live as long as the program), so the handler can
+// read it without a lock.
+struct SharedArray {
+    std::uintptr_t start = 0, end = 0, guard_end = 0;
+    const char* name = "";
+    const char* file = "";
+    int line = 0;
+};
+constexpr std::size_t kMostSharedArrays = 8192;
+SharedArray g_shared_arrays[kMostSharedArrays];
+std::atomic<std::size_t> g_shared_array_count{0};
+
+const SharedArray* shared_array_at(std::uintptr_t address)
+{
+    const std::size_t count = std::min(g_shared_array_count.load(std::memory_order_acquire), kMostSharedArrays);
+    for (std::size_t k = 0; k < count; ++k)
+        if (address >= g_shared_arrays[k].start && address < g_shared_arrays[k].guard_end) return &g_shared_arrays[k];
+    return nullptr;
+}
+
 std::string kernel_name(const void* kernel)
 {
     Dl_info info{};
@@ -147,9 +177,11 @@ std::string kernel_name(const void* kernel)
 
 struct Launch {
     const KernelInvocation* invocation = nullptr;
+    std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
     std::size_t block_count = 0;
     std::atomic<std::size_t> next_block{0};
     std::atomic<bool> failed{false};
+    std::atomic<bool> overdue{false};  // set by the watchdog once the launch has run past its limit
     std::mutex error_lock;
     cudaError_t error = cudaSuccess;
     std::string detail;
@@ -163,9 +195,13 @@ struct Launch {
     }
 };
 
+// Every thread that has run blocks, for the watchdog to interrupt.
+std::mutex g_worker_threads_lock;
+std::vector<pthread_t> g_worker_threads;
+
 // --- fibers ------------------------------------------------------------------------------------
 
-enum class State : unsigned char { ready, at_barrier, at_warp, done };
+enum class State : unsigned char { ready, at_barrier, at_warp, at_activemask, done };
 
 struct Fiber {
     Context context_switch;   // where it left off
@@ -214,6 +250,7 @@ struct WarpOp {
 struct Warp {
     unsigned present = 0;  // lanes that exist (a partial last warp has fewer)
     unsigned exited = 0;
+    unsigned at_activemask = 0;  // lanes waiting in __activemask() for the rest of the warp to settle
     std::vector<WarpOp> ops;  // rendezvous in progress, one per disjoint mask
 };
 
@@ -230,14 +267,24 @@ public:
         ss.ss_sp = alt_stack_.data();
         ss.ss_size = alt_stack_.size();
         sigaltstack(&ss, nullptr);
+        std::lock_guard<std::mutex> lock(g_worker_threads_lock);
+        g_worker_threads.push_back(pthread_self());
     }
+    ~Worker()
+    {
+        std::lock_guard<std::mutex> lock(g_worker_threads_lock);
+        g_worker_threads.erase(std::remove(g_worker_threads.begin(), g_worker_threads.end(), pthread_self()),
+                               g_worker_threads.end());
+    }
+    Worker(const Worker&) = delete;
+    Worker& operator=(const Worker&) = delete;
 
     void run_blocks(Launch& launch);
 
     // Called from fibers, through the public entry points below.
     int barrier(BarrierKind kind, int predicate, const Site& site);
     std::uint64_t warp_op(WarpKind kind, unsigned mask, std::uint64_t value, int arg, int width, const Site& site);
-    unsigned active_mask() const;
+    unsigned active_mask(const Site& site);
     void shared_declared(void* address, std::size_t bytes);
     void* dynamic_shared() const { return dynamic_shared_; }
     void thread_finished();
@@ -247,12 +294,18 @@ public:
     // Called from the fault handler while a fiber runs.
     bool in_fiber() const { return in_fiber_; }
     [[noreturn]] void fault(const char* what, std::uintptr_t address, std::uintptr_t pc);
+    [[noreturn]] void timed_out(std::uintptr_t pc);
+    std::string overdue_text(const Fiber& f, const std::string& where) const;
+    // Out of line, so that the hot paths' stack frames (one per waiting thread) stay small.
+    [[noreturn, gnu::noinline, gnu::cold]] void stop_overdue(const Site& site);
 
     Fiber& current() { return *current_; }
 
 private:
     void run_block(std::size_t linear_block);
-    void resume(Fiber& fiber);
+    // resume and run_in_sweeps are forced inline into the scheduler loop: out of line, a launch of
+    // the barrier-heavy rungs ran about 35% slower (measured with lab-bench on the CPU backend).
+    [[gnu::always_inline]] inline void resume(Fiber& fiber);
     void yield();                 // back to the scheduler; returns when this fiber is resumed
     [[noreturn]] void abandon();  // back to the scheduler for good, after an error
     Fiber& fiber(unsigned linear);
@@ -260,7 +313,16 @@ private:
     std::string where(const Fiber& f) const;  // "block (3,0,0), thread (17,0,0) [warp 0, lane 17]"
     std::string who(unsigned linear) const;
     void complete(unsigned warp_index, WarpOp& op);
+    // Lanes waiting in __activemask() go on once the rest of their warp has stopped somewhere.
+    void settle_activemask(unsigned warp_index)
+    {
+        if (warps_[warp_index].at_activemask) settle_activemask_now(warp_index);
+    }
+    void settle_activemask_now(unsigned warp_index);
+    [[gnu::noinline, gnu::cold]] void report_fault();
     void report_deadlock();
+    [[gnu::always_inline]] inline void run_in_sweeps(Schedule order, std::size_t linear_block);
+    void run_warps_ahead();
 
     friend void fiber_main();
 
@@ -280,6 +342,7 @@ private:
     unsigned at_barrier_ = 0;
     Site barrier_site_;
     unsigned barrier_first_ = 0;
+    bool released_ = false;  // a barrier let the block go on: the warp-major order starts again from the top
     std::vector<Warp> warps_;
     std::vector<unsigned> order_;
     std::uint64_t generation_ = 0;
@@ -292,10 +355,13 @@ private:
     std::size_t dynamic_bytes_ = 0;
 
     // Filled by the fault handler, turned into a message once back on the scheduler's stack.
-    char fault_text_[512] = {};
+    char fault_text_[1024] = {};
+    std::uintptr_t fault_pc_ = 0;  // where the fault or the interruption happened, for its source line
+    cudaError_t fault_code_ = cudaErrorIllegalAddress;
 };
 
 thread_local Worker* tls_worker = nullptr;
+
 
 Worker& this_worker()
 {
@@ -365,21 +431,75 @@ Fiber& Worker::fiber(unsigned linear)
     return *fiber_[linear];
 }
 
-void Worker::resume(Fiber& fiber)
+// "exercises/01_interleaved.cu:25" for a code address, from the program's debug information
+// (addr2line, from binutils); empty when it cannot be found. Lines inside the backend's own
+// headers are skipped, so an inlined intrinsic points at the kernel line that called it.
+std::string source_line(std::uintptr_t pc)
+{
+    Dl_info info{};
+    if (!pc || !dladdr(reinterpret_cast<void*>(pc), &info) || !info.dli_fname) return {};
+    std::FILE* elf = std::fopen(info.dli_fname, "rb");
+    if (!elf) return {};
+    unsigned char header[18] = {};
+    const bool read = std::fread(header, 1, sizeof header, elf) == sizeof header;
+    std::fclose(elf);
+    if (!read) return {};
+    const bool position_independent = header[16] == 3;  // ET_DYN: addresses are relative to the load address
+    const std::uintptr_t address = position_independent ? pc - reinterpret_cast<std::uintptr_t>(info.dli_fbase) : pc;
+    std::string quoted = "'";
+    for (char c : std::string(info.dli_fname)) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    quoted += "'";
+    char command[4200];
+    std::snprintf(command, sizeof command, "addr2line -i -e %s 0x%lx 2>/dev/null", quoted.c_str(),
+                  static_cast<unsigned long>(address));
+    std::FILE* pipe = popen(command, "r");
+    if (!pipe) return {};
+    std::string found;
+    char line[4096];
+    while (std::fgets(line, sizeof line, pipe)) {
+        std::string text = line;
+        while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+        if (const auto note = text.find(" (discriminator"); note != std::string::npos) text.erase(note);
+        if (!found.empty() || text.rfind("??", 0) == 0 || text.find("/lab/cpu/") != std::string::npos) continue;
+        const auto colon = text.rfind(':');
+        if (colon == std::string::npos || text.compare(colon + 1, std::string::npos, "?") == 0) continue;
+        found = shown_path(text.substr(0, colon).c_str()) + text.substr(colon);
+    }
+    pclose(pipe);
+    return found;
+}
+
+inline void Worker::resume(Fiber& fiber)
 {
     current_ = &fiber;
     tls_context = &fiber.context;
     in_fiber_ = true;
     if (!fiber.running) {
-        make_context(fiber.context_switch, fiber.mapping + kStackGuardBytes, kStackBytes, fiber_main);
+        // Stack tops staggered by a few cache lines, so that the fibers' hot frames do not all
+        // fall into the same few cache sets (every stack top is page-aligned).
+        const std::size_t stagger = (fiber.linear % 61) * 64;
+        make_context(fiber.context_switch, fiber.mapping + kStackGuardBytes, kStackBytes - stagger, fiber_main);
         fiber.running = true;
     }
     switch_context(scheduler_, fiber.context_switch);
     in_fiber_ = false;
-    if (why_ == Return::abort && fault_text_[0]) {
-        launch_->fail(cudaErrorIllegalAddress, fault_text_);
-        fault_text_[0] = '\0';
+    if (why_ == Return::abort && fault_text_[0]) report_fault();
+}
+
+// The fault handler's message, completed with the source line now that we are off the signal stack.
+void Worker::report_fault()
+{
+    std::string text = fault_text_;
+    const std::string line = source_line(fault_pc_);
+    if (!line.empty()) {
+        const auto end_of_first = text.find('\n');
+        std::size_t at = end_of_first == std::string::npos ? text.size() : end_of_first;
+        if (at > 0 && text[at - 1] == ':') --at;
+        text.insert(at, ", at " + line);
     }
+    launch_->fail(fault_code_, text);
+    fault_text_[0] = '\0';
+    fault_pc_ = 0;
 }
 
 void Worker::prepare_dynamic_shared(std::size_t bytes)
@@ -437,6 +557,7 @@ void Worker::run_block(std::size_t linear_block)
         const unsigned lanes = std::min(32u, thread_count_ - static_cast<unsigned>(w) * 32);
         warps_[w].present = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
         warps_[w].exited = 0;
+        warps_[w].at_activemask = 0;
         warps_[w].ops.clear();
     }
     live_ = thread_count_;
@@ -447,6 +568,17 @@ void Worker::run_block(std::size_t linear_block)
     const Schedule order = g_schedule.load(std::memory_order_relaxed);
     order_.resize(thread_count_);
     for (unsigned t = 0; t < thread_count_; ++t) order_[t] = order == Schedule::reverse ? thread_count_ - 1 - t : t;
+    if (order == Schedule::reverse) run_warps_ahead();
+    else run_in_sweeps(order, linear_block);
+    // Threads stopped mid-kernel by an error start afresh in the next block.
+    for (unsigned t = 0; t < thread_count_; ++t)
+        if (fiber_[t]->state != State::done) fiber_[t]->running = false;
+}
+
+// Forward and random orders: each sweep gives every ready thread one turn, so all warps move from
+// one synchronisation point to the next together.
+inline void Worker::run_in_sweeps(Schedule order, std::size_t linear_block)
+{
     std::uint64_t sweep = 0;
     while (live_ > 0) {
         if (order == Schedule::random) {
@@ -461,17 +593,44 @@ void Worker::run_block(std::size_t linear_block)
             if (fiber_[t]->state != State::ready) continue;
             ran = true;
             resume(*fiber_[t]);
-            if (launch_->failed.load(std::memory_order_relaxed)) break;
+            if (launch_->failed.load(std::memory_order_relaxed)) return;
         }
-        if (launch_->failed.load(std::memory_order_relaxed)) break;
         if (live_ > 0 && !ran) {
             report_deadlock();
-            break;
+            return;
         }
     }
-    // Threads stopped mid-kernel by an error start afresh in the next block.
-    for (unsigned t = 0; t < thread_count_; ++t)
-        if (fiber_[t]->state != State::done) fiber_[t]->running = false;
+}
+
+// Reverse order: the last warp runs first, and runs ahead (through its own warp-level
+// synchronisation) until it waits at a __syncthreads() or ends; then the warp before it. After
+// each barrier the last warp starts again. A warp that reads what another warp writes with only
+// __syncwarp() between them sees the other warp's later values, as it may on a GPU, instead of
+// the lockstep-like order of the sweeps.
+void Worker::run_warps_ahead()
+{
+    const unsigned warp_count = static_cast<unsigned>(warps_.size());
+    while (live_ > 0) {
+        bool ran = false;
+        released_ = false;
+        for (unsigned w = warp_count; w-- > 0 && !released_;) {
+            for (bool progress = true; progress && !released_;) {
+                progress = false;
+                const unsigned first = w * 32, last = std::min(thread_count_, first + 32);
+                for (unsigned t = last; t-- > first;) {
+                    if (fiber_[t]->state != State::ready) continue;
+                    ran = progress = true;
+                    resume(*fiber_[t]);
+                    if (launch_->failed.load(std::memory_order_relaxed)) return;
+                    if (released_) break;
+                }
+            }
+        }
+        if (live_ > 0 && !ran) {
+            report_deadlock();
+            return;
+        }
+    }
 }
 
 void Worker::report_deadlock()
@@ -507,6 +666,7 @@ void Worker::report_deadlock()
 int Worker::barrier(BarrierKind kind, int predicate, const Site& site)
 {
     Fiber& self = *current_;
+    if (launch_->overdue.load(std::memory_order_relaxed)) stop_overdue(site);
     if (exited_ > 0) {
         unsigned gone = 0;
         while (gone < thread_count_ && fiber_[gone]->state != State::done) ++gone;
@@ -542,6 +702,9 @@ int Worker::barrier(BarrierKind kind, int predicate, const Site& site)
             f.barrier_result = result;
         }
         at_barrier_ = 0;
+        released_ = true;
+    } else {
+        settle_activemask(self.linear / 32);
     }
     // Even the last to arrive goes back to the scheduler, so that every phase runs in the schedule's order.
     yield();
@@ -556,6 +719,7 @@ void Worker::thread_finished()
     const unsigned lane = self.linear % 32;
     Warp& warp = warps_[self.linear / 32];
     warp.exited |= 1u << lane;
+    warp.at_activemask &= ~(1u << lane);
     for (const WarpOp& op : warp.ops)
         if (op.active && (op.mask >> lane & 1u) && !(op.arrived >> lane & 1u))
             fail(cudaErrorLaunchFailure, "returned, but lanes " + lanes_text(op.arrived) + " of its warp wait for it at " +
@@ -566,12 +730,44 @@ void Worker::thread_finished()
                                          barrier_site_.text() +
                                          ". Every thread of a block must reach every __syncthreads(): an early "
                                          "return before a barrier leaves the others waiting for ever on a GPU.");
+    settle_activemask(self.linear / 32);
 }
 
-unsigned Worker::active_mask() const
+// __activemask(): the lanes of the warp that are at this same call. Each lane waits until every
+// other lane of its warp has either arrived here or stopped somewhere else (at another call, a
+// barrier, or its end), so lanes that took the other side of a branch are left out, as on a GPU.
+unsigned Worker::active_mask(const Site& site)
 {
-    const Warp& warp = warps_[current_->linear / 32];
-    return warp.present & ~warp.exited;
+    Fiber& self = *current_;
+    const unsigned warp_index = self.linear / 32;
+    self.state = State::at_activemask;
+    self.site = site;
+    warps_[warp_index].at_activemask |= 1u << (self.linear % 32);
+    settle_activemask(warp_index);
+    yield();
+    return static_cast<unsigned>(self.warp_result);
+}
+
+void Worker::settle_activemask_now(unsigned warp_index)
+{
+    Warp& warp = warps_[warp_index];
+    const unsigned live = warp.present & ~warp.exited;
+    for (unsigned lane = 0; lane < 32; ++lane)
+        if ((live >> lane & 1u) && fiber_[warp_index * 32 + lane]->state == State::ready) return;
+    while (warp.at_activemask) {
+        const unsigned first = static_cast<unsigned>(__builtin_ctz(warp.at_activemask));
+        const Site site = fiber_[warp_index * 32 + first]->site;
+        unsigned same = 0;
+        for (unsigned lane = first; lane < 32; ++lane)
+            if ((warp.at_activemask >> lane & 1u) && fiber_[warp_index * 32 + lane]->site.same_as(site)) same |= 1u << lane;
+        for (unsigned lane = first; lane < 32; ++lane) {
+            if (!(same >> lane & 1u)) continue;
+            Fiber& f = *fiber_[warp_index * 32 + lane];
+            f.warp_result = same;
+            f.state = State::ready;
+        }
+        warp.at_activemask &= ~same;
+    }
 }
 
 std::uint64_t Worker::warp_op(WarpKind kind, unsigned mask, std::uint64_t value, int arg, int width, const Site& site)
@@ -579,6 +775,7 @@ std::uint64_t Worker::warp_op(WarpKind kind, unsigned mask, std::uint64_t value,
     Fiber& self = *current_;
     const unsigned lane = self.linear % 32, warp_index = self.linear / 32;
     Warp& warp = warps_[warp_index];
+    if (launch_->overdue.load(std::memory_order_relaxed)) stop_overdue(site);
     if (!(mask >> lane & 1u))
         fail(cudaErrorLaunchFailure, "calls " + site.text() + " with mask " + hex(mask) +
                                          ", which leaves out its own lane " + std::to_string(lane) +
@@ -600,7 +797,8 @@ std::uint64_t Worker::warp_op(WarpKind kind, unsigned mask, std::uint64_t value,
     WarpOp* op = nullptr;
     for (WarpOp& o : warp.ops) {
         if (!o.active || !(o.mask & mask)) continue;
-        if (o.mask != mask || o.kind != kind || !o.site.same_as(site) || o.width != width) {
+        // __syncwarp() may be reached at different places (allowed since Volta); the others may not.
+        if (o.mask != mask || o.kind != kind || (kind != WarpKind::sync && !o.site.same_as(site)) || o.width != width) {
             unsigned other = 0;
             while (!(o.arrived >> other & 1u)) ++other;
             fail(cudaErrorLaunchFailure, "lanes of warp " + std::to_string(warp_index) +
@@ -629,6 +827,7 @@ std::uint64_t Worker::warp_op(WarpKind kind, unsigned mask, std::uint64_t value,
     self.state = State::at_warp;
     self.site = site;
     if (op->arrived == mask) complete(warp_index, *op);
+    settle_activemask(warp_index);
     yield();  // even the last lane to arrive, so the lanes go on in the schedule's order
     return self.warp_result;
 }
@@ -711,6 +910,32 @@ void Worker::shared_declared(void* address, std::size_t bytes)
     poisoned_.emplace_back(address, generation_);
 }
 
+void* allocate_shared(std::size_t bytes, std::size_t alignment, const char* name, const char* file, int line)
+{
+    const std::size_t usable = round_up(std::max<std::size_t>(bytes, 1), kPage);
+    auto* mapping = static_cast<char*>(mmap(nullptr, usable + kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    if (mapping == MAP_FAILED) {
+        std::fprintf(stderr, "lab cpu backend: cannot map %zu bytes for the __shared__ variable %s\n", bytes, name);
+        std::abort();
+    }
+    char* guard = mapping + usable;
+    mprotect(guard, kPage, PROT_NONE);
+    // sizeof is a multiple of alignof, so the start is aligned and the end touches the guard page.
+    char* start = reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(guard - bytes) & ~(alignment - 1));
+    const std::size_t slot = g_shared_array_count.load(std::memory_order_relaxed);
+    if (slot < kMostSharedArrays) {
+        static std::mutex lock;
+        std::lock_guard<std::mutex> hold(lock);
+        const std::size_t k = g_shared_array_count.load(std::memory_order_relaxed);
+        if (k < kMostSharedArrays) {
+            g_shared_arrays[k] = SharedArray{reinterpret_cast<std::uintptr_t>(start), reinterpret_cast<std::uintptr_t>(start + bytes),
+                                             reinterpret_cast<std::uintptr_t>(guard + kPage), name, file, line};
+            g_shared_array_count.store(k + 1, std::memory_order_release);
+        }
+    }
+    return start;
+}
+
 void Worker::fault(const char* what, std::uintptr_t address, std::uintptr_t pc)
 {
     // On the signal stack: format into a fixed buffer and leave; the message is finished in resume().
@@ -732,6 +957,14 @@ void Worker::fault(const char* what, std::uintptr_t address, std::uintptr_t pc)
         place = std::to_string(address - shared_start - dynamic_bytes_) +
                 " bytes past the end of the block's dynamic shared memory (" + std::to_string(dynamic_bytes_) +
                 " bytes, as the launch asked for)";
+    if (const SharedArray* array = shared_array_at(address)) {
+        const std::size_t size = array->end - array->start;
+        place = address >= array->end
+                    ? std::to_string(address - array->end) + " bytes past the end of the __shared__ array `" + array->name +
+                          "` (" + std::to_string(size) + " bytes, declared at " + shown_path(array->file) + ":" +
+                          std::to_string(array->line) + ")"
+                    : std::string("inside the __shared__ array `") + array->name + "`";
+    }
     const uint3 b = current_->context.block_idx;
     const uint3 t = current_->context.thread_idx;
     if (stack_overflow)
@@ -745,6 +978,8 @@ void Worker::fault(const char* what, std::uintptr_t address, std::uintptr_t pc)
                       "n and against the size of the array it reads.",
                       function, b.x, b.y, b.z, t.x, t.y, t.z, what, reinterpret_cast<void*>(address),
                       place.empty() ? "" : ", ", place.c_str());
+    fault_pc_ = pc;
+    fault_code_ = cudaErrorIllegalAddress;
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGSEGV);
@@ -754,7 +989,50 @@ void Worker::fault(const char* what, std::uintptr_t address, std::uintptr_t pc)
     abandon();
 }
 
+std::string Worker::overdue_text(const Fiber& f, const std::string& where) const
+{
+    return "in " + kernel_name(launch_->invocation->kernel) + ", " + this->where(f) + ":\n  the launch was stopped after " +
+           std::to_string(kLaunchSeconds) + " s: this thread was still running, " + where +
+           ". Likely a loop that never ends: a step that never reaches the bound (a stride that starts at 0 or "
+           "never changes, an unsigned counter going below 0), or a thread spinning on a value another thread of "
+           "its block should set (the CPU backend runs a block's threads one at a time between synchronisation "
+           "points, so such a spin never ends here; wait at __syncthreads() instead). LAB_CPU_LAUNCH_SECONDS "
+           "changes the limit.";
+}
+
+void Worker::stop_overdue(const Site& site)
+{
+    launch_->fail(cudaErrorLaunchTimeout, overdue_text(*current_, "at " + site.text()));
+    abandon();
+}
+
+void Worker::timed_out(std::uintptr_t pc)
+{
+    const Fiber& f = *current_;
+    const std::string last = f.site.line ? "its last synchronisation point " + f.site.text() : "before any synchronisation point";
+    std::snprintf(fault_text_, sizeof fault_text_, "%s", overdue_text(f, "after " + last).c_str());
+    fault_pc_ = pc;
+    fault_code_ = cudaErrorLaunchTimeout;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR2);
+    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+    abandon();
+}
+
 // --- faults in kernel code -----------------------------------------------------------------
+
+std::uintptr_t interrupted_pc(void* context)
+{
+#if defined(__linux__) && defined(__x86_64__)
+    return static_cast<std::uintptr_t>(static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__linux__) && defined(__aarch64__)
+    return static_cast<std::uintptr_t>(static_cast<ucontext_t*>(context)->uc_mcontext.pc);
+#else
+    (void)context;
+    return 0;
+#endif
+}
 
 void on_fault(int number, siginfo_t* info, void* context)
 {
@@ -764,18 +1042,19 @@ void on_fault(int number, siginfo_t* info, void* context)
         ::signal(number, SIG_DFL);
         return;
     }
-    std::uintptr_t pc = 0;
-#if defined(__x86_64__)
-    pc = static_cast<std::uintptr_t>(static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP]);
-#elif defined(__aarch64__)
-    pc = static_cast<std::uintptr_t>(static_cast<ucontext_t*>(context)->uc_mcontext.pc);
-#else
-    (void)context;
-#endif
+    const std::uintptr_t pc = interrupted_pc(context);
     const char* what = number == SIGFPE ? "integer division by zero (a GPU returns a meaningless value instead)"
                        : number == SIGBUS ? "misaligned or invalid memory access"
                                           : "invalid memory access";
     worker->fault(what, reinterpret_cast<std::uintptr_t>(info->si_addr), pc);
+}
+
+// Sent by the watchdog to the workers of a launch that ran past its limit.
+void on_timeout(int, siginfo_t*, void* context)
+{
+    Worker* worker = tls_worker;
+    if (!worker || !worker->in_fiber()) return;  // between threads: the watchdog tries again
+    worker->timed_out(interrupted_pc(context));
 }
 
 void install_fault_handlers()
@@ -789,6 +1068,8 @@ void install_fault_handlers()
         sigaction(SIGSEGV, &action, nullptr);
         sigaction(SIGBUS, &action, nullptr);
         sigaction(SIGFPE, &action, nullptr);
+        action.sa_sigaction = on_timeout;
+        sigaction(SIGUSR2, &action, nullptr);
     });
 }
 
@@ -799,6 +1080,7 @@ public:
     Pool() : size_(static_cast<unsigned>(env_number("LAB_CPU_WORKERS", std::max(1u, std::thread::hardware_concurrency()))))
     {
         for (unsigned i = 1; i < size_; ++i) threads_.emplace_back([this] { serve(); });
+        watchdog_ = std::thread([this] { watch(); });
     }
     ~Pool()
     {
@@ -808,6 +1090,7 @@ public:
         }
         wake_.notify_all();
         for (auto& t : threads_) t.join();
+        watchdog_.join();
     }
 
     unsigned size() const { return size_; }
@@ -828,6 +1111,22 @@ public:
     }
 
 private:
+    // Interrupts the threads of a launch that has run past its limit, every 100 ms until it ends
+    // (a thread between two CUDA threads ignores the signal, so one round may not reach them all).
+    void watch()
+    {
+        std::unique_lock<std::mutex> lock(mutex_);
+        for (;;) {
+            wake_.wait_for(lock, std::chrono::milliseconds(100));
+            if (stopping_) return;
+            if (!current_ || std::chrono::steady_clock::now() - current_->started < std::chrono::seconds(kLaunchSeconds))
+                continue;
+            current_->overdue = true;  // threads that reach a barrier or warp intrinsic stop there
+            std::lock_guard<std::mutex> hold(g_worker_threads_lock);
+            for (pthread_t t : g_worker_threads) pthread_kill(t, SIGUSR2);
+        }
+    }
+
     void serve()
     {
         std::uint64_t seen = 0;
@@ -846,6 +1145,7 @@ private:
 
     unsigned size_;
     std::vector<std::thread> threads_;
+    std::thread watchdog_;
     std::mutex mutex_;
     std::condition_variable wake_, done_;
     Launch* current_ = nullptr;
@@ -935,12 +1235,23 @@ std::uint64_t warp_op(WarpKind kind, unsigned mask, std::uint64_t value, int arg
     return this_worker().warp_op(kind, mask, value, arg, width, Site{name, file, line});
 }
 
-unsigned active_mask() { return this_worker().active_mask(); }
+unsigned active_mask(const char* file, int line) { return this_worker().active_mask(Site{"__activemask", file, line}); }
 
 void threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 
 void shared_declared(void* address, std::size_t bytes) { this_worker().shared_declared(address, bytes); }
 
+}  // namespace lab::cpu
+
+const int warpSize = 32;
+
+namespace lab::cpu {
+
 void* dynamic_shared_memory() { return this_worker().dynamic_shared(); }
+
+void* shared_storage(std::size_t bytes, std::size_t alignment, const char* name, const char* file, int line)
+{
+    return allocate_shared(bytes, alignment, name, file, line);
+}
 
 }  // namespace lab::cpu

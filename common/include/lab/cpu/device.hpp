@@ -60,7 +60,7 @@ enum class WarpKind : unsigned char {
 };
 std::uint64_t warp_op(WarpKind kind, unsigned mask, std::uint64_t value, int arg, int width, const char* name,
                       const char* file, int line);
-unsigned active_mask();
+unsigned active_mask(const char* file, int line);
 
 void threadfence();
 
@@ -68,6 +68,23 @@ void threadfence();
 // the first time a block reaches the declaration, so a read of a slot no thread of this block
 // wrote gives garbage, as it can on a GPU, instead of the previous block's value.
 void shared_declared(void* address, std::size_t bytes);
+// Storage for one __shared__ variable declared inside a function, on this worker: it ends at a
+// guard page, so the first byte past its end faults and the fault report names the array.
+void* shared_storage(std::size_t bytes, std::size_t alignment, const char* name, const char* file, int line);
+
+// What the rewriter turns `__shared__ T a[N];` into: `auto& a = shared_array<T[N]>([] {}, ...)`.
+// The lambda makes each declaration (and each instantiation of a template kernel) a function of
+// its own, with its own storage per worker.
+template <typename Type, typename Declaration>
+Type& shared_array(Declaration, const char* name, const char* file, int line)
+{
+    static_assert(std::is_trivially_destructible_v<std::remove_all_extents_t<std::remove_cv_t<Type>>>,
+                  "a __shared__ variable cannot have a type with a constructor or destructor");
+    static thread_local void* storage = nullptr;
+    if (!storage) storage = shared_storage(sizeof(Type), alignof(Type), name, file, line);
+    shared_declared(storage, sizeof(Type));
+    return *static_cast<Type*>(storage);
+}
 // The block's dynamic shared memory (extern __shared__), sized by the launch.
 void* dynamic_shared_memory();
 
@@ -100,7 +117,9 @@ T from_bits(std::uint64_t bits)
 #define blockIdx (::lab::cpu::tls_context->block_idx)
 #define blockDim (::lab::cpu::tls_context->block_dim)
 #define gridDim (::lab::cpu::tls_context->grid_dim)
-constexpr int warpSize = 32;
+// Not a constant expression, as in CUDA: `int a[warpSize]` or `if constexpr (warpSize == 32)`
+// does not compile with nvcc either.
+extern const int warpSize;
 
 // --- barriers --------------------------------------------------------------------------------
 
@@ -158,7 +177,10 @@ inline int __all_sync(unsigned mask, int predicate, const char* file = __builtin
 {
     return static_cast<int>(lab::cpu::warp_op(lab::cpu::WarpKind::all, mask, predicate != 0, 0, 32, "__all_sync", file, line));
 }
-inline unsigned __activemask() { return lab::cpu::active_mask(); }
+inline unsigned __activemask(const char* file = __builtin_FILE(), int line = __builtin_LINE())
+{
+    return lab::cpu::active_mask(file, line);
+}
 
 #define LAB_CPU_REDUCE(name, type, kind)                                                                           \
     inline type name(unsigned mask, type value, const char* file = __builtin_FILE(), int line = __builtin_LINE()) \
@@ -203,14 +225,26 @@ T atomicSub(T* address, T value)
 {
     return __atomic_fetch_sub(address, value, __ATOMIC_RELAXED);
 }
+namespace lab::cpu {
+// The types CUDA's atomicMax and atomicMin take; nvcc finds no overload for the others (float among them).
+template <typename T>
+constexpr bool kAtomicMinMaxType = std::is_same_v<T, int> || std::is_same_v<T, unsigned> || std::is_same_v<T, long long> ||
+                                   std::is_same_v<T, unsigned long long>;
+}  // namespace lab::cpu
+
 template <typename T>
 T atomicMax(T* address, T value)
 {
+    static_assert(lab::cpu::kAtomicMinMaxType<T>,
+                  "CUDA has atomicMax for int, unsigned, long long and unsigned long long only: nvcc rejects this call "
+                  "(for float, compare-and-swap on the bits with atomicCAS, or reduce in shared memory)");
     return lab::cpu::atomic_update(address, [value](T old) { return old < value ? value : old; });
 }
 template <typename T>
 T atomicMin(T* address, T value)
 {
+    static_assert(lab::cpu::kAtomicMinMaxType<T>,
+                  "CUDA has atomicMin for int, unsigned, long long and unsigned long long only: nvcc rejects this call");
     return lab::cpu::atomic_update(address, [value](T old) { return value < old ? value : old; });
 }
 template <typename T>
@@ -298,16 +332,19 @@ inline float __logf(float x) { return logf(x); }
 inline float __saturatef(float x) { return x < 0.f ? 0.f : x > 1.f ? 1.f : x; }
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 
-// CUDA's min and max for the arithmetic types.
-#define LAB_CPU_MINMAX(type)                                \
-    inline type min(type a, type b) { return b < a ? b : a; } \
-    inline type max(type a, type b) { return a < b ? b : a; }
-LAB_CPU_MINMAX(int)
-LAB_CPU_MINMAX(unsigned)
-LAB_CPU_MINMAX(long long)
-LAB_CPU_MINMAX(unsigned long long)
-LAB_CPU_MINMAX(float)
-LAB_CPU_MINMAX(double)
-#undef LAB_CPU_MINMAX
+// CUDA's min and max: for any two arithmetic types, the result has their common type, as CUDA's
+// overload set gives (min(size_t, size_t), min(unsigned, int) -> unsigned, min(float, double)).
+template <typename A, typename B, typename = std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>>>
+std::common_type_t<A, B> min(A a, B b)
+{
+    const std::common_type_t<A, B> x = a, y = b;
+    return y < x ? y : x;
+}
+template <typename A, typename B, typename = std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>>>
+std::common_type_t<A, B> max(A a, B b)
+{
+    const std::common_type_t<A, B> x = a, y = b;
+    return x < y ? y : x;
+}
 
 #include "lab/cpu/launch.hpp"

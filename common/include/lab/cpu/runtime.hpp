@@ -30,6 +30,7 @@ enum cudaError_t {
     cudaErrorInvalidDevice = 101,
     cudaErrorIllegalAddress = 700,
     cudaErrorLaunchOutOfResources = 701,
+    cudaErrorLaunchTimeout = 702,
     cudaErrorMisalignedAddress = 716,
     cudaErrorLaunchFailure = 719,
     cudaErrorUnknown = 999,

@@ -1,0 +1,259 @@
+// Kit test: the construct corpus. One small kernel per CUDA construct that the CPU backend once
+// rejected, mis-ran or could not parse, each run by constructs_test.cpp on the active backend
+// (the CPU backend in CI, the GPU on the device machine) and compared with the answer worked out
+// on the host. A construct that works on a GPU must work, with the same answer, on the CPU backend.
+#include "constructs.hpp"
+
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "lab/device_buffer.hpp"
+#include "lab/error.hpp"
+#include "lab/kernel.hpp"
+
+namespace cg = cooperative_groups;
+
+namespace {
+
+// The warp-aggregated atomic: inside a divergent branch, __activemask() names the lanes that took
+// it, one of them takes tickets for all, and a shuffle over that mask hands them out.
+__global__ void aggregated_tickets(int* counter, int* ticket)
+{
+    const unsigned tid = threadIdx.x;
+    ticket[tid] = -1;
+    if (tid % 3 == 0) {
+        const unsigned active = __activemask();
+        const int leader = __ffs(active) - 1;
+        const unsigned lane = tid % 32;
+        int base = 0;
+        if (static_cast<int>(lane) == leader) base = atomicAdd(counter, __popc(active));
+        base = __shfl_sync(active, base, leader);
+        ticket[tid] = base + __popc(active & ((1u << lane) - 1));
+    }
+}
+
+// __syncwarp() reached by the two halves of a warp at two different calls (allowed since Volta).
+__global__ void syncwarp_at_two_sites(int* out)
+{
+    __shared__ int slot[32];
+    const unsigned lane = threadIdx.x;
+    slot[lane] = static_cast<int>(lane) * 10;
+    if (lane < 16) {
+        __syncwarp();
+        out[lane] = slot[lane + 16];
+    } else {
+        __syncwarp();
+        out[lane] = slot[lane - 16];
+    }
+}
+
+// CUDA's min and max on mixed and wide integer types.
+__global__ void mixed_min_max(unsigned long long* out)
+{
+    const std::size_t a = 5, b = 7;
+    const unsigned u = 3;
+    const int i = -1;
+    out[0] = min(a, b);
+    out[1] = max(a, b);
+    out[2] = min(u, 4);
+    out[3] = max(u, i);  // unsigned wins: -1 becomes 2^32 - 1
+    out[4] = static_cast<unsigned long long>(warpSize);
+}
+
+// Dynamic shared memory declared as aligned bytes and used as another type.
+template <typename T>
+__global__ void aligned_dynamic_shared(T* out)
+{
+    extern __shared__ __align__(sizeof(T)) unsigned char smem[];
+    T* slots = reinterpret_cast<T*>(smem);
+    slots[threadIdx.x] = static_cast<T>(threadIdx.x) * 2;
+    __syncthreads();
+    out[threadIdx.x] = slots[blockDim.x - 1 - threadIdx.x];
+}
+
+template <typename T, int N>
+struct Box {
+    T v[N];
+};
+
+// A shared array of a template type with a comma in its arguments, a volatile shared scalar, and
+// digit separators next to character literals.
+__global__ void shared_declarations(int* out)
+{
+    __shared__ Box<int, 4> boxes[32];
+    __shared__ volatile int flag;
+    const unsigned t = threadIdx.x;
+    for (int k = 0; k < 4; ++k) boxes[t].v[k] = static_cast<int>(t) * 4 + k;
+    if (t == 0) flag = 10'000 + 0x1'00;
+    __syncthreads();
+    out[t] = boxes[31 - t].v[3] + (t == 1 ? flag : 0) + (t == 2 ? 'a' : 0);
+}
+
+// CUB's idiom: a block-wide helper with its own TempStorage type, declared __shared__ by the kernel.
+template <typename T, int kThreads>
+struct BlockSum {
+    union TempStorage {
+        T warp[kThreads / 32];
+    };
+    TempStorage& temp;
+    __device__ explicit BlockSum(TempStorage& storage) : temp(storage) {}
+    __device__ T sum(T value)
+    {
+        for (int offset = 16; offset > 0; offset /= 2) value += __shfl_down_sync(0xffffffffu, value, offset);
+        if (threadIdx.x % 32 == 0) temp.warp[threadIdx.x / 32] = value;
+        __syncthreads();
+        T total = 0;
+        if (threadIdx.x == 0)
+            for (int w = 0; w < kThreads / 32; ++w) total += temp.warp[w];
+        return total;
+    }
+};
+
+template <int kThreads>
+__global__ void temp_storage_sum(const int* in, int* out)
+{
+    using Sum = BlockSum<int, kThreads>;
+    __shared__ typename Sum::TempStorage temp;
+    const int total = Sum(temp).sum(in[blockIdx.x * kThreads + threadIdx.x]);
+    if (threadIdx.x == 0) out[blockIdx.x] = total;
+}
+
+// NVIDIA's cooperative-groups reduction: tiles of 32 shuffle down, the first tile sums the tiles'
+// results with cg::reduce; tiles of 8 check a sub-warp tile's shuffles and ranks.
+__global__ void cooperative_sum(const int* in, int* out, int n)
+{
+    cg::thread_block block = cg::this_thread_block();
+    __shared__ int tile_sums[32];
+    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+    const unsigned long long i = blockIdx.x * block.size() + block.thread_rank();
+    int v = i < static_cast<unsigned long long>(n) ? in[i] : 0;
+    for (int offset = static_cast<int>(tile.size()) / 2; offset > 0; offset /= 2) v += tile.shfl_down(v, offset);
+    if (tile.thread_rank() == 0) tile_sums[tile.meta_group_rank()] = v;
+    cg::sync(block);
+    if (tile.meta_group_rank() == 0) {
+        int w = tile.thread_rank() < tile.meta_group_size() ? tile_sums[tile.thread_rank()] : 0;
+        w = cg::reduce(tile, w, cg::plus<int>());
+        if (tile.thread_rank() == 0) atomicAdd(&out[0], w);
+    }
+    cg::thread_block_tile<8> eighth = cg::tiled_partition<8>(block);
+    const int rank_sum = cg::reduce(eighth, static_cast<int>(eighth.thread_rank()), cg::plus<int>());
+    if (block.thread_rank() == 0) out[1] = rank_sum + 100 * static_cast<int>(eighth.meta_group_size());
+    const unsigned votes = eighth.ballot(eighth.thread_rank() % 2 == 0);
+    if (block.thread_rank() == 9) out[2] = static_cast<int>(votes);
+}
+
+template <typename T>
+std::vector<long long> widened(const std::vector<T>& values)
+{
+    return std::vector<long long>(values.begin(), values.end());
+}
+
+Outcome run_aggregated_tickets()
+{
+    lab::DeviceBuffer<int> counter(1), tickets(256);
+    counter.fill(0);
+    aggregated_tickets<<<1, 256>>>(counter.data(), tickets.data());
+    LAB_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<int> got = tickets.download();
+    std::vector<bool> seen(256, false);
+    std::vector<long long> result{counter.download()[0]};
+    // Each participant holds a distinct ticket below the count; the rest hold -1.
+    int wrong = 0;
+    for (unsigned t = 0; t < 256; ++t) {
+        if (t % 3 != 0) wrong += got[t] != -1;
+        else if (got[t] < 0 || got[t] >= 86 || seen[static_cast<std::size_t>(got[t])]) ++wrong;
+        else seen[static_cast<std::size_t>(got[t])] = true;
+    }
+    result.push_back(wrong);
+    return {result, {86, 0}};
+}
+
+Outcome run_syncwarp_at_two_sites()
+{
+    lab::DeviceBuffer<int> out(32);
+    syncwarp_at_two_sites<<<1, 32>>>(out.data());
+    LAB_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<long long> expected;
+    for (int lane = 0; lane < 32; ++lane) expected.push_back((lane < 16 ? lane + 16 : lane - 16) * 10);
+    return {widened(out.download()), expected};
+}
+
+Outcome run_mixed_min_max()
+{
+    lab::DeviceBuffer<unsigned long long> out(5);
+    mixed_min_max<<<1, 1>>>(out.data());
+    LAB_CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<unsigned long long> got = out.download();
+    return {std::vector<long long>(got.begin(), got.end()), {5, 7, 3, 4294967295ll, 32}};
+}
+
+Outcome run_aligned_dynamic_shared()
+{
+    lab::DeviceBuffer<double> out(64);
+    aligned_dynamic_shared<double><<<1, 64, 64 * sizeof(double)>>>(out.data());
+    LAB_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<long long> got, expected;
+    for (double d : out.download()) got.push_back(static_cast<long long>(d));
+    for (int t = 0; t < 64; ++t) expected.push_back((63 - t) * 2);
+    return {got, expected};
+}
+
+Outcome run_shared_declarations()
+{
+    lab::DeviceBuffer<int> out(32);
+    shared_declarations<<<1, 32>>>(out.data());
+    LAB_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<long long> expected;
+    for (int t = 0; t < 32; ++t) expected.push_back((31 - t) * 4 + 3 + (t == 1 ? 10256 : 0) + (t == 2 ? 'a' : 0));
+    return {widened(out.download()), expected};
+}
+
+Outcome run_temp_storage_sum()
+{
+    constexpr int kBlocks = 3, kThreads = 128;
+    std::vector<int> in(kBlocks * kThreads);
+    for (std::size_t k = 0; k < in.size(); ++k) in[k] = static_cast<int>(k % 17) - 8;
+    lab::DeviceBuffer<int> device_in(in.size()), out(kBlocks);
+    device_in.upload(in);
+    temp_storage_sum<kThreads><<<kBlocks, kThreads>>>(device_in.data(), out.data());
+    LAB_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<long long> expected(kBlocks, 0);
+    for (std::size_t k = 0; k < in.size(); ++k) expected[k / kThreads] += in[k];
+    return {widened(out.download()), expected};
+}
+
+Outcome run_cooperative_sum()
+{
+    constexpr int n = 1000, block = 256;
+    std::vector<int> in(n);
+    for (int k = 0; k < n; ++k) in[static_cast<std::size_t>(k)] = (k * 7) % 23 - 11;
+    lab::DeviceBuffer<int> device_in(n), out(3);
+    device_in.upload(in);
+    out.fill(0);
+    cooperative_sum<<<(n + block - 1) / block, block>>>(device_in.data(), out.data(), n);
+    LAB_CUDA_CHECK(cudaDeviceSynchronize());
+    long long total = 0;
+    for (int v : in) total += v;
+    // Ranks 0..7 sum to 28 in every tile of 8; 256 threads make 32 such tiles; lanes 8..15 vote
+    // for their even ranks: bits 0, 2, 4, 6 of the tile's own ballot.
+    return {widened(out.download()), {total, 28 + 100 * 32, 0x55}};
+}
+
+}  // namespace
+
+const std::vector<Construct>& constructs()
+{
+    static const std::vector<Construct> all{
+        {"activemask_in_divergent_branch", run_aggregated_tickets},
+        {"syncwarp_at_two_sites", run_syncwarp_at_two_sites},
+        {"min_max_on_mixed_types_and_runtime_warp_size", run_mixed_min_max},
+        {"aligned_extern_shared_bytes", run_aligned_dynamic_shared},
+        {"template_comma_volatile_and_digit_separators", run_shared_declarations},
+        {"cub_style_temp_storage", run_temp_storage_sum},
+        {"cooperative_groups_reduction", run_cooperative_sum},
+    };
+    return all;
+}

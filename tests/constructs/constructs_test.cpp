@@ -1,0 +1,33 @@
+// Kit test: runs every kernel of the construct corpus (constructs.cu) on the active backend and
+// compares its output with the answer worked out on the host.
+#include "constructs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <ostream>
+
+#include "lab/device.hpp"
+
+// gtest names a failing case by its construct, not by its bytes.
+void PrintTo(const Construct& construct, std::ostream* out) { *out << construct.name; }
+
+namespace {
+
+class Constructs : public testing::TestWithParam<Construct> {};
+
+// Once per thread order on the CPU backend (forward sweeps, and the last warp running ahead).
+TEST_P(Constructs, RunLikeOnAGpu)
+{
+    if (!lab::device_status().usable) GTEST_SKIP() << lab::device_status().reason;
+    for (const std::string& order : lab::thread_orders()) {
+        lab::use_thread_order(order);
+        const Outcome outcome = GetParam().run();
+        EXPECT_EQ(outcome.got, outcome.expected)
+            << GetParam().name << ": the kernel's output differs from the answer (threads in " << order << " order)";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, Constructs, testing::ValuesIn(constructs()),
+                         [](const testing::TestParamInfo<Construct>& info) { return info.param.name; });
+
+}  // namespace
