@@ -17,6 +17,16 @@ function(lab_rung_field out id field)
   set(${out} "${value}" PARENT_SCOPE)
 endfunction()
 
+# lab_rung_definitions(<out> <id> <kernel's rung> <file compiled> <kernel file>): the definitions
+# common/src/rung_glue.cu reads (its header says what each means).
+function(lab_rung_definitions out id kernel_rung compiled source)
+  string(SUBSTRING ${kernel_rung} 0 2 number)
+  lab_rung_field(form ${kernel_rung} form)
+  string(TOUPPER "${form}" form)
+  set(${out} LAB_RUNG_SOURCE="${compiled}" LAB_RUNG_ORIGINAL="${source}" LAB_RUNG_ID="${id}"
+      LAB_RUNG_NS=ex${number} LAB_FORM_${form} PARENT_SCOPE)
+endfunction()
+
 # lab_add_rung_kernel(<target> <id> <kernel file> [<kernel's rung>]): an object library holding
 # rung <id>'s kernel from <kernel file> (exercises/, solutions/, or a planted mistake), bound to the
 # kit's entry shape by common/src/rung_glue.cu. When the file holds another rung's kernel, <kernel's
@@ -27,9 +37,6 @@ function(lab_add_rung_kernel target id source)
   if(ARGC GREATER 3)
     set(kernel_rung ${ARGV3})
   endif()
-  string(SUBSTRING ${kernel_rung} 0 2 number)
-  lab_rung_field(form ${kernel_rung} form)
-  string(TOUPPER "${form}" form)
   if(NOT EXISTS "${source}")
     message(FATAL_ERROR "rungs.json lists ${id}, but ${source} does not exist")
   endif()
@@ -45,9 +52,8 @@ function(lab_add_rung_kernel target id source)
     add_library(${target} OBJECT "${PROJECT_SOURCE_DIR}/common/src/cpu/rung_glue.cpp" "${compiled}")
     set_source_files_properties("${compiled}" PROPERTIES HEADER_FILE_ONLY ON)
   endif()
-  target_compile_definitions(${target} PRIVATE
-    LAB_RUNG_SOURCE="${compiled}" LAB_RUNG_ORIGINAL="${source}" LAB_RUNG_ID="${id}" LAB_RUNG_NS=ex${number}
-    LAB_FORM_${form})
+  lab_rung_definitions(definitions ${id} ${kernel_rung} "${compiled}" "${source}")
+  target_compile_definitions(${target} PRIVATE ${definitions})
   target_link_libraries(${target} PRIVATE lab_device)
 endfunction()
 
@@ -55,12 +61,10 @@ endfunction()
 # <id>'s glue and the kernel file as a GPU build would (every template instantiated), for the
 # architectures in LAB_NVCC_GENCODE, PTX only, writing <object> and <object>.d.
 function(lab_nvcc_command out id source object)
-  string(SUBSTRING ${id} 0 2 number)
-  lab_rung_field(form ${id} form)
-  string(TOUPPER "${form}" form)
+  lab_rung_definitions(definitions ${id} ${id} "${source}" "${source}")
+  list(TRANSFORM definitions PREPEND "-D")
   set(${out} "${LAB_NVCC}" -std=c++17 --expt-relaxed-constexpr ${LAB_NVCC_GENCODE}
-      "-I${PROJECT_SOURCE_DIR}/common/include" "-DLAB_RUNG_SOURCE=\"${source}\"" "-DLAB_RUNG_ORIGINAL=\"${source}\""
-      "-DLAB_RUNG_ID=\"${id}\"" -DLAB_RUNG_NS=ex${number} -DLAB_FORM_${form}
+      "-I${PROJECT_SOURCE_DIR}/common/include" ${definitions}
       -MD -MF "${object}.d" -x cu -c "${PROJECT_SOURCE_DIR}/common/src/rung_glue.cu" -o "${object}" PARENT_SCOPE)
 endfunction()
 

@@ -4,12 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include <ostream>
-
 #include "lab/device.hpp"
-
-// gtest names a failing case by its construct, not by its bytes.
-void PrintTo(const Construct& construct, std::ostream* out) { *out << construct.name; }
 
 namespace {
 
