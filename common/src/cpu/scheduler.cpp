@@ -14,6 +14,7 @@
 #include "lab/cpu/device.hpp"
 
 #include <dlfcn.h>
+#include <execinfo.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -295,6 +296,19 @@ public:
     bool in_fiber() const { return in_fiber_; }
     [[noreturn]] void fault(const char* what, std::uintptr_t address, std::uintptr_t pc);
     [[noreturn]] void timed_out(std::uintptr_t pc);
+    // Keeps the interrupted address and the return addresses above it (on the fiber's stack, through
+    // the signal frame), to be turned into a source line once off the signal stack.
+    void record_frames(std::uintptr_t pc)
+    {
+        void* trace[32];
+        const int depth = backtrace(trace, 32);
+        fault_frames_[0] = pc;
+        fault_frame_count_ = 1;
+        // The trace starts inside the handler; the frames after the interrupted address are its callers.
+        int k = 0;
+        while (k < depth && reinterpret_cast<std::uintptr_t>(trace[k]) != pc) ++k;
+        for (++k; k < depth && fault_frame_count_ < 32; ++k) fault_frames_[fault_frame_count_++] = reinterpret_cast<std::uintptr_t>(trace[k]);
+    }
     std::string overdue_text(const Fiber& f, const std::string& where) const;
     // Out of line, so that the hot paths' stack frames (one per waiting thread) stay small.
     [[noreturn, gnu::noinline, gnu::cold]] void stop_overdue(const Site& site);
@@ -356,7 +370,9 @@ private:
 
     // Filled by the fault handler, turned into a message once back on the scheduler's stack.
     char fault_text_[1024] = {};
-    std::uintptr_t fault_pc_ = 0;  // where the fault or the interruption happened, for its source line
+    // Where the fault or the interruption happened and the calls it happened in, for its source line.
+    std::uintptr_t fault_frames_[32] = {};
+    int fault_frame_count_ = 0;
     cudaError_t fault_code_ = cudaErrorIllegalAddress;
 };
 
@@ -431,42 +447,77 @@ Fiber& Worker::fiber(unsigned linear)
     return *fiber_[linear];
 }
 
-// "exercises/01_interleaved.cu:25" for a code address, from the program's debug information
-// (addr2line, from binutils); empty when it cannot be found. Lines inside the backend's own
-// headers are skipped, so an inlined intrinsic points at the kernel line that called it.
-std::string source_line(std::uintptr_t pc)
+// "exercises/01_interleaved.cu:25": the first of the given code addresses (innermost first: where
+// the thread was, then the calls it was in) that lies in the kernel's own code rather than in the
+// kit's backend or a system header, from the program's debug information (addr2line, from
+// binutils). Empty when none can be found.
+std::string kernel_line(const std::uintptr_t* pcs, int count)
 {
-    Dl_info info{};
-    if (!pc || !dladdr(reinterpret_cast<void*>(pc), &info) || !info.dli_fname) return {};
-    std::FILE* elf = std::fopen(info.dli_fname, "rb");
-    if (!elf) return {};
-    unsigned char header[18] = {};
-    const bool read = std::fread(header, 1, sizeof header, elf) == sizeof header;
-    std::fclose(elf);
-    if (!read) return {};
-    const bool position_independent = header[16] == 3;  // ET_DYN: addresses are relative to the load address
-    const std::uintptr_t address = position_independent ? pc - reinterpret_cast<std::uintptr_t>(info.dli_fbase) : pc;
-    std::string quoted = "'";
-    for (char c : std::string(info.dli_fname)) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    quoted += "'";
-    char command[4200];
-    std::snprintf(command, sizeof command, "addr2line -i -e %s 0x%lx 2>/dev/null", quoted.c_str(),
-                  static_cast<unsigned long>(address));
-    std::FILE* pipe = popen(command, "r");
-    if (!pipe) return {};
-    std::string found;
-    char line[4096];
-    while (std::fgets(line, sizeof line, pipe)) {
-        std::string text = line;
-        while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-        if (const auto note = text.find(" (discriminator"); note != std::string::npos) text.erase(note);
-        if (!found.empty() || text.rfind("??", 0) == 0 || text.find("/lab/cpu/") != std::string::npos) continue;
-        const auto colon = text.rfind(':');
-        if (colon == std::string::npos || text.compare(colon + 1, std::string::npos, "?") == 0) continue;
-        found = shown_path(text.substr(0, colon).c_str()) + text.substr(colon);
+    struct Frame {
+        std::string object;
+        std::uintptr_t address = 0;
+        std::vector<std::string> lines;  // innermost inlined function first
+    };
+    std::vector<Frame> frames;
+    for (int k = 0; k < count; ++k) {
+        Dl_info info{};
+        if (!pcs[k] || !dladdr(reinterpret_cast<void*>(pcs[k]), &info) || !info.dli_fname) continue;
+        std::FILE* elf = std::fopen(info.dli_fname, "rb");
+        if (!elf) continue;
+        unsigned char header[18] = {};
+        const bool read = std::fread(header, 1, sizeof header, elf) == sizeof header;
+        std::fclose(elf);
+        if (!read) continue;
+        const bool position_independent = header[16] == 3;  // ET_DYN: addresses relative to the load address
+        std::uintptr_t address = position_independent ? pcs[k] - reinterpret_cast<std::uintptr_t>(info.dli_fbase) : pcs[k];
+        if (k > 0) --address;  // a return address: the call is the instruction before it
+        frames.push_back({info.dli_fname, address, {}});
     }
-    pclose(pipe);
-    return found;
+    // One addr2line per object, all its addresses at once; -a marks where each address's lines begin.
+    std::vector<bool> asked(frames.size(), false);
+    for (std::size_t first = 0; first < frames.size(); ++first) {
+        if (asked[first]) continue;
+        std::string quoted = "'";
+        for (char c : frames[first].object) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        std::string command = "addr2line -a -i -e " + quoted + "'";
+        std::vector<std::size_t> mine;
+        for (std::size_t k = first; k < frames.size(); ++k) {
+            if (frames[k].object != frames[first].object) continue;
+            asked[k] = true;
+            mine.push_back(k);
+            char hex_address[32];
+            std::snprintf(hex_address, sizeof hex_address, " 0x%lx", static_cast<unsigned long>(frames[k].address));
+            command += hex_address;
+        }
+        std::FILE* pipe = popen((command + " 2>/dev/null").c_str(), "r");
+        if (!pipe) continue;
+        char line[4096];
+        std::size_t at = 0;
+        bool started = false;
+        while (std::fgets(line, sizeof line, pipe)) {
+            std::string text = line;
+            while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+            if (text.rfind("0x", 0) == 0) {  // the next address's lines follow
+                if (started) ++at;
+                started = true;
+                continue;
+            }
+            if (at < mine.size()) frames[mine[at]].lines.push_back(text);
+        }
+        pclose(pipe);
+    }
+    for (const Frame& frame : frames) {
+        for (std::string text : frame.lines) {
+            if (const auto note = text.find(" (discriminator"); note != std::string::npos) text.erase(note);
+            const auto colon = text.rfind(':');
+            if (text.rfind("??", 0) == 0 || colon == std::string::npos || text.compare(colon + 1, std::string::npos, "?") == 0)
+                continue;
+            const std::string path = shown_path(text.substr(0, colon).c_str());
+            if (path.rfind("common/", 0) == 0 || path.rfind("/usr/", 0) == 0) continue;  // the kit's or the system's
+            return path + text.substr(colon);
+        }
+    }
+    return {};
 }
 
 inline void Worker::resume(Fiber& fiber)
@@ -490,7 +541,7 @@ inline void Worker::resume(Fiber& fiber)
 void Worker::report_fault()
 {
     std::string text = fault_text_;
-    const std::string line = source_line(fault_pc_);
+    const std::string line = kernel_line(fault_frames_, fault_frame_count_);
     if (!line.empty()) {
         const auto end_of_first = text.find('\n');
         std::size_t at = end_of_first == std::string::npos ? text.size() : end_of_first;
@@ -499,7 +550,7 @@ void Worker::report_fault()
     }
     launch_->fail(fault_code_, text);
     fault_text_[0] = '\0';
-    fault_pc_ = 0;
+    fault_frame_count_ = 0;
 }
 
 void Worker::prepare_dynamic_shared(std::size_t bytes)
@@ -978,7 +1029,7 @@ void Worker::fault(const char* what, std::uintptr_t address, std::uintptr_t pc)
                       "n and against the size of the array it reads.",
                       function, b.x, b.y, b.z, t.x, t.y, t.z, what, reinterpret_cast<void*>(address),
                       place.empty() ? "" : ", ", place.c_str());
-    fault_pc_ = pc;
+    record_frames(pc);
     fault_code_ = cudaErrorIllegalAddress;
     sigset_t set;
     sigemptyset(&set);
@@ -1011,7 +1062,7 @@ void Worker::timed_out(std::uintptr_t pc)
     const Fiber& f = *current_;
     const std::string last = f.site.line ? "its last synchronisation point " + f.site.text() : "before any synchronisation point";
     std::snprintf(fault_text_, sizeof fault_text_, "%s", overdue_text(f, "after " + last).c_str());
-    fault_pc_ = pc;
+    record_frames(pc);
     fault_code_ = cudaErrorLaunchTimeout;
     sigset_t set;
     sigemptyset(&set);
@@ -1061,6 +1112,8 @@ void install_fault_handlers()
 {
     static std::once_flag once;
     std::call_once(once, [] {
+        void* warm[1];
+        backtrace(warm, 1);  // loads the unwinder now: loading it inside a signal handler is not safe
         struct sigaction action {};
         action.sa_sigaction = on_fault;
         action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
