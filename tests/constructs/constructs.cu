@@ -145,6 +145,26 @@ __global__ void cooperative_sum(const int* in, int* out, int n)
     if (block.thread_rank() == 9) out[2] = static_cast<int>(votes);
 }
 
+// A thread waits, spinning on an atomic, for a flag that a thread of another warp sets after
+// writing a value (valid on every GPU: warps make progress independently).
+__global__ void spin_wait_on_flag(int* out)
+{
+    __shared__ int flag;
+    __shared__ volatile int value;
+    if (threadIdx.x == 0) flag = 0;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        while (atomicAdd(&flag, 0) == 0) {
+        }
+        out[0] = value;
+    }
+    if (threadIdx.x == 32) {
+        value = 1234;
+        __threadfence_block();
+        atomicExch(&flag, 1);
+    }
+}
+
 template <typename T>
 std::vector<long long> widened(const std::vector<T>& values)
 {
@@ -242,6 +262,15 @@ Outcome run_cooperative_sum()
     return {widened(out.download()), {total, 28 + 100 * 32, 0x55}};
 }
 
+Outcome run_spin_wait_on_flag()
+{
+    lab::DeviceBuffer<int> out(1);
+    out.fill(0);
+    spin_wait_on_flag<<<1, 64>>>(out.data());
+    LAB_CUDA_CHECK(cudaDeviceSynchronize());
+    return {widened(out.download()), {1234}};
+}
+
 }  // namespace
 
 const std::vector<Construct>& constructs()
@@ -254,6 +283,7 @@ const std::vector<Construct>& constructs()
         {"template_comma_volatile_and_digit_separators", run_shared_declarations},
         {"cub_style_temp_storage", run_temp_storage_sum},
         {"cooperative_groups_reduction", run_cooperative_sum},
+        {"spin_wait_on_an_atomic_flag", run_spin_wait_on_flag},
     };
     return all;
 }

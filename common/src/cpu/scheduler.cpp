@@ -213,6 +213,7 @@ struct Fiber {
     State state = State::ready;
     Site site;
     int predicate = 0;
+    unsigned atomics = 0;  // atomic operations since it last let the others run (spin_point)
     int barrier_result = 0;
     std::uint64_t warp_result = 0;
 
@@ -286,6 +287,7 @@ public:
     int barrier(BarrierKind kind, int predicate, const Site& site);
     std::uint64_t warp_op(WarpKind kind, unsigned mask, std::uint64_t value, int arg, int width, const Site& site);
     unsigned active_mask(const Site& site);
+    void spin_point(bool now);
     void shared_declared(void* address, std::size_t bytes);
     void* dynamic_shared() const { return dynamic_shared_; }
     void thread_finished();
@@ -356,7 +358,8 @@ private:
     unsigned at_barrier_ = 0;
     Site barrier_site_;
     unsigned barrier_first_ = 0;
-    bool released_ = false;  // a barrier let the block go on: the warp-major order starts again from the top
+    bool released_ = false;
+    bool spun_ = false;  // the fiber just resumed gave way in spin_point: waiting, not progress  // a barrier let the block go on: the warp-major order starts again from the top
     std::vector<Warp> warps_;
     std::vector<unsigned> order_;
     std::uint64_t generation_ = 0;
@@ -670,9 +673,11 @@ void Worker::run_warps_ahead()
                 const unsigned first = w * 32, last = std::min(thread_count_, first + 32);
                 for (unsigned t = last; t-- > first;) {
                     if (fiber_[t]->state != State::ready) continue;
-                    ran = progress = true;
+                    ran = true;
+                    spun_ = false;
                     resume(*fiber_[t]);
                     if (launch_->failed.load(std::memory_order_relaxed)) return;
+                    progress |= !spun_;  // a waiting warp does not keep the others from running
                     if (released_) break;
                 }
             }
@@ -797,6 +802,21 @@ unsigned Worker::active_mask(const Site& site)
     settle_activemask(warp_index);
     yield();
     return static_cast<unsigned>(self.warp_result);
+}
+
+// Called by every atomic operation and by __nanosleep(). A thread that keeps calling atomics without
+// reaching a synchronisation point may be waiting for a value another thread of its block will
+// set (`while (atomicAdd(&flag, 0) == 0) {}`): every kSpinsBeforeYield atomics, and at once for
+// __nanosleep(), it lets the block's other threads run, as a GPU would.
+void Worker::spin_point(bool now)
+{
+    constexpr unsigned kSpinsBeforeYield = 64;
+    if (!in_fiber_) return;
+    Fiber& self = *current_;
+    if (!now && ++self.atomics < kSpinsBeforeYield) return;
+    self.atomics = 0;
+    spun_ = true;
+    yield();
 }
 
 void Worker::settle_activemask_now(unsigned warp_index)
@@ -1301,6 +1321,11 @@ const int warpSize = 32;
 namespace lab::cpu {
 
 void* dynamic_shared_memory() { return this_worker().dynamic_shared(); }
+
+void spin_point(bool now)
+{
+    if (tls_worker) tls_worker->spin_point(now);
+}
 
 void* shared_storage(std::size_t bytes, std::size_t alignment, const char* name, const char* file, int line)
 {

@@ -64,6 +64,10 @@ unsigned active_mask(const char* file, int line);
 
 void threadfence();
 
+// Lets the block's other threads run now and then while a thread keeps calling atomics (a
+// spin-wait on a flag another thread sets); `now` for __nanosleep().
+void spin_point(bool now = false);
+
 // Called where a __shared__ array is declared (the rewriter inserts the call): poisons the array
 // the first time a block reaches the declaration, so a read of a slot no thread of this block
 // wrote gives garbage, as it can on a GPU, instead of the previous block's value.
@@ -140,6 +144,7 @@ inline int __syncthreads_or(int predicate, const char* file = __builtin_FILE(), 
     return lab::cpu::barrier(lab::cpu::BarrierKind::any, predicate, "__syncthreads_or", file, line);
 }
 inline void __threadfence() { lab::cpu::threadfence(); }
+inline void __nanosleep(unsigned) { lab::cpu::spin_point(true); }
 inline void __threadfence_block() { lab::cpu::threadfence(); }
 inline void __threadfence_system() { lab::cpu::threadfence(); }
 
@@ -203,6 +208,7 @@ namespace lab::cpu {
 template <typename T, typename F>
 T atomic_update(T* address, F&& update)
 {
+    spin_point();
     T old;
     __atomic_load(address, &old, __ATOMIC_RELAXED);
     T desired;
@@ -217,12 +223,14 @@ T atomic_update(T* address, F&& update)
 template <typename T>
 T atomicAdd(T* address, T value)
 {
+    lab::cpu::spin_point();
     if constexpr (std::is_integral_v<T>) return __atomic_fetch_add(address, value, __ATOMIC_RELAXED);
     else return lab::cpu::atomic_update(address, [value](T old) { return old + value; });
 }
 template <typename T>
 T atomicSub(T* address, T value)
 {
+    lab::cpu::spin_point();
     return __atomic_fetch_sub(address, value, __ATOMIC_RELAXED);
 }
 namespace lab::cpu {
@@ -250,6 +258,7 @@ T atomicMin(T* address, T value)
 template <typename T>
 T atomicExch(T* address, T value)
 {
+    lab::cpu::spin_point();
     T old;
     __atomic_exchange(address, &value, &old, __ATOMIC_RELAXED);
     return old;
@@ -257,22 +266,26 @@ T atomicExch(T* address, T value)
 template <typename T>
 T atomicCAS(T* address, T compare, T value)
 {
+    lab::cpu::spin_point();
     __atomic_compare_exchange(address, &compare, &value, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
     return compare;
 }
 template <typename T>
 T atomicAnd(T* address, T value)
 {
+    lab::cpu::spin_point();
     return __atomic_fetch_and(address, value, __ATOMIC_RELAXED);
 }
 template <typename T>
 T atomicOr(T* address, T value)
 {
+    lab::cpu::spin_point();
     return __atomic_fetch_or(address, value, __ATOMIC_RELAXED);
 }
 template <typename T>
 T atomicXor(T* address, T value)
 {
+    lab::cpu::spin_point();
     return __atomic_fetch_xor(address, value, __ATOMIC_RELAXED);
 }
 inline unsigned atomicInc(unsigned* address, unsigned limit)
