@@ -7,6 +7,7 @@
 //                                     access past the array's end faults and is named, poisoned before each block
 //   __shared__ T a[N];            ->  static thread_local T a[N];   (at namespace scope)
 //   kernel<<<grid, block>>>(args) ->  ::lab::cpu::launch_chevrons(kernel, ::lab::cpu::Chevrons{grid, block}, args)
+//   while (cond), for (...; cond; ...) ->  the condition preceded by ::lab::cpu::loop_point() (rewrite_loop)
 // Comments, strings, character literals (not digit separators) and preprocessor lines are left alone.
 //   lab-cpu-rewrite INPUT.cu OUTPUT
 #include <algorithm>
@@ -275,6 +276,10 @@ struct Rewriter {
                 out_statement = out.tellp();
                 continue;
             }
+            if (in_function() && (word_at(i, "while") || word_at(i, "for"))) {
+                i = rewrite_loop(i, out);
+                continue;
+            }
             if (text.compare(i, 3, "<<<") == 0) {
                 i = rewrite_launch(i, out);
                 continue;
@@ -282,6 +287,53 @@ struct Rewriter {
             out << text[i++];
         }
         return out.str();
+    }
+
+    // Gives every loop a check point, so that a thread spinning on a value another thread of its
+    // block sets (`while (flag == 0) {}`) lets that thread run now and then, as a GPU does:
+    //   while (cond)          ->  while (::lab::cpu::loop_point() && (cond))
+    //   for (init; cond; inc) ->  for (init; ::lab::cpu::loop_point() && (cond); inc)
+    // Range-for loops and conditions that declare a variable are left alone. `at` is the keyword.
+    std::size_t rewrite_loop(std::size_t at, std::ostringstream& out)
+    {
+        const bool is_for = text.compare(at, 3, "for") == 0;
+        const std::size_t keyword_end = at + (is_for ? 3 : 5);
+        std::size_t open = keyword_end;
+        while (open < text.size() && std::isspace(static_cast<unsigned char>(text[open]))) ++open;
+        if (open >= text.size() || text[open] != '(' || !code[open]) {
+            out << text.substr(at, keyword_end - at);
+            return keyword_end;
+        }
+        int depth = 0;
+        std::size_t close = open;
+        std::vector<std::size_t> semicolons;  // at the top level of the parentheses
+        for (; close < text.size(); ++close) {
+            if (!code[close]) continue;
+            const char c = text[close];
+            if (c == '(' || c == '[' || c == '{') ++depth;
+            if (c == ')' || c == ']' || c == '}') --depth;
+            if (depth == 0) break;
+            if (depth == 1 && c == ';') semicolons.push_back(close);
+        }
+        if (close >= text.size()) error(at, "unbalanced ( ) after this loop's keyword");
+        static const std::regex declares(R"(^\s*[A-Za-z_][\w:<>,\s\*&]*[\s\*&]\w+\s*(=[^=]|\{))");
+        auto checked = [&](std::size_t from, std::size_t to) {
+            const std::string condition = text.substr(from, to - from);
+            if (std::regex_search(code_between(from, to), declares)) return condition;
+            const bool empty = code_between(from, to).find_first_not_of(" \t\r\n") == std::string::npos;
+            return " ::lab::cpu::loop_point() && (" + (empty ? std::string("true") : condition) + ")";
+        };
+        out << text.substr(at, open + 1 - at);
+        if (!is_for) {
+            out << checked(open + 1, close);
+        } else if (semicolons.size() == 2) {
+            out << text.substr(open + 1, semicolons[0] + 1 - open - 1) << checked(semicolons[0] + 1, semicolons[1])
+                << text.substr(semicolons[1], close - semicolons[1]);
+        } else {
+            out << text.substr(open + 1, close - open - 1);  // a range-for
+        }
+        out << ')';
+        return close + 1;
     }
 
     // Rewrites callee<<<config>>>(args); `at` is the position of "<<<". The callee was already

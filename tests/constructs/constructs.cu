@@ -165,6 +165,26 @@ __global__ void spin_wait_on_flag(int* out)
     }
 }
 
+// The same wait on a plain volatile flag, with no atomic in the loop.
+__global__ void spin_wait_on_volatile_flag(int* out)
+{
+    __shared__ volatile int flag;
+    __shared__ volatile int value;
+    if (threadIdx.x == 0) flag = 0;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        while (flag == 0) {
+        }
+        __threadfence_block();
+        out[0] = value;
+    }
+    if (threadIdx.x == 32) {
+        value = 4321;
+        __threadfence_block();
+        flag = 1;
+    }
+}
+
 template <typename T>
 std::vector<long long> widened(const std::vector<T>& values)
 {
@@ -271,6 +291,15 @@ Outcome run_spin_wait_on_flag()
     return {widened(out.download()), {1234}};
 }
 
+Outcome run_spin_wait_on_volatile_flag()
+{
+    lab::DeviceBuffer<int> out(1);
+    out.fill(0);
+    spin_wait_on_volatile_flag<<<1, 64>>>(out.data());
+    LAB_CUDA_CHECK(cudaDeviceSynchronize());
+    return {widened(out.download()), {4321}};
+}
+
 }  // namespace
 
 const std::vector<Construct>& constructs()
@@ -284,6 +313,7 @@ const std::vector<Construct>& constructs()
         {"cub_style_temp_storage", run_temp_storage_sum},
         {"cooperative_groups_reduction", run_cooperative_sum},
         {"spin_wait_on_an_atomic_flag", run_spin_wait_on_flag},
+        {"spin_wait_on_a_volatile_flag", run_spin_wait_on_volatile_flag},
     };
     return all;
 }

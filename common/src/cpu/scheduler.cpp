@@ -1065,10 +1065,9 @@ std::string Worker::overdue_text(const Fiber& f, const std::string& where) const
     return "in " + kernel_name(launch_->invocation->kernel) + ", " + this->where(f) + ":\n  the launch was stopped after " +
            std::to_string(kLaunchSeconds) + " s: this thread was still running, " + where +
            ". Likely a loop that never ends: a step that never reaches the bound (a stride that starts at 0 or "
-           "never changes, an unsigned counter going below 0), or a thread spinning on a value another thread of "
-           "its block should set (the CPU backend runs a block's threads one at a time between synchronisation "
-           "points, so such a spin never ends here; wait at __syncthreads() instead). LAB_CPU_LAUNCH_SECONDS "
-           "changes the limit.";
+           "never changes, an unsigned counter going below 0), or a wait for a value that no thread ever sets "
+           "(a flag set by a thread that has returned, or by a later block). LAB_CPU_LAUNCH_SECONDS changes the "
+           "limit.";
 }
 
 void Worker::stop_overdue(const Site& site)

@@ -68,6 +68,16 @@ void threadfence();
 // spin-wait on a flag another thread sets); `now` for __nanosleep().
 void spin_point(bool now = false);
 
+// The rewriter puts this before every loop condition: every 16384 loop steps on a worker, the
+// thread running lets the block's other threads run, so that a spin on a value another thread of
+// the block sets (`while (flag == 0) {}` on a volatile) ends as it does on a GPU.
+inline bool loop_point()
+{
+    static thread_local unsigned steps = 0;
+    if ((++steps & 0x3FFFu) == 0) spin_point(true);
+    return true;
+}
+
 // Called where a __shared__ array is declared (the rewriter inserts the call): poisons the array
 // the first time a block reaches the declaration, so a read of a slot no thread of this block
 // wrote gives garbage, as it can on a GPU, instead of the previous block's value.
