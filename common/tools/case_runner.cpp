@@ -22,6 +22,9 @@
 //       a planted mistake (tests/mutants.json): exit 0 when its suite fails it and says EXPECT
 //   lab-case ctest  --rung ID --exe PROGRAM --backend cpu|cuda --out FILE [--sanitizer PATH] [--timeout S]
 //       writes the ctest file that declares the rung's tests, each run through `lab-case run`
+//   lab-case gpu    PROGRAM [ARGS...]
+//       a kit test program that holds no student code and needs a GPU (the construct corpus under
+//       CUDA): skipped by this runner (exit 77) when no GPU is usable, else PROGRAM runs as given
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -31,6 +34,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -719,8 +723,29 @@ int mode_ctest(const Runner& runner, const std::vector<lab::PlannedTest>& plan, 
 
 }  // namespace
 
+// `lab-case gpu`: listing a program's tests needs no GPU; running them does, and where none is
+// usable the runner itself says so and skips, as it does for a rung's kernel cases.
+int mode_gpu(int argc, char** argv)
+{
+    if (argc < 3) usage("gpu needs a program to run");
+    bool listing = false;
+    for (int i = 3; i < argc; ++i) listing |= std::strcmp(argv[i], "--gtest_list_tests") == 0;
+    if (!listing) {
+        const lab::DeviceStatus& device = lab::device_status();
+        if (!device.usable) {
+            std::cout << "lab-case: skipped: " << device.reason << " This kit test needs an NVIDIA GPU; skipped.\n";
+            return kSkipped;
+        }
+    }
+    std::cout.flush();
+    execv(argv[2], argv + 2);
+    std::cout << "lab-case: FAILED: cannot run " << argv[2] << ": " << std::strerror(errno) << "\n";
+    return 1;
+}
+
 int main(int argc, char** argv)
 {
+    if (argc >= 2 && std::strcmp(argv[1], "gpu") == 0) return mode_gpu(argc, argv);
     try {
         const Options options = parse(argc, argv);
         const lab::RungInfo& rung = lab::Registry::kit().get(options.rung);
