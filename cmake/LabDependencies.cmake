@@ -89,4 +89,12 @@ find_package(nlohmann_json 3.10 QUIET)
 if(NOT nlohmann_json_FOUND)
   message(FATAL_ERROR "nlohmann-json not found. On Debian or Ubuntu: sudo apt-get install nlohmann-json3-dev")
 endif()
+# The grader (grader/): its command line, its rubric and the archives it unpacks.
+find_package(CLI11 CONFIG QUIET)
+find_package(tomlplusplus CONFIG QUIET)
+find_package(LibArchive QUIET)
+if(NOT CLI11_FOUND OR NOT tomlplusplus_FOUND OR NOT LibArchive_FOUND)
+  message(FATAL_ERROR "The grader's libraries are missing. On Debian or Ubuntu: "
+                      "sudo apt-get install libcli11-dev libtomlplusplus-dev libarchive-dev (./lab does it when run as root)")
+endif()
 include(GoogleTest)

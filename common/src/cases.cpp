@@ -6,6 +6,7 @@
 #include <fstream>
 #include <ostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -129,14 +130,20 @@ std::size_t eval_expression(std::string_view expr, std::string_view variable, st
     return static_cast<std::size_t>(total);
 }
 
-Catalogue Catalogue::load(const std::string& path)
+Catalogue load_catalogue(const std::string& path, std::optional<std::uint64_t> seed_override);
+
+Catalogue Catalogue::load(const std::string& path) { return load_catalogue(path, std::nullopt); }
+
+Catalogue Catalogue::load(const std::string& path, std::uint64_t base_seed) { return load_catalogue(path, base_seed); }
+
+Catalogue load_catalogue(const std::string& path, std::optional<std::uint64_t> seed_override)
 {
     std::ifstream file(path);
     if (!file) throw UsageError("cannot open the test catalogue " + path);
     Catalogue catalogue;
     try {
         const auto doc = nlohmann::json::parse(file);
-        const auto base_seed = doc.at("base_seed").get<std::uint64_t>();
+        const auto base_seed = seed_override ? *seed_override : doc.at("base_seed").get<std::uint64_t>();
         std::set<std::string> seen;
         for (const auto& group : doc.at("groups")) {
             const auto group_name = group.at("name").get<std::string>();
@@ -179,7 +186,7 @@ Catalogue Catalogue::load(const std::string& path)
                                     const std::string key = std::string(name_of(op)) + "/" + c.name;
                                     if (!seen.insert(key).second) continue;
                                     c.seed = derive_seed(base_seed, key);
-                                    catalogue.cases_.push_back(std::move(c));
+                                    catalogue.add(std::move(c));
                                 }
                             }
                         }

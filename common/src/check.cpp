@@ -135,6 +135,15 @@ std::string show(double v)
 }
 
 template <typename T>
+std::string show_as(T v)
+{
+    if constexpr (std::is_same_v<T, int>) return std::to_string(v);
+    else return show(v);
+}
+
+std::string show_exact(const Exact& e, Dtype dtype) { return dtype == Dtype::i32 ? std::to_string(e.integer) : show(e.value); }
+
+template <typename T>
 bool is_poison(T v)
 {
     const T p = poison<T>();
@@ -185,18 +194,22 @@ Verdict check_per_block(const RungInfo& rung, Op op, const LaunchPlan& plan, con
     const std::size_t depth = addition_depth(rung, plan, n);
     for (std::size_t b = 0; b < plan.grid; ++b) {
         const std::size_t first = std::min(n, b * per_block), last = std::min(n, first + per_block);
-        std::string problem;
+        std::string problem, expected;
         if (is_poison(slots[b])) problem = kUnwritten;
         else {
             const Exact e = expected_fits(reference(op, input.data() + first, input.data() + last), dtype_of<T>());
             problem = compare(op, e, slots[b], depth, last - first);
-            if (!problem.empty()) problem = ": " + problem;
+            if (!problem.empty()) problem = ": " + problem, expected = show_exact(e, dtype_of<T>());
         }
         ++verdict.checked;
         if (problem.empty()) continue;
-        if (verdict.wrong++ == 0)
+        if (verdict.wrong++ == 0) {
             verdict.first_wrong = "block " + std::to_string(b) + " of " + std::to_string(plan.grid) + " (elements " +
                                   std::to_string(first) + ".." + std::to_string(last - 1) + ")" + problem;
+            verdict.first_wrong_block = static_cast<long>(b);
+            verdict.expected = expected;
+            verdict.got = is_poison(slots[b]) ? "never written" : show_as(slots[b]);
+        }
     }
     verdict.ok = verdict.wrong == 0;
     return verdict;
@@ -213,6 +226,8 @@ Verdict check_total(const RungInfo& rung, Op op, const LaunchPlan& plan, const s
         verdict.ok = false;
         verdict.wrong = 1;
         verdict.first_wrong = "block " + std::to_string(b) + " of " + std::to_string(plan.grid) + kUnwritten;
+        verdict.first_wrong_block = static_cast<long>(b);
+        verdict.got = "never written";
         return verdict;
     }
     // The blocks' slots are combined exactly (in the reference's own arithmetic) and compared as one,
@@ -228,6 +243,8 @@ Verdict check_total(const RungInfo& rung, Op op, const LaunchPlan& plan, const s
         verdict.ok = false;
         verdict.wrong = 1;
         verdict.first_wrong = "the " + std::to_string(plan.grid) + " blocks' results combine wrongly: " + problem;
+        verdict.expected = show_exact(expected, dtype_of<T>());
+        verdict.got = show_exact(combined, dtype_of<T>());
     }
     return verdict;
 }

@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "lab/registry.hpp"
@@ -58,11 +59,16 @@ struct Case {
 class Catalogue {
 public:
     static Catalogue load(const std::string& path);  // throws UsageError with the path and the problem
+    // The same cases with every seed derived from `base_seed` instead of the file's: the grader's
+    // fresh inputs for each grading run.
+    static Catalogue load(const std::string& path, std::uint64_t base_seed);
     static const Catalogue& kit();                   // tests/cases.json of this kit, loaded once
 
     const std::vector<Case>& cases() const { return cases_; }
     // The cases a rung runs for one operator: those whose block size the rung allows.
     std::vector<Case> select(const RungInfo& rung, Op op) const;
+
+    void add(Case c) { cases_.push_back(std::move(c)); }
 
 private:
     std::vector<Case> cases_;

@@ -62,6 +62,8 @@ struct Verdict {
     std::size_t wrong = 0;     // how many output slots are wrong (or 1 when only the total is checked)
     std::size_t checked = 0;   // how many were checked
     std::string first_wrong;   // what the first wrong slot should hold and what it holds
+    long first_wrong_block = -1;  // the first wrong slot's block, when one block is to blame
+    std::string expected, got;     // the first wrong slot's (or the total's) value, and what it held
 };
 
 // `input` holds the n elements the kernel read; `slots` what it wrote (plan.grid of them).

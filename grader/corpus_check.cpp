@@ -1,0 +1,74 @@
+// Kit test tool (trusted side): compares a grading run's grade.json with the verdict a corpus
+// submission must get (grader/corpus/NAME/expect.json). Exit 0 when every rung's verdict matches;
+// else 1, with one line per mismatch.
+//   lab-corpus-check EXPECT.json GRADE.json
+//
+// expect.json's "expect" maps a rung id to:
+//   "score":   "full" (every graded point), "zero" or "partial" (more than zero, less than full)
+//   "unrun":   a text the rung's reason for not running must contain ("refused", "unfinished", ...)
+//   "failing": a regular expression every failing case's "op/name" must match, and at least one must
+//   "passing": a regular expression some passing case's "op/name" must match
+// A rung not named there must get no points at all.
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+
+int main(int argc, char** argv)
+{
+    if (argc != 3) {
+        std::cerr << "usage: lab-corpus-check EXPECT.json GRADE.json\n";
+        return 2;
+    }
+    nlohmann::json expect, grade;
+    try {
+        std::ifstream(argv[1]) >> expect;
+        std::ifstream(argv[2]) >> grade;
+    } catch (const std::exception& e) {
+        std::cerr << "lab-corpus-check: " << e.what() << '\n';
+        return 2;
+    }
+    const auto& wanted = expect.at("expect");
+    int mismatches = 0;
+    auto mismatch = [&](const std::string& rung, const std::string& what) {
+        std::cout << "MISMATCH " << rung << ": " << what << '\n';
+        ++mismatches;
+    };
+    for (const auto& rung : grade.at("rungs")) {
+        const std::string id = rung.at("id");
+        const double score = rung.at("score"), max = rung.at("max");
+        const std::string unrun = rung.at("unrun");
+        std::cout << id << ": " << score << " / " << max << (unrun.empty() ? "" : " (" + unrun + ")") << '\n';
+        if (!wanted.contains(id)) {
+            if (score != 0) mismatch(id, "not in expect.json, so it must earn nothing; it earned " + std::to_string(score));
+            continue;
+        }
+        const auto& w = wanted.at(id);
+        const std::string verdict = w.value("score", "");
+        if (verdict == "full" && !(max > 0 && score == max))
+            mismatch(id, "expected full marks, got " + std::to_string(score) + " of " + std::to_string(max));
+        if (verdict == "zero" && score != 0) mismatch(id, "expected zero, got " + std::to_string(score));
+        if (verdict == "partial" && !(score > 0 && score < max))
+            mismatch(id, "expected partial credit, got " + std::to_string(score) + " of " + std::to_string(max));
+        if (w.contains("unrun") && unrun.find(w.at("unrun").get<std::string>()) == std::string::npos)
+            mismatch(id, "expected it not to run for \"" + w.at("unrun").get<std::string>() + "\", but: \"" + unrun + "\"");
+        int failing = 0, passing_matched = 0;
+        const std::regex failing_pattern(w.value("failing", ".*")), passing_pattern(w.value("passing", ".*"));
+        for (const auto& c : rung.at("cases")) {
+            const std::string name = c.at("op").get<std::string>() + "/" + c.at("name").get<std::string>();
+            if (c.at("status") == "failed") {
+                ++failing;
+                if (!std::regex_search(name, failing_pattern))
+                    mismatch(id, "case " + name + " failed, but only cases matching " + w.value("failing", "") +
+                                     " should: " + c.at("message").get<std::string>().substr(0, 400));
+            }
+            if (c.at("status") == "passed" && std::regex_search(name, passing_pattern)) ++passing_matched;
+        }
+        if (w.contains("failing") && failing == 0) mismatch(id, "no case failed; expected some matching " + w.value("failing", ""));
+        if (w.contains("passing") && passing_matched == 0)
+            mismatch(id, "no case matching " + w.value("passing", "") + " passed");
+    }
+    std::cout << (mismatches ? "corpus verdict: MISMATCH\n" : "corpus verdict: as expected\n");
+    return mismatches ? 1 : 0;
+}

@@ -1,0 +1,58 @@
+// See protocol.hpp.
+#include "protocol.hpp"
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace lab::grading {
+
+std::string to_json(const Request& request)
+{
+    nlohmann::json jobs = nlohmann::json::array();
+    for (const Job& j : request.jobs)
+        jobs.push_back({{"op", j.op}, {"input", j.input}, {"n", j.n}, {"seed", j.seed}, {"offset", j.offset},
+                        {"grid", j.grid}, {"block", j.block}, {"shared_bytes", j.shared_bytes}, {"canary", j.canary},
+                        {"guard", j.guard}, {"poison", j.poison}, {"guard_count", j.guard_count}});
+    return nlohmann::json{{"rung", request.rung}, {"orders", request.orders}, {"jobs", jobs}}.dump(1);
+}
+
+Request parse_request(const std::string& text)
+{
+    try {
+        const auto doc = nlohmann::json::parse(text);
+        Request r;
+        r.rung = doc.at("rung").get<std::string>();
+        r.orders = doc.at("orders").get<std::vector<std::string>>();
+        for (const auto& j : doc.at("jobs")) {
+            Job job;
+            job.op = j.at("op").get<std::string>();
+            job.input = j.at("input").get<std::string>();
+            job.n = j.at("n").get<std::uint64_t>();
+            job.seed = j.at("seed").get<std::uint64_t>();
+            job.offset = j.at("offset").get<std::uint64_t>();
+            job.grid = j.at("grid").get<unsigned>();
+            job.block = j.at("block").get<unsigned>();
+            job.shared_bytes = j.at("shared_bytes").get<std::uint64_t>();
+            job.canary = j.at("canary").get<std::uint32_t>();
+            job.guard = j.at("guard").get<std::uint32_t>();
+            job.poison = j.at("poison").get<std::uint32_t>();
+            job.guard_count = j.at("guard_count").get<std::uint64_t>();
+            r.jobs.push_back(job);
+        }
+        return r;
+    } catch (const nlohmann::json::exception& e) {
+        throw std::runtime_error(std::string("malformed request: ") + e.what());
+    }
+}
+
+std::string output_file(const std::string& dir, std::size_t job, std::size_t order)
+{
+    return dir + "/" + std::to_string(job) + "." + std::to_string(order) + ".out";
+}
+
+std::string error_file(const std::string& dir, std::size_t job, std::size_t order)
+{
+    return dir + "/" + std::to_string(job) + "." + std::to_string(order) + ".err";
+}
+
+}  // namespace lab::grading

@@ -1,0 +1,54 @@
+// The grader's runner protocol: what the trusted grader (grader/trusted/) asks of a runner
+// (grader/untrusted/runner.cpp, linked with one rung's submitted kernel) and what the runner hands
+// back. Data only: both sides include it, and nothing in it decides a verdict.
+//
+//   lab-runner-NN REQUEST OUTDIR FIRST
+//
+// REQUEST is a JSON file the grader writes (Request below). The runner runs its jobs from index
+// FIRST on, in order, in one process (one CUDA context), once per thread order the request names
+// (none: the GPU's own). For job i and order o it writes OUTDIR/i.o.out: the whole output buffer
+// after the launch, [guard | slots | guard], exactly (grid + 2 * guard_count) * 4 bytes; or, when
+// the launch or a copy failed, OUTDIR/i.o.err: what the CUDA runtime said. Before job i it appends
+// "start i" to OUTDIR/progress, after it "end i". After a sticky CUDA error it exits with status
+// kStickyExit: the grader starts a fresh runner at the next job.
+//
+// The runner makes each job's input from its seed with the kit's own generator (lab/inputs.hpp), as
+// the grader does in its own process to compute the reference; the canary, guard and poison values
+// come in the request, so code linked into the runner cannot change what an over-read or a stray
+// write looks like. The grader bounds everything it reads back (sizes are known in advance; an
+// error text is cut at kErrorBytes) and decides every verdict itself.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lab::grading {
+
+constexpr int kStickyExit = 86;
+constexpr std::size_t kErrorBytes = 4096;
+
+struct Job {
+    std::string op;     // "sum", "max", "min", "product"
+    std::string input;  // an input kind's name, as in tests/cases.json ("float", "int_extremes", ...)
+    std::uint64_t n = 0, seed = 0, offset = 0;
+    unsigned grid = 0, block = 0;
+    std::uint64_t shared_bytes = 0;
+    std::uint32_t canary = 0, guard = 0, poison = 0;  // bit patterns of one element
+    std::uint64_t guard_count = 0;
+};
+
+struct Request {
+    std::string rung;                 // the rung id the runner must have been built for
+    std::vector<std::string> orders;  // CPU backend thread orders; empty on a GPU
+    std::vector<Job> jobs;
+};
+
+std::string to_json(const Request& request);
+Request parse_request(const std::string& text);  // throws std::runtime_error
+
+std::string output_file(const std::string& dir, std::size_t job, std::size_t order);
+std::string error_file(const std::string& dir, std::size_t job, std::size_t order);
+
+}  // namespace lab::grading

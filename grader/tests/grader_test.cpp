@@ -1,0 +1,171 @@
+// Kit tests of the grader's trusted parts that need no kernel: intake, the text screen, the rubric.
+// (The corpus, grader/corpus/, grades whole submissions.)
+#include <archive.h>
+#include <archive_entry.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include "intake.hpp"
+#include "rubric.hpp"
+#include "screen.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace lab::grading;
+
+fs::path scratch(const std::string& name)
+{
+    const fs::path dir = fs::temp_directory_path() / ("lab-grader-test-" + std::to_string(getpid())) / name;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
+
+struct Entry {
+    std::string path;
+    int type = AE_IFREG;
+    std::string contents;
+    std::string link;
+};
+
+// A .tar.gz (or .zip) holding `entries`, written with libarchive.
+std::string archive_of(const fs::path& dir, const std::string& name, const std::vector<Entry>& entries, bool zip = false)
+{
+    const std::string file = (dir / name).string();
+    archive* a = archive_write_new();
+    if (zip) archive_write_set_format_zip(a);
+    else archive_write_set_format_pax_restricted(a), archive_write_add_filter_gzip(a);
+    archive_write_open_filename(a, file.c_str());
+    for (const Entry& e : entries) {
+        archive_entry* entry = archive_entry_new();
+        archive_entry_set_pathname(entry, e.path.c_str());
+        archive_entry_set_filetype(entry, static_cast<unsigned>(e.type));
+        archive_entry_set_perm(entry, 0644);
+        if (!e.link.empty()) archive_entry_set_symlink(entry, e.link.c_str());
+        archive_entry_set_size(entry, e.type == AE_IFREG ? static_cast<la_int64_t>(e.contents.size()) : 0);
+        archive_write_header(a, entry);
+        if (e.type == AE_IFREG) archive_write_data(a, e.contents.data(), e.contents.size());
+        archive_entry_free(entry);
+    }
+    archive_write_close(a);
+    archive_write_free(a);
+    return file;
+}
+
+bool refused(const Intake& intake, const std::string& path)
+{
+    for (const auto& r : intake.refused)
+        if (r.rfind(path + ":", 0) == 0) return true;
+    return false;
+}
+
+TEST(Intake, TakesOnlyTheRungFilesOfATarball)
+{
+    const auto dir = scratch("tarball");
+    const std::string file = archive_of(dir, "s.tar.gz",
+                                        {{"kit/exercises/03_sequential.cu", AE_IFREG, "// mine\n"},
+                                         {"kit/exercises/99_nothing.cu", AE_IFREG, "x"},
+                                         {"kit/tests/cases.json", AE_IFREG, "{}"},
+                                         {"kit/exercises/01_interleaved.cu", AE_IFLNK, "", "/etc/passwd"},
+                                         {"../exercises/02_strided_index.cu", AE_IFREG, "x"},
+                                         {"/exercises/04_first_add.cu", AE_IFREG, "x"},
+                                         {"kit/exercises/05_unroll_last_warp.cu", AE_IFCHR, ""},
+                                         {"exercises/06_complete_unroll.cu", AE_IFREG, std::string(300 * 1024, 'x')}});
+    const Intake intake = take_in(file);
+    ASSERT_EQ(intake.files.size(), 1u);
+    EXPECT_EQ(intake.files.at("03_sequential"), "// mine\n");
+    EXPECT_TRUE(refused(intake, "kit/exercises/01_interleaved.cu"));
+    EXPECT_TRUE(refused(intake, "../exercises/02_strided_index.cu"));
+    EXPECT_TRUE(refused(intake, "/exercises/04_first_add.cu"));
+    EXPECT_TRUE(refused(intake, "kit/exercises/05_unroll_last_warp.cu"));
+    EXPECT_TRUE(refused(intake, "exercises/06_complete_unroll.cu"));
+    EXPECT_NE(std::find(intake.ignored.begin(), intake.ignored.end(), "kit/tests/cases.json"), intake.ignored.end());
+}
+
+TEST(Intake, TakesAZipAndADirectoryAlike)
+{
+    const auto dir = scratch("zip");
+    const Intake zipped = take_in(archive_of(dir, "s.zip", {{"exercises/07_coarsening.cu", AE_IFREG, "// seven\n"}}, true));
+    ASSERT_EQ(zipped.files.count("07_coarsening"), 1u);
+    fs::create_directories(dir / "tree/exercises");
+    fs::create_directories(dir / "tree/.git");
+    std::ofstream(dir / "tree/exercises/07_coarsening.cu") << "// seven\n";
+    fs::create_symlink("/etc/passwd", dir / "tree/exercises/08_warp_shuffle.cu");
+    const Intake tree = take_in((dir / "tree").string());
+    EXPECT_EQ(tree.files, zipped.files);
+    EXPECT_TRUE(refused(tree, "exercises/08_warp_shuffle.cu"));
+}
+
+TEST(Intake, SaysWhatToGiveWhenTheSubmissionIsNoneOfTheKinds)
+{
+    const auto dir = scratch("odd");
+    std::ofstream(dir / "s.rar") << "x";
+    EXPECT_THROW(take_in((dir / "s.rar").string()), std::runtime_error);
+    EXPECT_THROW(take_in((dir / "missing").string()), std::runtime_error);
+}
+
+TEST(Screen, PassesTheReferenceSolutions)
+{
+    for (const auto& entry : fs::directory_iterator(fs::path(LAB_SOURCE_DIR) / "solutions")) {
+        std::ifstream in(entry.path());
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        EXPECT_TRUE(screen_source(text).empty()) << entry.path() << ": " << screen_source(text).front();
+    }
+}
+
+TEST(Screen, RefusesWhatReachesIntoTheKit)
+{
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {"namespace lab {\nvoid f();\n}\n", "line 1: reopens namespace lab"},
+        {"template <>\nlab::Verdict lab::check_output<float>(int);\n", "line 1: specialises"},
+        {"#include \"lab/kernel.hpp\"\n#undef LAB_RUNG_NS\n", "line 2: #undef"},
+        {"# define cudaDeviceSynchronize() cudaSuccess\n", "line 1: #define"},
+        {"__attribute__((constructor)) static void early() {}\n", "line 1: code that runs before"},
+        {"static auto f = std::fopen(\"x\", \"w\");\n", "line 1: touches files"},
+        {"#include \"../tests/cases.json\"\n", "line 1: includes a file"},
+    };
+    for (const auto& [text, expected] : cases) {
+        const auto problems = screen_source(text);
+        ASSERT_FALSE(problems.empty()) << text;
+        EXPECT_EQ(problems.front().rfind(expected, 0), 0u) << problems.front();
+    }
+    // Comments and strings neither hide nor fake a construct.
+    EXPECT_TRUE(screen_source("// namespace lab {\nconst char* s = \"namespace lab\";\n").empty());
+    EXPECT_FALSE(screen_source("/* x */ namespace /* y */ lab {}\n").empty());
+}
+
+TEST(Rubric, TheDefaultLoads)
+{
+    const Rubric r = load_rubric(std::string(LAB_SOURCE_DIR) + "/grader/rubric.toml");
+    EXPECT_GT(r.points.visible, 0);
+    EXPECT_EQ(r.rungs.size(), 9u);
+    EXPECT_FALSE(r.speed_zero_without_gpu);
+}
+
+TEST(Rubric, AMistakeIsNamedWithItsLineAndKey)
+{
+    const auto dir = scratch("rubric");
+    const auto refusal = [&](const std::string& text) {
+        std::ofstream(dir / "r.toml", std::ios::trunc) << text;
+        try {
+            load_rubric((dir / "r.toml").string());
+        } catch (const std::runtime_error& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    EXPECT_NE(refusal("[points]\nvisible = 4\nhiden = 2\n").find("r.toml:3: key points.hiden: not a key"), std::string::npos);
+    EXPECT_NE(refusal("[points]\nvisible = \"four\"\n").find("r.toml:2: key points.visible: must be a number"),
+              std::string::npos);
+    EXPECT_NE(refusal("[rungs.10_nothing]\nvisible = 1\n").find("key rungs.10_nothing: no such rung"), std::string::npos);
+    EXPECT_NE(refusal("[no_gpu]\nspeed = \"half\"\n").find("r.toml:2: key no_gpu.speed: must be one of"), std::string::npos);
+    EXPECT_NE(refusal("[points\n").find("r.toml:1"), std::string::npos);
+    EXPECT_EQ(refusal("[rungs.07_coarsening]\nspeed = 0\n"), "accepted");
+}
+
+}  // namespace

@@ -1,0 +1,408 @@
+// TRUSTED SIDE. See checker.hpp.
+#include "checker.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "lab/check.hpp"
+#include "lab/device.hpp"
+#include "lab/inputs.hpp"
+#include "protocol.hpp"
+
+namespace lab::grading {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// What a runner may write in all, results and messages together: far more than honest results need.
+constexpr rlim_t kRunnerFileBytes = 256 << 20;
+constexpr std::size_t kLogTail = 2048;
+
+template <typename T>
+std::uint32_t bits(T value)
+{
+    std::uint32_t b;
+    std::memcpy(&b, &value, sizeof b);
+    return b;
+}
+
+Job job_for(const PlannedCase& p)
+{
+    Job j;
+    j.op = std::string(name_of(p.c.op));
+    j.input = std::string(name_of(p.c.input));
+    j.n = p.c.n;
+    j.seed = p.c.seed;
+    j.offset = p.c.offset;
+    j.grid = p.plan.grid;
+    j.block = p.plan.block;
+    j.shared_bytes = p.plan.shared_bytes;
+    j.guard_count = kCanaryCount;
+    with_type(p.c.dtype(), [&](auto type) {
+        using T = decltype(type);
+        j.canary = bits(canary<T>(p.c.op));
+        j.guard = bits(guard<T>());
+        j.poison = bits(poison<T>());
+    });
+    return j;
+}
+
+std::string read_bounded(const std::string& path, std::size_t limit)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::string text(limit, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(limit));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    return text;
+}
+
+std::string tail_of(const std::string& path)
+{
+    std::error_code error;
+    const auto size = fs::file_size(path, error);
+    if (error || size == 0) return "";
+    std::ifstream in(path, std::ios::binary);
+    if (size > kLogTail) in.seekg(static_cast<std::streamoff>(size - kLogTail));
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// The jobs the progress file says started and ended.
+struct Progress {
+    long last_started = -1, last_ended = -1;
+};
+
+Progress read_progress(const std::string& path)
+{
+    Progress p;
+    std::ifstream in(path);
+    std::string word;
+    long index = 0;
+    while (in >> word >> index) {
+        if (word == "start") p.last_started = index;
+        else if (word == "end") p.last_ended = index;
+    }
+    return p;
+}
+
+struct Child {
+    pid_t pid = -1;
+    Clock::time_point started;
+};
+
+const char* const kBwrap = "/usr/bin/bwrap";
+
+// The runner's command line: inside bubblewrap where it works, the whole file system read-only
+// but for the runner's own folder, no network, its own process tree that dies with the grader.
+std::vector<std::string> runner_command(const std::string& runner, const std::string& request, const std::string& dir,
+                                        std::size_t first)
+{
+    std::vector<std::string> command;
+    if (sandbox_missing().empty())
+        command = {kBwrap, "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+                   "--ro-bind", runner, runner, "--bind", dir, dir, "--unshare-net", "--unshare-pid", "--unshare-ipc",
+                   "--die-with-parent", "--"};
+    command.insert(command.end(), {runner, request, dir, std::to_string(first)});
+    return command;
+}
+
+Child start_runner(const std::string& runner, const std::string& request, const std::string& dir, std::size_t first)
+{
+    const std::vector<std::string> command = runner_command(runner, request, dir, first);
+    const std::string log = dir + "/runner.log";
+    Child child;
+    child.started = Clock::now();
+    child.pid = fork();
+    if (child.pid == 0) {
+        // A session of its own: no controlling terminal to type into, one process group to kill.
+        setsid();
+        const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        const int null = open("/dev/null", O_RDONLY);
+        if (null >= 0) dup2(null, 0);
+        const rlimit files{kRunnerFileBytes, kRunnerFileBytes};
+        setrlimit(RLIMIT_FSIZE, &files);
+        const rlimit no_core{0, 0};
+        setrlimit(RLIMIT_CORE, &no_core);
+        std::vector<char*> argv;
+        for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
+        argv.push_back(nullptr);
+        execv(argv[0], argv.data());
+        std::_Exit(127);
+    }
+    return child;
+}
+
+void kill_runner(Child& child)
+{
+    if (child.pid <= 0) return;
+    kill(-child.pid, SIGKILL);
+    kill(child.pid, SIGKILL);
+    int status = 0;
+    waitpid(child.pid, &status, 0);
+    child.pid = -1;
+}
+
+std::string describe_exit(int status)
+{
+    if (WIFSIGNALED(status)) {
+        const int sig = WTERMSIG(status);
+        return std::string("the runner was killed by signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")" +
+               (sig == SIGXFSZ ? ": it wrote more than the grader allows" : "");
+    }
+    if (WIFEXITED(status)) {
+        if (WEXITSTATUS(status) == kStickyExit) return "a CUDA error that leaves the GPU unusable for this process";
+        if (WEXITSTATUS(status) == 127) return "the runner could not be started";
+        return "the runner exited with status " + std::to_string(WEXITSTATUS(status)) + " in the middle of this case";
+    }
+    return "the runner stopped";
+}
+
+// Why each job has no result of its own, when the runner did not get to report one.
+struct Outcome {
+    std::vector<std::string> lost;  // per job: "" when it ran to the end
+};
+
+Outcome run_all(const std::string& runner, const std::string& request, const std::string& dir, std::size_t count,
+                const Limits& limits)
+{
+    Outcome outcome;
+    outcome.lost.assign(count, "");
+    const auto rung_start = Clock::now();
+    const std::string progress_path = dir + "/progress";
+    std::size_t next = 0;
+    int hung = 0;
+    while (next < count) {
+        Child child = start_runner(runner, request, dir, next);
+        if (child.pid < 0) {
+            for (std::size_t i = next; i < count; ++i) outcome.lost[i] = "the runner could not be started (fork failed)";
+            return outcome;
+        }
+        long current = -1;
+        auto current_since = Clock::now();
+        int status = 0;
+        bool exited = false, stopped = false;
+        std::string stop_reason;
+        while (true) {
+            const pid_t done = waitpid(child.pid, &status, WNOHANG);
+            if (done == child.pid) {
+                exited = true;
+                child.pid = -1;
+                break;
+            }
+            const Progress p = read_progress(progress_path);
+            if (p.last_started != current) current = p.last_started, current_since = Clock::now();
+            const auto now = Clock::now();
+            const double case_elapsed = std::chrono::duration<double>(now - current_since).count();
+            const double rung_elapsed = std::chrono::duration<double>(now - rung_start).count();
+            if (current >= 0 && p.last_ended < current && case_elapsed > limits.case_seconds) {
+                stop_reason = "stopped after " + std::to_string(static_cast<int>(limits.case_seconds)) +
+                              " s, the rubric's limit for one case: a loop that never ends, or far too slow";
+                stopped = true;
+            } else if (rung_elapsed > limits.rung_seconds) {
+                stop_reason = "rung_limit";
+                stopped = true;
+            }
+            if (stopped) {
+                kill_runner(child);
+                break;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(current >= 0 && p.last_ended == current ? 1 : 2));
+        }
+        const Progress p = read_progress(progress_path);
+        const long resume = std::max<long>(p.last_ended, p.last_started);
+        if (stopped && stop_reason == "rung_limit") {
+            for (std::size_t i = static_cast<std::size_t>(std::max<long>(resume, 0)); i < count; ++i)
+                if (static_cast<long>(i) > p.last_ended)
+                    outcome.lost[i] = "not run: the rung's cases took longer than the rubric's " +
+                                      std::to_string(static_cast<int>(limits.rung_seconds)) + " s in all";
+            return outcome;
+        }
+        if (exited && WIFEXITED(status) && WEXITSTATUS(status) == 0 && p.last_ended + 1 >= static_cast<long>(count))
+            return outcome;
+        // The runner stopped before the end: the job it was in fails, and a fresh runner goes on.
+        if (p.last_started > p.last_ended) {
+            std::string why = stopped ? stop_reason : describe_exit(status);
+            const std::string log = tail_of(dir + "/runner.log");
+            if (!log.empty() && !stopped) why += "; it printed, at the end:\n" + log;
+            outcome.lost[static_cast<std::size_t>(p.last_started)] = why;
+            if (stopped && ++hung >= limits.hung_before_giving_up) {
+                for (std::size_t i = static_cast<std::size_t>(p.last_started) + 1; i < count; ++i)
+                    outcome.lost[i] = "not run: " + std::to_string(hung) +
+                                      " earlier cases were stopped at the time limit, so this one would most likely be too";
+                return outcome;
+            }
+            next = static_cast<std::size_t>(p.last_started) + 1;
+        } else if (exited && WIFEXITED(status) && WEXITSTATUS(status) == kStickyExit) {
+            next = static_cast<std::size_t>(resume) + 1;
+        } else {
+            // It ended between jobs without finishing (or never started one): nothing more will come of it.
+            const std::string why = (exited ? describe_exit(status) : stop_reason) + " before reaching this case" +
+                                    (tail_of(dir + "/runner.log").empty() ? "" : ":\n" + tail_of(dir + "/runner.log"));
+            for (std::size_t i = static_cast<std::size_t>(resume + 1); i < count; ++i) outcome.lost[i] = why;
+            return outcome;
+        }
+    }
+    return outcome;
+}
+
+template <typename T>
+void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, const std::vector<std::string>& orders,
+               const std::string& dir, CaseResult& result)
+{
+    const HostInput<T> input = make_input<T>(p.c);
+    const std::size_t expected_bytes = (p.plan.grid + 2 * kCanaryCount) * sizeof(T);
+    std::vector<std::string> passed_in, failed_in;
+    std::string first_failure;
+    std::vector<std::vector<T>> outputs;
+    for (std::size_t o = 0; o < orders.size(); ++o) {
+        const std::string in_order = orders.size() > 1 ? " (threads in " + orders[o] + " order)" : "";
+        std::string failure;
+        Verdict verdict;
+        std::error_code error;
+        if (fs::exists(error_file(dir, index, o), error)) {
+            const std::string what = read_bounded(error_file(dir, index, o), kErrorBytes);
+            const bool bad_address = what.find("IllegalAddress") != std::string::npos ||
+                                     what.find("illegal memory access") != std::string::npos ||
+                                     what.find("MisalignedAddress") != std::string::npos;
+            failure = "the kernel failed" + in_order + ": " + what +
+                      (bad_address ? "\n  An illegal address usually means an index past the end of an array: compare "
+                                     "your indices with n and with the size of the shared array."
+                                   : "");
+        } else if (fs::file_size(output_file(dir, index, o), error) != expected_bytes || error) {
+            failure = "the runner handed back no output for this case" + in_order;
+        } else {
+            const std::string raw = read_bounded(output_file(dir, index, o), expected_bytes);
+            std::vector<T> buffer(raw.size() / sizeof(T));
+            std::memcpy(buffer.data(), raw.data(), raw.size());
+            const std::string overrun = overwritten_guard(buffer, p.plan.grid);
+            if (!overrun.empty()) failure = "the kernel wrote outside its output" + in_order + ": " + overrun;
+            else {
+                std::vector<T> slots(buffer.begin() + kCanaryCount, buffer.begin() + kCanaryCount + p.plan.grid);
+                verdict = check_output(rung, p.c.op, p.plan, input.values, slots);
+                if (!verdict.ok) {
+                    failure = describe_failure(rung, p.c, p.plan, input.description, verdict) + in_order;
+                    if (result.expected.empty() && result.got.empty()) {
+                        result.expected = verdict.expected;
+                        result.got = verdict.got;
+                        result.first_wrong_block = verdict.first_wrong_block;
+                    }
+                }
+                outputs.push_back(std::move(slots));
+            }
+        }
+        (failure.empty() ? passed_in : failed_in).push_back(orders[o]);
+        if (!failure.empty() && first_failure.empty()) first_failure = failure;
+    }
+    if (failed_in.empty()) {
+        result.status = "passed";
+        return;
+    }
+    result.status = "failed";
+    result.message = first_failure;
+    if (!passed_in.empty())
+        result.message += "\n  The same case passes when the threads run in " + passed_in.front() + " order. " +
+                          thread_order_advice();
+    else {
+        bool differ = false;
+        for (const auto& out : outputs) differ |= out != outputs.front();
+        if (differ) result.message += "\n  The block results also differ between thread orders. " + thread_order_advice();
+    }
+}
+
+}  // namespace
+
+std::string sandbox_missing()
+{
+    static const std::string why = [] {
+        if (access(kBwrap, X_OK) != 0) return std::string("bubblewrap (/usr/bin/bwrap) is not installed: apt-get install bubblewrap");
+        const pid_t pid = fork();
+        if (pid == 0) {
+            const int null = open("/dev/null", O_WRONLY);
+            if (null >= 0) dup2(null, 1), dup2(null, 2);
+            execl(kBwrap, kBwrap, "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc", "--unshare-net",
+                  "--unshare-pid", "--die-with-parent", "--", "/bin/true", nullptr);
+            std::_Exit(127);
+        }
+        int status = 0;
+        if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            return std::string("bubblewrap cannot make a sandbox on this machine (no user namespaces?)");
+        return std::string();
+    }();
+    return why;
+}
+
+std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& runner,
+                                      const std::vector<PlannedCase>& cases, const std::vector<std::string>& orders,
+                                      const Limits& limits, const std::string& work_dir,
+                                      std::string (*replay)(const RungInfo&, const Case&, const LaunchPlan&))
+{
+    std::vector<CaseResult> results;
+    Request request;
+    request.rung = rung.id;
+    request.orders = orders;
+    std::vector<std::size_t> job_of;  // case index -> job index (or npos when skipped)
+    for (const PlannedCase& p : cases) {
+        CaseResult r;
+        r.name = p.c.name;
+        r.group = p.c.group;
+        r.hidden = p.hidden;
+        r.op = std::string(name_of(p.c.op));
+        r.input = std::string(name_of(p.c.input));
+        r.n = p.c.n;
+        r.seed = p.c.seed;
+        r.offset = p.c.offset;
+        r.block = p.plan.block;
+        r.grid = p.plan.grid;
+        r.replay = replay(rung, p.c, p.plan);
+        if (!p.skip.empty()) {
+            r.status = "skipped";
+            r.message = p.skip;
+            job_of.push_back(std::string::npos);
+        } else {
+            job_of.push_back(request.jobs.size());
+            request.jobs.push_back(job_for(p));
+        }
+        results.push_back(std::move(r));
+    }
+    if (request.jobs.empty()) return results;
+    fs::remove_all(work_dir);
+    fs::create_directories(work_dir);
+    const std::string request_path = work_dir + "/request.json";
+    std::ofstream(request_path) << to_json(request);
+    const std::vector<std::string> shown_orders = orders.empty() ? std::vector<std::string>{"the GPU's"} : orders;
+    const Outcome outcome = run_all(runner, request_path, work_dir, request.jobs.size(), limits);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        const std::size_t job = job_of[i];
+        if (job == std::string::npos) continue;
+        CaseResult& r = results[i];
+        if (!outcome.lost[job].empty()) {
+            r.status = "failed";
+            r.message = "rung " + rung.id + ", case " + r.name + ": " + outcome.lost[job];
+            continue;
+        }
+        with_type(cases[i].c.dtype(),
+                  [&](auto type) { check_job<decltype(type)>(rung, cases[i], job, shown_orders, work_dir, r); });
+    }
+    return results;
+}
+
+}  // namespace lab::grading

@@ -1,0 +1,42 @@
+// TRUSTED SIDE. The trusted checker: runs a rung's runner (grader/untrusted/runner.cpp, built with
+// the submission's kernel) as a child process on the cases the grader chose, and checks every
+// output buffer it hands back in this process, with the kit's own checking code (lab/check.hpp, the
+// same the suites use). The runner's exit status and what it prints never decide a verdict: a case
+// passes only when its output, read back with the size this process expects, is right under every
+// thread order. A runner that crashes, hangs past the case limit or leaves a sticky CUDA error fails
+// the case it was running, and a fresh runner starts at the next one.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lab/cases.hpp"
+#include "lab/plan.hpp"
+#include "lab/registry.hpp"
+#include "result.hpp"
+
+namespace lab::grading {
+
+struct PlannedCase {
+    Case c;
+    bool hidden = false;
+    LaunchPlan plan;
+    std::string skip;  // not run here, and why (a GPU-only case on the CPU backend, say)
+};
+
+// Whether runners run in a bubblewrap sandbox here (read-only file system but for their own work
+// folder, no network, their own process tree): probed once. "" when they do, else why not.
+std::string sandbox_missing();
+
+struct Limits {
+    double case_seconds = 60, rung_seconds = 600;
+    int hung_before_giving_up = 3;
+};
+
+// `replay` makes the command that replays one case on the student's machine.
+std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& runner,
+                                      const std::vector<PlannedCase>& cases, const std::vector<std::string>& orders,
+                                      const Limits& limits, const std::string& work_dir,
+                                      std::string (*replay)(const RungInfo&, const Case&, const LaunchPlan&));
+
+}  // namespace lab::grading

@@ -1,0 +1,230 @@
+// TRUSTED SIDE. lab-grade: grades a submission out of process (see grader/README.md).
+//   lab-grade grade SUBMISSION [--rubric FILE] [--out DIR] [--seed S] [--jobs N]
+//   lab-grade replay RUNG --op OP --input KIND --n N --block B --seed S [--grid G] [--offset O] [--file F]
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "builder.hpp"
+#include "checker.hpp"
+#include "intake.hpp"
+#include "lab/device.hpp"
+#include "lab/registry.hpp"
+#include "lab/todos.hpp"
+#include "plan.hpp"
+#include "reports.hpp"
+#include "rubric.hpp"
+#include "screen.hpp"
+
+namespace {
+
+using namespace lab::grading;
+namespace fs = std::filesystem;
+
+std::uint64_t parse_seed(const std::string& text)
+{
+    std::size_t used = 0;
+    const std::uint64_t seed = std::stoull(text, &used, 0);
+    if (used != text.size()) throw std::runtime_error("--seed " + text + " is not a number (give it as the report does: 0x...)");
+    return seed;
+}
+
+std::uint64_t fresh_seed()
+{
+    std::random_device device;
+    return (std::uint64_t{device()} << 32) ^ device() ^
+           static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+}
+
+std::vector<std::string> orders()
+{
+    return lab::device_status().emulated ? lab::thread_orders() : std::vector<std::string>{};
+}
+
+// The skeleton's TODO lines left in a submitted file, as the suites list them; "" when none.
+std::string open_todos(const std::string& id, const std::string& contents)
+{
+    std::filesystem::create_directories(grading_build_dir() + "/grading");
+    const std::string path = grading_build_dir() + "/grading/todo-check.cu";
+    std::ofstream(path, std::ios::trunc) << contents;
+    const auto todos = lab::find_todos(path);
+    return todos.empty() ? "" : lab::describe_todos("exercises/" + id + ".cu", todos, lab::Registry::kit().get(id).number);
+}
+
+Limits limits_of(const Rubric& rubric) { return {rubric.case_seconds, rubric.rung_seconds, 3}; }
+
+std::string device_name()
+{
+    const lab::DeviceStatus& d = lab::device_status();
+    if (d.emulated) return "the CPU backend (no GPU)";
+    return d.usable ? d.name : "no usable GPU";
+}
+
+int grade(const std::string& submission, const std::string& rubric_path, const std::string& out_dir,
+          const std::string& seed_text, int jobs)
+{
+    const auto started = std::chrono::steady_clock::now();
+    const lab::DeviceStatus& device = lab::device_status();
+    if (!device.usable) {
+        std::cerr << "lab-grade: " << device.reason << "\n  This grader was built for the GPU; without one, build the "
+                  << "kit for the CPU backend (./lab grade does) and grade there.\n";
+        return 2;
+    }
+    const Rubric rubric = load_rubric(rubric_path.empty() ? lab::kit_path("grader/rubric.toml") : rubric_path);
+    Grade g;
+    g.submission = submission;
+    g.backend = LAB_BACKEND_NAME;
+    g.device = device_name();
+    g.seed = seed_text.empty() ? fresh_seed() : parse_seed(seed_text);
+    g.rubric = rubric.path + (rubric.course.empty() ? "" : " (" + rubric.course + ")");
+    std::cout << "lab-grade: " << submission << ", seed " << g.seed_text() << ", on " << g.device << '\n';
+
+    const Intake intake = take_in(submission);
+    for (const auto& [id, contents] : intake.files) g.taken.push_back("exercises/" + id + ".cu");
+    g.ignored = intake.ignored;
+    g.refused = intake.refused;
+    for (const auto& r : g.refused) std::cout << "  refused: " << r << '\n';
+    std::cout << "  taken: " << g.taken.size() << " rung files; ignored: " << g.ignored.size() << " other paths\n";
+
+    // Every rung's cases are chosen before any submitted code runs: nothing a runner does can change them.
+    std::map<std::string, std::vector<PlannedCase>> planned;
+    for (const lab::RungInfo& rung : lab::Registry::kit().rungs()) planned[rung.id] = plan_cases(rung, rubric, g.seed);
+    const std::string missing = sandbox_missing();
+    g.sandbox = missing.empty() ? "ran in a bubblewrap sandbox (read-only files, no network)"
+                                : "ran WITHOUT a sandbox: " + missing;
+    if (!missing.empty()) std::cout << "  warning: runners run without a sandbox: " << missing << '\n';
+
+    // A file that still has the skeleton's TODO lines is unfinished: not built, no points (the suites
+    // refuse to run it too; its stubs are there to compile, not to be graded). One that reaches into
+    // the kit's code is refused (screen.hpp).
+    std::map<std::string, std::string> to_build, unfinished, refused;
+    for (const auto& [id, contents] : intake.files) {
+        const std::string todos = open_todos(id, contents);
+        std::string problems;
+        for (const auto& p : screen_source(contents)) problems += "exercises/" + id + ".cu " + p + "\n";
+        if (!problems.empty()) refused[id] = problems;
+        else if (!todos.empty()) unfinished[id] = todos;
+        else to_build[id] = contents;
+    }
+    std::cout << "  building " << to_build.size() << " runners\n" << std::flush;
+    const Built built = build_runners(to_build, jobs);
+    const std::string work = grading_build_dir() + "/grading/run";
+    for (const lab::RungInfo& rung : lab::Registry::kit().rungs()) {
+        RungResult r;
+        r.id = rung.id;
+        r.title = rung.title;
+        r.submitted = intake.files.count(rung.id) > 0;
+        r.built = built.runners.count(rung.id) > 0;
+        if (built.logs.count(rung.id)) r.build_log = built.logs.at(rung.id);
+        if (unfinished.count(rung.id)) r.build_log = unfinished.at(rung.id);
+        if (refused.count(rung.id)) r.build_log = refused.at(rung.id);
+        r.unrun = !r.submitted                 ? "not submitted"
+                  : refused.count(rung.id)     ? "refused (it reaches into the kit's code)"
+                  : unfinished.count(rung.id)  ? "unfinished (TODO lines left)"
+                  : !r.built                   ? "did not build"
+                                               : "";
+        const auto rung_started = std::chrono::steady_clock::now();
+        if (r.built)
+            r.cases = run_and_check(rung, built.runners.at(rung.id), planned.at(rung.id), orders(), limits_of(rubric), work + "/" + rung.id,
+                                    replay_command);
+        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - rung_started).count();
+        score_rung(r, rubric, !device.emulated);
+        std::printf("  %-20s %7.2f / %5.2f   %s\n", r.id.c_str(), r.score(), r.max(),
+                    !r.built ? r.unrun.c_str()
+                             : (std::to_string(r.count("passed")) + " passed, " + std::to_string(r.count("failed")) +
+                                    " failed, " + std::to_string(r.count("skipped")) + " not run here (" +
+                                    std::to_string(static_cast<int>(r.seconds)) + " s)")
+                                       .c_str());
+        std::fflush(stdout);
+        g.rungs.push_back(std::move(r));
+    }
+    g.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    write_reports(g, out_dir);
+    std::printf("lab-grade: %.2f / %.2f points in %.0f s; reports in %s (replay this run with --seed %s)\n", g.score(),
+                g.max(), g.seconds, out_dir.c_str(), g.seed_text().c_str());
+    return 0;
+}
+
+int replay(const std::string& key, const std::string& op, const std::string& input, std::uint64_t n, unsigned block,
+           const std::string& seed_text, unsigned grid, std::uint64_t offset, const std::string& file)
+{
+    const lab::RungInfo& rung = lab::Registry::kit().get(key);
+    const lab::DeviceStatus& device = lab::device_status();
+    if (!device.usable) {
+        std::cerr << "lab-grade: " << device.reason << '\n';
+        return 2;
+    }
+    const std::string source = file.empty() ? lab::kit_path("exercises/" + rung.id + ".cu") : file;
+    std::ifstream in(source);
+    if (!in) throw std::runtime_error("cannot read " + source);
+    std::stringstream contents;
+    contents << in.rdbuf();
+    PlannedCase p;
+    p.c.op = lab::parse_op(op);
+    p.c.input = lab::parse_input_kind(input);
+    p.c.n = n;
+    p.c.block = block;
+    p.c.seed = parse_seed(seed_text);
+    p.c.offset = offset;
+    p.c.group = "replay";
+    p.c.name = input + "_n" + std::to_string(n) + "_b" + std::to_string(block) + (offset ? "_o" + std::to_string(offset) : "");
+    p.plan = lab::plan_launch(rung, n, block, device.shape, grid);
+    const Built built = build_runners({{rung.id, contents.str()}}, static_cast<int>(std::thread::hardware_concurrency()));
+    if (!built.runners.count(rung.id)) {
+        std::cout << source << " did not build:\n" << built.logs.at(rung.id) << '\n';
+        return 1;
+    }
+    const auto results = run_and_check(rung, built.runners.at(rung.id), {p}, orders(), {60, 600, 1},
+                                       grading_build_dir() + "/grading/replay", replay_command);
+    const CaseResult& r = results.front();
+    std::cout << "rung " << rung.id << ", " << op << " case " << r.name << " (seed " << seed_text << "): " << r.status
+              << '\n';
+    if (!r.message.empty()) std::cout << r.message << '\n';
+    return r.status == "passed" ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"lab-grade: grades CUDA reduction submissions out of process (grader/README.md)"};
+    app.require_subcommand(1);
+    std::string submission, rubric, out = "grade-report", seed;
+    int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    auto* grade_cmd = app.add_subcommand("grade", "grade a submission: a directory, a git checkout, a .zip or a .tar.gz");
+    grade_cmd->add_option("submission", submission, "the submission")->required();
+    grade_cmd->add_option("--rubric", rubric, "the course's rubric (default: grader/rubric.toml)");
+    grade_cmd->add_option("--out", out, "where the reports go")->capture_default_str();
+    grade_cmd->add_option("--seed", seed, "replay a grading run exactly: the seed its report gives");
+    grade_cmd->add_option("--jobs", jobs, "build parallelism")->capture_default_str();
+
+    std::string rung, op = "sum", input, replay_seed, file;
+    std::uint64_t n = 0, offset = 0;
+    unsigned block = 0, grid = 0;
+    auto* replay_cmd = app.add_subcommand("replay", "run one case, as a grading report gives it, on your own kernel");
+    replay_cmd->add_option("rung", rung, "the rung: 07 or 07_coarsening")->required();
+    replay_cmd->add_option("--op", op, "sum, max, min or product")->capture_default_str();
+    replay_cmd->add_option("--input", input, "the input kind (float, int, float_spike, ...)")->required();
+    replay_cmd->add_option("--n", n, "elements")->required();
+    replay_cmd->add_option("--block", block, "threads per block")->required();
+    replay_cmd->add_option("--seed", replay_seed, "the case's seed, as the report gives it")->required();
+    replay_cmd->add_option("--grid", grid, "blocks (grid-stride rungs)");
+    replay_cmd->add_option("--offset", offset, "elements the input starts into its buffer");
+    replay_cmd->add_option("--file", file, "the kernel file (default: the kit's exercises/NN_name.cu)");
+    CLI11_PARSE(app, argc, argv);
+    try {
+        if (*grade_cmd) return grade(submission, rubric, out, seed, jobs);
+        return replay(rung, op, input, n, block, replay_seed, grid, offset, file);
+    } catch (const std::exception& e) {
+        std::cerr << "lab-grade: " << e.what() << '\n';
+        return 2;
+    }
+}

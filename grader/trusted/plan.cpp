@@ -1,0 +1,118 @@
+// TRUSTED SIDE. See plan.hpp.
+#include "plan.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "lab/cuda.hpp"
+#include "lab/device.hpp"
+#include "lab/plan.hpp"
+#include "lab/suite_plan.hpp"
+
+namespace lab::grading {
+
+namespace {
+
+bool wanted(const std::vector<std::string>& groups, const std::string& group)
+{
+    return groups.empty() || std::find(groups.begin(), groups.end(), group) != groups.end();
+}
+
+void add_cases(const RungInfo& rung, const Catalogue& catalogue, const std::vector<std::string>& groups, bool hidden,
+               double cpu_max_n, std::vector<PlannedCase>& out)
+{
+    const DeviceStatus& device = device_status();
+    for (const Op op : {Op::sum, Op::max, Op::min, Op::product})
+        for (const Case& c : catalogue.select(rung, op)) {
+            if (!wanted(groups, c.group)) continue;
+            PlannedCase p;
+            p.c = c;
+            p.hidden = hidden;
+            p.plan = plan_launch(rung, c.n, c.block, device.shape, c.grid_blocks(device.shape.multiprocessors));
+            if (c.gpu_only && device.emulated) p.skip = "runs on a GPU only: its input is too large for the CPU backend";
+            else if (device.emulated && static_cast<double>(c.n) > cpu_max_n)
+                p.skip = "graded on a GPU only: larger than the rubric's no_gpu.max_n";
+            else if (!device.emulated) {
+                std::size_t free = 0, total = 0;
+                if (cudaMemGetInfo(&free, &total) == cudaSuccess && free < device_bytes(c))
+                    p.skip = "needs more device memory than this GPU has free";
+            }
+            out.push_back(std::move(p));
+        }
+}
+
+}  // namespace
+
+std::vector<PlannedCase> plan_cases(const RungInfo& rung, const Rubric& rubric, std::uint64_t seed)
+{
+    const bool gpu = !device_status().emulated;
+    std::vector<PlannedCase> cases;
+    // Fresh inputs every run: every case's seed comes from the run's, never from the file's.
+    add_cases(rung, Catalogue::load(kit_path("tests/cases.json"), seed),
+              gpu ? rubric.gpu_visible_groups : rubric.cpu_visible_groups, false, rubric.cpu_max_n, cases);
+    add_cases(rung, Catalogue::load(kit_path("grader/hidden_cases.json"), seed ^ 0x9e3779b97f4a7c15ull),
+              gpu ? rubric.gpu_hidden_groups : rubric.cpu_hidden_groups, true, rubric.cpu_max_n, cases);
+    return cases;
+}
+
+void score_rung(RungResult& rung, const Rubric& rubric, bool gpu)
+{
+    const RungPoints& points = rubric.for_rung(rung.id);
+    rung.parts.clear();
+    for (const bool hidden : {false, true}) {
+        Part part;
+        part.name = hidden ? "hidden" : "visible";
+        part.max = hidden ? points.hidden : points.visible;
+        std::map<std::string, GroupScore> groups;
+        std::vector<std::string> order;
+        for (const CaseResult& c : rung.cases) {
+            if (c.hidden != hidden) continue;
+            if (!groups.count(c.group)) order.push_back(c.group), groups[c.group].name = c.group;
+            GroupScore& g = groups[c.group];
+            (c.status == "passed" ? g.passed : c.status == "failed" ? g.failed : g.skipped)++;
+        }
+        std::vector<GroupScore> graded;
+        for (const auto& name : order)
+            if (groups[name].passed + groups[name].failed > 0) graded.push_back(groups[name]);
+        if (graded.empty()) {
+            part.graded = false;
+            part.note = rung.built ? "no cases of this part run here" : "";
+        }
+        for (GroupScore& g : graded) {
+            g.max = part.max / static_cast<double>(graded.size());
+            const double fraction = static_cast<double>(g.passed) / (g.passed + g.failed);
+            g.score = !rung.built ? 0 : rubric.proportional ? g.max * fraction : (g.failed == 0 ? g.max : 0);
+            part.score += g.score;
+        }
+        part.groups = graded;
+        if (!rung.built) part.graded = true, part.note = rung.unrun;
+        rung.parts.push_back(part);
+    }
+    Part speed;
+    speed.name = "speed";
+    speed.max = points.speed;
+    if (!gpu) {
+        speed.graded = rubric.speed_zero_without_gpu;
+        speed.note = rubric.speed_zero_without_gpu ? "no GPU here: the rubric gives no speed points without one"
+                                                   : "not graded: no GPU here (the rubric's no_gpu.speed)";
+    } else {
+        speed.graded = false;
+        speed.note = "not graded yet: the grader's speed measurement is not in this version";
+    }
+    if (speed.max > 0) rung.parts.push_back(speed);
+}
+
+std::string replay_command(const RungInfo& rung, const Case& c, const LaunchPlan& plan)
+{
+    char seed[32];
+    std::snprintf(seed, sizeof seed, "0x%016llx", static_cast<unsigned long long>(c.seed));
+    std::string command = "./lab replay " + rung.number + " --op " + std::string(name_of(c.op)) + " --input " +
+                          std::string(name_of(c.input)) + " --n " + std::to_string(c.n) + " --block " +
+                          std::to_string(c.block) + " --seed " + seed;
+    if (rung.grid == GridPolicy::sm_count) command += " --grid " + std::to_string(plan.grid);
+    if (c.offset) command += " --offset " + std::to_string(c.offset);
+    return command;
+}
+
+}  // namespace lab::grading

@@ -1,0 +1,26 @@
+// TRUSTED SIDE. Which cases a rung is graded on, with inputs drawn from the run's seed, and how
+// their results turn into points under the rubric.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "checker.hpp"
+#include "rubric.hpp"
+
+namespace lab::grading {
+
+// The visible (tests/cases.json) and hidden (grader/hidden_cases.json) cases of `rung`, from the
+// groups the rubric names for this machine, each with its launch plan and every seed derived from
+// `seed`. `only` (a case name) keeps that one case.
+std::vector<PlannedCase> plan_cases(const RungInfo& rung, const Rubric& rubric, std::uint64_t seed);
+
+// Fills in rung.parts from its case results (nothing earned when it did not build).
+void score_rung(RungResult& rung, const Rubric& rubric, bool gpu);
+
+// "./lab replay 07 --op sum --input float --n 1025 --block 256 --seed 0x..." for one case (with
+// --grid for the rungs whose grid is not fixed by n, and --offset for a misaligned input).
+std::string replay_command(const RungInfo& rung, const Case& c, const LaunchPlan& plan);
+
+}  // namespace lab::grading

@@ -1,0 +1,344 @@
+// TRUSTED SIDE. See reports.hpp.
+#include "reports.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+namespace lab::grading {
+
+namespace {
+
+using nlohmann::json;
+constexpr int kFailuresShown = 5;  // per group, in a test's output
+
+double rounded(double v) { return std::round(v * 1000.0) / 1000.0; }
+
+std::string points(double v)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f", v);
+    return text;
+}
+
+std::string header(const Grade& g)
+{
+    return "Graded on " + g.device + ", seed " + g.seed_text() + ", rubric " + g.rubric + "; runners " + g.sandbox +
+           ". Replay this run with --seed " + g.seed_text() + ".";
+}
+
+std::string case_line(const CaseResult& c)
+{
+    std::string text = (c.hidden ? "hidden " : "") + c.op + " " + c.name + " (n = " + std::to_string(c.n) +
+                       ", block " + std::to_string(c.block) + ", grid " + std::to_string(c.grid) + ")";
+    if (!c.expected.empty() || !c.got.empty())
+        text += ": expected " + (c.expected.empty() ? std::string("?") : c.expected) + ", got " + c.got;
+    if (c.first_wrong_block >= 0) text += ", first wrong block " + std::to_string(c.first_wrong_block);
+    return text;
+}
+
+std::string failures_of(const RungResult& r, const std::string& part, const std::string& group)
+{
+    std::string text;
+    int shown = 0, more = 0;
+    for (const CaseResult& c : r.cases) {
+        if (c.status != "failed" || (c.hidden ? "hidden" : "visible") != part || c.group != group) continue;
+        if (shown++ >= kFailuresShown) {
+            ++more;
+            continue;
+        }
+        text += "- " + case_line(c) + "\n  " + c.message + "\n  replay: " + c.replay + "\n";
+    }
+    if (more) text += "... and " + std::to_string(more) + " more failing cases in this group\n";
+    return text;
+}
+
+std::string part_output(const RungResult& r, const Part& p)
+{
+    if (!r.submitted) return "Not submitted: no exercises/" + r.id + ".cu in the submission.";
+    if (!r.built) return "exercises/" + r.id + ".cu: " + r.unrun + ":\n" + r.build_log;
+    if (!p.note.empty() && p.groups.empty()) return p.note;
+    return "";
+}
+
+json gradescope(const Grade& g)
+{
+    json tests = json::array();
+    json leaderboard = json::array();
+    int number = 0;
+    for (const RungResult& r : g.rungs) {
+        ++number;
+        int sub = 0;
+        for (const Part& p : r.parts) {
+            if (!p.graded) continue;
+            const std::string visibility = p.name == "hidden" ? "after_published" : "visible";
+            if (p.groups.empty()) {
+                tests.push_back({{"name", r.id + " " + p.name},
+                                 {"number", std::to_string(number) + "." + std::to_string(++sub)},
+                                 {"score", rounded(p.score)},
+                                 {"max_score", rounded(p.max)},
+                                 {"status", p.score >= p.max ? "passed" : "failed"},
+                                 {"output", part_output(r, p)},
+                                 {"tags", {r.id, p.name}},
+                                 {"visibility", visibility}});
+                continue;
+            }
+            for (const GroupScore& grp : p.groups) {
+                std::string output = std::to_string(grp.passed) + " of " + std::to_string(grp.passed + grp.failed) +
+                                     " cases passed" +
+                                     (grp.skipped ? " (" + std::to_string(grp.skipped) + " not run here)" : "") + ".\n";
+                output += failures_of(r, p.name, grp.name);
+                tests.push_back({{"name", r.id + " " + p.name + ": " + grp.name},
+                                 {"number", std::to_string(number) + "." + std::to_string(++sub)},
+                                 {"score", rounded(grp.score)},
+                                 {"max_score", rounded(grp.max)},
+                                 {"status", grp.failed == 0 ? "passed" : "failed"},
+                                 {"output", output},
+                                 {"tags", {r.id, p.name, grp.name}},
+                                 {"visibility", visibility}});
+            }
+        }
+        if (r.gbps > 0) leaderboard.push_back({{"name", r.id + " GB/s"}, {"value", rounded(r.gbps)}, {"order", "desc"}});
+    }
+    json doc = {{"score", rounded(g.score())},
+                {"execution_time", static_cast<int>(std::ceil(g.seconds))},
+                {"output", header(g)},
+                {"output_format", "text"},
+                {"visibility", "visible"},
+                {"stdout_visibility", "hidden"},
+                {"extra_data", {{"seed", g.seed_text()}, {"backend", g.backend}, {"device", g.device},
+                                {"max_score", rounded(g.max())}}},
+                {"tests", tests}};
+    if (!leaderboard.empty()) doc["leaderboard"] = leaderboard;
+    return doc;
+}
+
+json prairielearn(const Grade& g)
+{
+    json tests = json::array();
+    for (const RungResult& r : g.rungs)
+        for (const Part& p : r.parts) {
+            if (!p.graded) continue;
+            std::string output = part_output(r, p);
+            for (const GroupScore& grp : p.groups) output += failures_of(r, p.name, grp.name);
+            tests.push_back({{"name", r.id + " " + p.name},
+                             {"points", rounded(p.score)},
+                             {"max_points", rounded(p.max)},
+                             {"message", p.note},
+                             {"output", output}});
+        }
+    const double max = g.max();
+    return {{"gradable", true},
+            {"score", max > 0 ? std::min(1.0, std::max(0.0, g.score() / max)) : 0.0},
+            {"message", header(g)},
+            {"output", points(g.score()) + " of " + points(max) + " points"},
+            {"tests", tests}};
+}
+
+// The whole result, for tools (the corpus check, an instructor's scripts).
+json internal(const Grade& g)
+{
+    json rungs = json::array();
+    for (const RungResult& r : g.rungs) {
+        json parts = json::array(), cases = json::array();
+        for (const Part& p : r.parts) {
+            json groups = json::array();
+            for (const GroupScore& grp : p.groups)
+                groups.push_back({{"name", grp.name}, {"score", grp.score}, {"max", grp.max}, {"passed", grp.passed},
+                                  {"failed", grp.failed}, {"skipped", grp.skipped}});
+            parts.push_back({{"name", p.name}, {"score", p.score}, {"max", p.max}, {"graded", p.graded},
+                             {"note", p.note}, {"groups", groups}});
+        }
+        for (const CaseResult& c : r.cases)
+            cases.push_back({{"name", c.name}, {"group", c.group}, {"hidden", c.hidden}, {"op", c.op}, {"input", c.input},
+                             {"n", c.n}, {"seed", c.seed}, {"offset", c.offset}, {"block", c.block}, {"grid", c.grid},
+                             {"status", c.status}, {"message", c.message}, {"expected", c.expected}, {"got", c.got},
+                             {"first_wrong_block", c.first_wrong_block}, {"replay", c.replay}});
+        rungs.push_back({{"id", r.id}, {"submitted", r.submitted}, {"built", r.built}, {"unrun", r.unrun},
+                         {"build_log", r.build_log}, {"score", r.score()}, {"max", r.max()}, {"seconds", r.seconds},
+                         {"parts", parts}, {"cases", cases}});
+    }
+    return {{"submission", g.submission}, {"backend", g.backend}, {"device", g.device}, {"seed", g.seed_text()},
+            {"rubric", g.rubric}, {"sandbox", g.sandbox}, {"score", g.score()}, {"max", g.max()}, {"seconds", g.seconds},
+            {"taken", g.taken}, {"ignored", g.ignored}, {"refused", g.refused}, {"rungs", rungs}};
+}
+
+std::string autolab(const Grade& g)
+{
+    std::string text = header(g) + "\n";
+    json scores = json::object();
+    for (const RungResult& r : g.rungs) {
+        text += r.id + ": " + points(r.score()) + " / " + points(r.max()) + "\n";
+        scores[r.id] = rounded(r.score());
+    }
+    return text + json{{"scores", scores}}.dump() + "\n";
+}
+
+std::string xml(const std::string& text)
+{
+    std::string out;
+    for (const char ch : text) {
+        switch (ch) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        default:
+            if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') out += ' ';
+            else out += ch;
+        }
+    }
+    return out;
+}
+
+std::string junit(const Grade& g)
+{
+    std::ostringstream out;
+    out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"lab-grade\">\n";
+    for (const RungResult& r : g.rungs) {
+        const int failures = r.count("failed") + (r.submitted && !r.built ? 1 : 0);
+        out << "  <testsuite name=\"" << xml(r.id) << "\" tests=\"" << r.cases.size() + (r.built ? 0 : 1)
+            << "\" failures=\"" << failures << "\" skipped=\"" << r.count("skipped") << "\" time=\"" << r.seconds
+            << "\">\n";
+        if (!r.built)
+            out << "    <testcase classname=\"" << xml(r.id) << "\" name=\"build\"><failure message=\""
+                << (r.submitted ? "did not build" : "not submitted") << "\">" << xml(r.build_log)
+                << "</failure></testcase>\n";
+        for (const CaseResult& c : r.cases) {
+            out << "    <testcase classname=\"" << xml(r.id + (c.hidden ? ".hidden" : ".visible")) << "\" name=\""
+                << xml(c.op + "/" + c.name) << "\">";
+            if (c.status == "failed")
+                out << "<failure message=\"" << xml(case_line(c)) << "\">" << xml(c.message + "\nreplay: " + c.replay)
+                    << "</failure>";
+            else if (c.status == "skipped")
+                out << "<skipped message=\"" << xml(c.message) << "\"/>";
+            out << "</testcase>\n";
+        }
+        out << "  </testsuite>\n";
+    }
+    out << "</testsuites>\n";
+    return out.str();
+}
+
+std::string markdown(const Grade& g)
+{
+    std::ostringstream out;
+    out << "## Grade: " << points(g.score()) << " / " << points(g.max()) << "\n\n" << header(g) << "\n\n";
+    out << "| Rung | Visible cases | Hidden cases | Speed | Points |\n|---|---|---|---|---|\n";
+    for (const RungResult& r : g.rungs) {
+        out << "| " << r.id << " ";
+        for (const std::string part : {"visible", "hidden", "speed"}) {
+            const Part* p = nullptr;
+            for (const Part& q : r.parts)
+                if (q.name == part) p = &q;
+            if (!p) out << "| - ";
+            else if (!r.built) out << "| " << r.unrun << " ";
+            else if (!p->graded) out << "| not graded ";
+            else if (part == "speed") out << "| " << points(p->score) << " / " << points(p->max) << " ";
+            else
+                out << "| " << r.count("passed", part == "hidden") << " of "
+                    << r.count("passed", part == "hidden") + r.count("failed", part == "hidden") << " passed ";
+        }
+        out << "| " << points(r.score()) << " / " << points(r.max()) << " |\n";
+    }
+    for (const RungResult& r : g.rungs) {
+        int shown = 0;
+        for (const CaseResult& c : r.cases) {
+            if (c.status != "failed") continue;
+            if (shown == 0) out << "\n### " << r.id << ": failing cases\n\n";
+            if (shown++ >= kFailuresShown) continue;
+            out << "- " << case_line(c) << "\n  `" << c.replay << "`\n";
+        }
+        if (shown > kFailuresShown) out << "- ... and " << shown - kFailuresShown << " more\n";
+        if (r.submitted && !r.built) out << "\n### " << r.id << ": " << r.unrun << "\n\n```\n" << r.build_log << "\n```\n";
+    }
+    if (!g.refused.empty()) {
+        out << "\n### Files refused\n\n";
+        for (const auto& f : g.refused) out << "- " << f << "\n";
+    }
+    return out.str();
+}
+
+std::string csv_field(const std::string& text)
+{
+    if (text.find_first_of(",\"\n") == std::string::npos) return text;
+    std::string out = "\"";
+    for (const char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return out + "\"";
+}
+
+std::string gradebook(const Grade& g)
+{
+    std::string head = "submission,seed,score,max_score", row;
+    row = csv_field(g.submission) + "," + g.seed_text() + "," + points(g.score()) + "," + points(g.max());
+    for (const RungResult& r : g.rungs) {
+        head += "," + r.id;
+        row += "," + points(r.score());
+    }
+    return head + "\n" + row + "\n";
+}
+
+std::string html(const Grade& g, const std::string& md)
+{
+    std::ostringstream out;
+    out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Grade: " << xml(g.submission)
+        << "</title><style>body{font-family:sans-serif;max-width:60em;margin:2em auto}pre{background:#f4f4f4;"
+           "padding:1em;white-space:pre-wrap}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em}"
+           "</style></head><body>\n<h1>"
+        << points(g.score()) << " / " << points(g.max()) << "</h1>\n<p>" << xml(header(g)) << "</p>\n";
+    bool any_speed = false;
+    for (const RungResult& r : g.rungs) any_speed |= r.gbps > 0;
+    if (any_speed) {
+        double top = 1;
+        for (const RungResult& r : g.rungs) top = std::max(top, r.gbps);
+        out << "<h2>GB/s per rung</h2>\n<svg width=\"640\" height=\"" << 24 * g.rungs.size() + 10 << "\">\n";
+        int row = 0;
+        for (const RungResult& r : g.rungs) {
+            const double width = 440 * r.gbps / top;
+            out << "<text x=\"0\" y=\"" << 24 * row + 16 << "\" font-size=\"12\">" << xml(r.id) << "</text><rect x=\"160\" y=\""
+                << 24 * row + 4 << "\" width=\"" << width << "\" height=\"16\" fill=\"#4a7\"/><text x=\"" << 165 + width
+                << "\" y=\"" << 24 * row + 16 << "\" font-size=\"12\">" << static_cast<int>(r.gbps) << "</text>\n";
+            ++row;
+        }
+        out << "</svg>\n";
+    } else {
+        out << "<p>No speed was measured in this run (no GPU, or speed not graded), so there is no chart of GB/s.</p>\n";
+    }
+    out << "<h2>Summary</h2>\n<pre>" << xml(md) << "</pre>\n<h2>Every case</h2>\n<table><tr><th>Rung</th><th>Case</th>"
+        << "<th>Result</th><th>Message</th></tr>\n";
+    for (const RungResult& r : g.rungs)
+        for (const CaseResult& c : r.cases)
+            out << "<tr><td>" << xml(r.id) << "</td><td>" << xml((c.hidden ? "hidden " : "") + c.op + " " + c.name)
+                << "</td><td>" << c.status << "</td><td><pre>" << xml(c.message) << "</pre></td></tr>\n";
+    out << "</table>\n</body></html>\n";
+    return out.str();
+}
+
+void write(const std::string& path, const std::string& text)
+{
+    std::ofstream out(path, std::ios::trunc);
+    out << text;
+    if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+}  // namespace
+
+void write_reports(const Grade& grade, const std::string& dir)
+{
+    std::filesystem::create_directories(dir);
+    const std::string md = markdown(grade);
+    write(dir + "/grade.json", internal(grade).dump(1) + "\n");
+    write(dir + "/results.json", gradescope(grade).dump(2) + "\n");
+    write(dir + "/prairielearn.json", prairielearn(grade).dump(2) + "\n");
+    write(dir + "/autolab.txt", autolab(grade));
+    write(dir + "/junit.xml", junit(grade));
+    write(dir + "/summary.md", md);
+    write(dir + "/gradebook.csv", gradebook(grade));
+    write(dir + "/report.html", html(grade, md));
+}
+
+}  // namespace lab::grading

@@ -1,0 +1,51 @@
+// TRUSTED SIDE. See result.hpp.
+#include "result.hpp"
+
+#include <cstdio>
+
+namespace lab::grading {
+
+double RungResult::score() const
+{
+    double total = 0;
+    for (const Part& p : parts) total += p.graded ? p.score : 0;
+    return total;
+}
+
+double RungResult::max() const
+{
+    double total = 0;
+    for (const Part& p : parts) total += p.graded ? p.max : 0;
+    return total;
+}
+
+int RungResult::count(const std::string& status, int hidden) const
+{
+    int n = 0;
+    for (const CaseResult& c : cases)
+        if (c.status == status && (hidden < 0 || c.hidden == (hidden == 1))) ++n;
+    return n;
+}
+
+double Grade::score() const
+{
+    double total = 0;
+    for (const RungResult& r : rungs) total += r.score();
+    return total;
+}
+
+double Grade::max() const
+{
+    double total = 0;
+    for (const RungResult& r : rungs) total += r.max();
+    return total;
+}
+
+std::string Grade::seed_text() const
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(seed));
+    return text;
+}
+
+}  // namespace lab::grading

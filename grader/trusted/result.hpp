@@ -1,0 +1,69 @@
+// TRUSTED SIDE. One grading run's result, as the grader decides it: every report
+// (grader/trusted/reports.cpp) is written from this one structure.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lab::grading {
+
+struct CaseResult {
+    std::string name;        // "float_n1025_b256"
+    std::string group;       // its catalogue group ("edges", "hidden_spikes", ...)
+    bool hidden = false;     // from grader/hidden_cases.json: shown to the student without its inputs
+    std::string op, input;
+    std::uint64_t n = 0, seed = 0, offset = 0;
+    unsigned block = 0, grid = 0;
+    std::string status;      // "passed", "failed" or "skipped" (not graded here, with the reason)
+    std::string message;     // what is wrong, or why it was skipped
+    std::string expected, got;  // for a wrong answer: the first wrong slot's
+    long first_wrong_block = -1;
+    std::string replay;      // one command that replays it on the student's machine
+};
+
+// One group of cases of a part: it earns its share of the part's points (the rubric's "partial").
+struct GroupScore {
+    std::string name;
+    double score = 0, max = 0;
+    int passed = 0, failed = 0, skipped = 0;
+};
+
+struct Part {
+    std::string name;  // "visible", "hidden", "speed"
+    double score = 0, max = 0;
+    std::vector<GroupScore> groups;
+    bool graded = true;  // false: not graded here (speed without a GPU, by the rubric)
+    std::string note;
+};
+
+struct RungResult {
+    std::string id, title;
+    bool submitted = false, built = false;
+    std::string unrun;      // why its cases did not run: "not submitted", "did not build", "unfinished"
+    std::string build_log;  // what the compiler said when it did not build, or the TODO lines left
+    std::vector<CaseResult> cases;
+    std::vector<Part> parts;
+    double seconds = 0;
+    double gbps = 0;  // the speed case's bandwidth, when measured
+    double score() const;
+    double max() const;
+    int count(const std::string& status, int hidden = -1) const;  // hidden: -1 any, 0 visible, 1 hidden
+};
+
+struct Grade {
+    std::string submission;  // as given on the command line
+    std::string backend;     // "cuda" or "cpu"
+    std::string device;      // the GPU's name, or "CPU backend (no GPU)"
+    std::uint64_t seed = 0;
+    std::string rubric;      // the rubric file, and the course it names
+    std::string sandbox;     // how the runners were confined ("bubblewrap: ...", or why they were not)
+    std::vector<std::string> taken, ignored, refused;  // intake: files used, left alone, refused (with why)
+    std::vector<RungResult> rungs;
+    double seconds = 0;
+    double score() const;
+    double max() const;
+    std::string seed_text() const;  // 0x...
+};
+
+}  // namespace lab::grading

@@ -1,0 +1,16 @@
+// TRUSTED SIDE. Reads a submitted rung file as text (it is never run here) and refuses the
+// constructs a kernel file has no use for and that could reach into the kit's code compiled in the
+// same program: reopening namespace lab, specialising a kit template, #undef, #define of a kit or
+// CUDA name, and code that runs before main. A kernel file holds kernels and their device helpers;
+// what the kit gives it, it takes through lab/kernel.hpp.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace lab::grading {
+
+// Each problem as "line N: what and why"; empty when the file may be built.
+std::vector<std::string> screen_source(const std::string& text);
+
+}  // namespace lab::grading

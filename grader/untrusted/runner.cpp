@@ -1,0 +1,166 @@
+// UNTRUSTED SIDE of the grader's trust line: this program is linked with one rung's submitted
+// kernel, so anything in it may have been changed by the submission. It decides nothing: it runs
+// the jobs the grader asks for and writes raw output buffers (grader/protocol.hpp says the format);
+// the grader (grader/trusted/) reads them with sizes it knows in advance and checks them itself.
+// Everything here that shapes what a mistake looks like (canaries, guards, poison) comes from the
+// request, and the code that lays the buffers out has internal linkage, out of reach of a
+// specialisation or an overload a submission might declare.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "lab/cases.hpp"
+#include "lab/cuda.hpp"
+#include "lab/device.hpp"
+#include "lab/error.hpp"
+#include "lab/inputs.hpp"
+#include "lab/rung.hpp"
+#include "protocol.hpp"
+
+namespace {
+
+using namespace lab::grading;
+
+void append_line(const std::string& path, const std::string& line)
+{
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd < 0) return;
+    const std::string text = line + "\n";
+    [[maybe_unused]] const auto written = ::write(fd, text.data(), text.size());
+    ::close(fd);
+}
+
+void write_file(const std::string& path, const void* data, std::size_t bytes)
+{
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+}
+
+template <typename T>
+T from_bits(std::uint32_t bits)
+{
+    T value;
+    static_assert(sizeof(T) == sizeof bits);
+    std::memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
+// Checked CUDA calls that report instead of throwing through code the submission might own.
+bool ok(cudaError_t code, std::string& error, const char* what)
+{
+    if (code == cudaSuccess) return true;
+    if (error.empty()) error = std::string(what) + ": " + cudaGetErrorName(code) + ": " + cudaGetErrorString(code);
+    return false;
+}
+
+template <typename T>
+void run_job(const lab::RungBinding& binding, const Job& job, const std::string& dir, std::size_t index,
+             std::size_t order)
+{
+    lab::Case c;
+    c.name = "job" + std::to_string(index);
+    c.op = lab::parse_op(job.op);
+    c.input = lab::parse_input_kind(job.input);
+    c.n = job.n;
+    c.block = job.block;
+    c.seed = job.seed;
+    c.offset = job.offset;
+    std::vector<T> values = lab::make_input<T>(c).values;
+
+    const std::size_t guards = job.guard_count;
+    std::vector<T> in(job.offset + job.n + guards, from_bits<T>(job.canary));
+    std::copy(values.begin(), values.end(), in.begin() + static_cast<std::ptrdiff_t>(job.offset));
+    std::vector<T>().swap(values);
+    std::vector<T> out(guards + job.grid + guards, from_bits<T>(job.guard));
+    std::fill(out.begin() + static_cast<std::ptrdiff_t>(guards),
+              out.begin() + static_cast<std::ptrdiff_t>(guards + job.grid), from_bits<T>(job.poison));
+
+    std::string error;
+    T* device_in = nullptr;
+    T* device_out = nullptr;
+    if (ok(cudaMalloc(reinterpret_cast<void**>(&device_in), in.size() * sizeof(T)), error, "cudaMalloc") &&
+        ok(cudaMalloc(reinterpret_cast<void**>(&device_out), out.size() * sizeof(T)), error, "cudaMalloc") &&
+        ok(cudaMemcpy(device_in, in.data(), in.size() * sizeof(T), cudaMemcpyHostToDevice), error, "cudaMemcpy") &&
+        ok(cudaMemcpy(device_out, out.data(), out.size() * sizeof(T), cudaMemcpyHostToDevice), error, "cudaMemcpy")) {
+        // The kernel gets the input on the device only: no host copy is left to compute the answer from.
+        std::vector<T>().swap(in);
+        lab::LaunchPlan plan;
+        plan.grid = job.grid;
+        plan.block = job.block;
+        plan.shared_bytes = job.shared_bytes;
+        try {
+            binding.launch(c.op, lab::dtype_of<T>(), plan, device_in + job.offset, device_out + guards, job.n);
+            ok(cudaDeviceSynchronize(), error, "the kernel");
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+        if (error.empty())
+            ok(cudaMemcpy(out.data(), device_out, out.size() * sizeof(T), cudaMemcpyDeviceToHost), error,
+               "copying the output back");
+    }
+    if (device_in) cudaFree(device_in);
+    if (device_out) cudaFree(device_out);
+    if (!error.empty()) {
+        if (error.size() > kErrorBytes) error.resize(kErrorBytes);
+        write_file(error_file(dir, index, order), error.data(), error.size());
+        // A sticky error outlives the call that reported it: a fresh process runs the next job.
+        if (cudaDeviceSynchronize() != cudaSuccess) {
+            append_line(dir + "/progress", "end " + std::to_string(index));
+            std::fflush(nullptr);
+            std::_Exit(kStickyExit);
+        }
+        return;
+    }
+    write_file(output_file(dir, index, order), out.data(), out.size() * sizeof(T));
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc != 4) {
+        std::cerr << "usage: " << argv[0] << " REQUEST OUTDIR FIRST (run by the grader, lab-grade)\n";
+        return 2;
+    }
+#if defined(LAB_BACKEND_CPU)
+    lab::cpu::echo_errors(false);
+#endif
+    try {
+        std::ifstream file(argv[1]);
+        std::stringstream text;
+        text << file.rdbuf();
+        const Request request = parse_request(text.str());
+        const std::string dir = argv[2];
+        const std::size_t first = std::stoul(argv[3]);
+        const lab::RungBinding& binding = lab::the_bound_rung();
+        if (binding.id != request.rung) {
+            std::cerr << "runner built for " << binding.id << ", asked to run " << request.rung << '\n';
+            return 2;
+        }
+        const std::vector<std::string> orders = request.orders.empty() ? std::vector<std::string>{""} : request.orders;
+        for (std::size_t i = first; i < request.jobs.size(); ++i) {
+            append_line(dir + "/progress", "start " + std::to_string(i));
+            const Job& job = request.jobs[i];
+            for (std::size_t o = 0; o < orders.size(); ++o) {
+                if (!orders[o].empty()) lab::use_thread_order(orders[o]);
+                if (lab::dtype_of(lab::parse_input_kind(job.input)) == lab::Dtype::i32)
+                    run_job<int>(binding, job, dir, i, o);
+                else
+                    run_job<float>(binding, job, dir, i, o);
+            }
+            append_line(dir + "/progress", "end " + std::to_string(i));
+        }
+    } catch (const std::exception& e) {
+        std::cerr << "runner: " << e.what() << '\n';
+        return 2;
+    }
+    return 0;
+}
