@@ -85,7 +85,8 @@ foreach(f IN LISTS kit_data)
   file(SHA256 "${KIT}/${f}" before_${f})
 endforeach()
 
-execute_process(COMMAND "${GRADE}" grade "${WORK}/submission" --out "${WORK}/report" RESULT_VARIABLE graded)
+execute_process(COMMAND "${GRADE}" grade "${WORK}/submission" --out "${WORK}/report" --rubric "${KIT}/grader/corpus/rubric.toml"
+                RESULT_VARIABLE graded)
 if(NOT graded EQUAL 0)
   message(FATAL_ERROR "lab-grade failed on corpus submission ${NAME} (exit ${graded})")
 endif()

@@ -22,13 +22,13 @@ constexpr std::size_t kLogBytes = 12 * 1024;
 // Runs `args`, its output into `log`; returns its exit status.
 int run(const std::vector<std::string>& args, const std::string& log)
 {
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
     const pid_t pid = fork();
     if (pid == 0) {
         const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd >= 0) dup2(fd, 1), dup2(fd, 2), close(fd);
-        std::vector<char*> argv;
-        for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-        argv.push_back(nullptr);
         execvp(argv[0], argv.data());
         std::_Exit(127);
     }

@@ -8,7 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -104,7 +106,20 @@ struct Child {
     Clock::time_point started;
 };
 
-const char* const kBwrap = "/usr/bin/bwrap";
+// bubblewrap: $LAB_BWRAP when set, else /usr/bin/bwrap, else the first bwrap on PATH.
+const std::string& bwrap()
+{
+    static const std::string path = [] {
+        if (const char* set = std::getenv("LAB_BWRAP"); set && *set) return std::string(set);
+        if (access("/usr/bin/bwrap", X_OK) == 0) return std::string("/usr/bin/bwrap");
+        const char* path_env = std::getenv("PATH");
+        std::stringstream dirs(path_env ? path_env : "");
+        for (std::string dir; std::getline(dirs, dir, ':');)
+            if (!dir.empty() && access((dir + "/bwrap").c_str(), X_OK) == 0) return dir + "/bwrap";
+        return std::string();
+    }();
+    return path;
+}
 
 // The runner's command line: inside bubblewrap where it works, the whole file system read-only
 // but for the runner's own folder, no network, its own process tree that dies with the grader.
@@ -113,7 +128,7 @@ std::vector<std::string> runner_command(const std::string& runner, const std::st
 {
     std::vector<std::string> command;
     if (sandbox_missing().empty())
-        command = {kBwrap, "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+        command = {bwrap(), "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
                    "--ro-bind", runner, runner, "--bind", dir, dir, "--unshare-net", "--unshare-pid", "--unshare-ipc",
                    "--die-with-parent", "--"};
     command.insert(command.end(), {runner, request, dir, std::to_string(first)});
@@ -123,6 +138,10 @@ std::vector<std::string> runner_command(const std::string& runner, const std::st
 Child start_runner(const std::string& runner, const std::string& request, const std::string& dir, std::size_t first)
 {
     const std::vector<std::string> command = runner_command(runner, request, dir, first);
+    // Everything the child needs is made before fork: other threads may hold the allocator's lock.
+    std::vector<char*> argv;
+    for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
     const std::string log = dir + "/runner.log";
     Child child;
     child.started = Clock::now();
@@ -142,9 +161,6 @@ Child start_runner(const std::string& runner, const std::string& request, const 
         setrlimit(RLIMIT_FSIZE, &files);
         const rlimit no_core{0, 0};
         setrlimit(RLIMIT_CORE, &no_core);
-        std::vector<char*> argv;
-        for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
-        argv.push_back(nullptr);
         execv(argv[0], argv.data());
         std::_Exit(127);
     }
@@ -333,12 +349,12 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
 std::string sandbox_missing()
 {
     static const std::string why = [] {
-        if (access(kBwrap, X_OK) != 0) return std::string("bubblewrap (/usr/bin/bwrap) is not installed: apt-get install bubblewrap");
+        if (bwrap().empty()) return std::string("bubblewrap (bwrap) is not installed: apt-get install bubblewrap");
         const pid_t pid = fork();
         if (pid == 0) {
             const int null = open("/dev/null", O_WRONLY);
             if (null >= 0) dup2(null, 1), dup2(null, 2);
-            execl(kBwrap, kBwrap, "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc", "--unshare-net",
+            execl(bwrap().c_str(), bwrap().c_str(), "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc", "--unshare-net",
                   "--unshare-pid", "--die-with-parent", "--", "/bin/true", nullptr);
             std::_Exit(127);
         }
@@ -390,18 +406,26 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
     std::ofstream(request_path) << to_json(request);
     const std::vector<std::string> shown_orders = orders.empty() ? std::vector<std::string>{"the GPU's"} : orders;
     const Outcome outcome = run_all(runner, request_path, work_dir, request.jobs.size(), limits);
-    for (std::size_t i = 0; i < cases.size(); ++i) {
-        const std::size_t job = job_of[i];
-        if (job == std::string::npos) continue;
-        CaseResult& r = results[i];
-        if (!outcome.lost[job].empty()) {
-            r.status = "failed";
-            r.message = "rung " + rung.id + ", case " + r.name + ": " + outcome.lost[job];
-            continue;
+    // Each case is checked on its own; `limits.check_threads` of them at a time.
+    std::atomic<std::size_t> next{0};
+    auto check_some = [&] {
+        for (std::size_t i; (i = next++) < cases.size();) {
+            const std::size_t job = job_of[i];
+            if (job == std::string::npos) continue;
+            CaseResult& r = results[i];
+            if (!outcome.lost[job].empty()) {
+                r.status = "failed";
+                r.message = "rung " + rung.id + ", case " + r.name + ": " + outcome.lost[job];
+                continue;
+            }
+            with_type(cases[i].c.dtype(),
+                      [&](auto type) { check_job<decltype(type)>(rung, cases[i], job, shown_orders, work_dir, r); });
         }
-        with_type(cases[i].c.dtype(),
-                  [&](auto type) { check_job<decltype(type)>(rung, cases[i], job, shown_orders, work_dir, r); });
-    }
+    };
+    std::vector<std::thread> checkers;
+    for (int t = 1; t < limits.check_threads; ++t) checkers.emplace_back(check_some);
+    check_some();
+    for (auto& t : checkers) t.join();
     return results;
 }
 

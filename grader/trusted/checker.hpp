@@ -31,6 +31,7 @@ std::string sandbox_missing();
 struct Limits {
     double case_seconds = 60, rung_seconds = 600;
     int hung_before_giving_up = 3;
+    int check_threads = 1;  // cases checked at once, once the runner is done
 };
 
 // `replay` makes the command that replays one case on the student's machine.

@@ -3,7 +3,9 @@
 //   lab-grade replay RUNG --op OP --input KIND --n N --block B --seed S [--grid G] [--offset O] [--file F]
 #include <CLI/CLI.hpp>
 
+#include <atomic>
 #include <chrono>
+#include <mutex>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -79,6 +81,7 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
         return 2;
     }
     const Rubric rubric = load_rubric(rubric_path.empty() ? lab::kit_path("grader/rubric.toml") : rubric_path);
+    check_rubric_groups(rubric);
     Grade g;
     g.submission = submission;
     g.backend = LAB_BACKEND_NAME;
@@ -117,35 +120,51 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     std::cout << "  building " << to_build.size() << " runners\n" << std::flush;
     const Built built = build_runners(to_build, jobs);
     const std::string work = grading_build_dir() + "/grading/run";
-    for (const lab::RungInfo& rung : lab::Registry::kit().rungs()) {
-        RungResult r;
-        r.id = rung.id;
-        r.title = rung.title;
-        r.submitted = intake.files.count(rung.id) > 0;
-        r.built = built.runners.count(rung.id) > 0;
-        if (built.logs.count(rung.id)) r.build_log = built.logs.at(rung.id);
-        if (unfinished.count(rung.id)) r.build_log = unfinished.at(rung.id);
-        if (refused.count(rung.id)) r.build_log = refused.at(rung.id);
-        r.unrun = !r.submitted                 ? "not submitted"
-                  : refused.count(rung.id)     ? "refused (it reaches into the kit's code)"
-                  : unfinished.count(rung.id)  ? "unfinished (TODO lines left)"
-                  : !r.built                   ? "did not build"
-                                               : "";
-        const auto rung_started = std::chrono::steady_clock::now();
-        if (r.built)
-            r.cases = run_and_check(rung, built.runners.at(rung.id), planned.at(rung.id), orders(), limits_of(rubric), work + "/" + rung.id,
-                                    replay_command);
-        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - rung_started).count();
-        score_rung(r, rubric, !device.emulated);
-        std::printf("  %-20s %7.2f / %5.2f   %s\n", r.id.c_str(), r.score(), r.max(),
-                    !r.built ? r.unrun.c_str()
-                             : (std::to_string(r.count("passed")) + " passed, " + std::to_string(r.count("failed")) +
+    // Rungs are graded side by side: a few at once on a GPU (each runner has its own context, and no
+    // speed is measured here), one at a time on the CPU backend, whose runners use every core.
+    const auto& rungs = lab::Registry::kit().rungs();
+    const int side_by_side = device.emulated ? 1 : 3;
+    Limits limits = limits_of(rubric);
+    limits.check_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / side_by_side);
+    g.rungs.resize(rungs.size());
+    std::atomic<std::size_t> next{0};
+    std::mutex printing;
+    auto grade_some = [&] {
+        for (std::size_t k; (k = next++) < rungs.size();) {
+            const lab::RungInfo& rung = rungs[k];
+            RungResult& r = g.rungs[k];
+            r.id = rung.id;
+            r.title = rung.title;
+            r.submitted = intake.files.count(rung.id) > 0;
+            r.built = built.runners.count(rung.id) > 0;
+            if (built.logs.count(rung.id)) r.build_log = built.logs.at(rung.id);
+            if (unfinished.count(rung.id)) r.build_log = unfinished.at(rung.id);
+            if (refused.count(rung.id)) r.build_log = refused.at(rung.id);
+            r.unrun = !r.submitted                ? "not submitted"
+                      : refused.count(rung.id)    ? "refused (it reaches into the kit's code)"
+                      : unfinished.count(rung.id) ? "unfinished (TODO lines left)"
+                      : !r.built                  ? "did not build"
+                                                  : "";
+            const auto rung_started = std::chrono::steady_clock::now();
+            if (r.built)
+                r.cases = run_and_check(rung, built.runners.at(rung.id), planned.at(rung.id), orders(), limits,
+                                        work + "/" + rung.id, replay_command);
+            r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - rung_started).count();
+            score_rung(r, rubric, !device.emulated);
+            const std::lock_guard<std::mutex> lock(printing);
+            std::printf("  %-20s %7.2f / %5.2f   %s\n", r.id.c_str(), r.score(), r.max(),
+                        !r.built ? r.unrun.c_str()
+                                 : (std::to_string(r.count("passed")) + " passed, " + std::to_string(r.count("failed")) +
                                     " failed, " + std::to_string(r.count("skipped")) + " not run here (" +
                                     std::to_string(static_cast<int>(r.seconds)) + " s)")
                                        .c_str());
-        std::fflush(stdout);
-        g.rungs.push_back(std::move(r));
-    }
+            std::fflush(stdout);
+        }
+    };
+    std::vector<std::thread> graders;
+    for (int t = 1; t < side_by_side; ++t) graders.emplace_back(grade_some);
+    grade_some();
+    for (auto& t : graders) t.join();
     g.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     write_reports(g, out_dir);
     std::printf("lab-grade: %.2f / %.2f points in %.0f s; reports in %s (replay this run with --seed %s)\n", g.score(),
@@ -182,7 +201,7 @@ int replay(const std::string& key, const std::string& op, const std::string& inp
         std::cout << source << " did not build:\n" << built.logs.at(rung.id) << '\n';
         return 1;
     }
-    const auto results = run_and_check(rung, built.runners.at(rung.id), {p}, orders(), {60, 600, 1},
+    const auto results = run_and_check(rung, built.runners.at(rung.id), {p}, orders(), {60, 600, 1, 1},
                                        grading_build_dir() + "/grading/replay", replay_command);
     const CaseResult& r = results.front();
     std::cout << "rung " << rung.id << ", " << op << " case " << r.name << " (seed " << seed_text << "): " << r.status

@@ -2,8 +2,11 @@
 #include "plan.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
+#include <stdexcept>
 
 #include "lab/cuda.hpp"
 #include "lab/device.hpp"
@@ -56,6 +59,24 @@ std::vector<PlannedCase> plan_cases(const RungInfo& rung, const Rubric& rubric, 
     return cases;
 }
 
+void check_rubric_groups(const Rubric& rubric)
+{
+    std::set<std::string> visible, hidden;
+    for (const Case& c : Catalogue::kit().cases()) visible.insert(c.group);
+    const Catalogue hidden_catalogue = Catalogue::load(kit_path("grader/hidden_cases.json"));
+    for (const Case& c : hidden_catalogue.cases()) hidden.insert(c.group);
+    const auto check = [&](const std::vector<std::string>& groups, const std::set<std::string>& known,
+                           const std::string& key, const std::string& file) {
+        for (const auto& g : groups)
+            if (!known.count(g))
+                throw std::runtime_error(rubric.path + ": key " + key + ": no group \"" + g + "\" in " + file);
+    };
+    check(rubric.cpu_visible_groups, visible, "no_gpu.visible_groups", "tests/cases.json");
+    check(rubric.gpu_visible_groups, visible, "gpu.visible_groups", "tests/cases.json");
+    check(rubric.cpu_hidden_groups, hidden, "no_gpu.hidden_groups", "grader/hidden_cases.json");
+    check(rubric.gpu_hidden_groups, hidden, "gpu.hidden_groups", "grader/hidden_cases.json");
+}
+
 void score_rung(RungResult& rung, const Rubric& rubric, bool gpu)
 {
     const RungPoints& points = rubric.for_rung(rung.id);
@@ -85,6 +106,8 @@ void score_rung(RungResult& rung, const Rubric& rubric, bool gpu)
             g.score = !rung.built ? 0 : rubric.proportional ? g.max * fraction : (g.failed == 0 ? g.max : 0);
             part.score += g.score;
         }
+        // Shares of a part add up to it exactly as printed: no 7.999999999999998 for 8.
+        part.score = std::round(part.score * 1e6) / 1e6;
         part.groups = graded;
         if (!rung.built) part.graded = true, part.note = rung.unrun;
         rung.parts.push_back(part);

@@ -16,6 +16,10 @@ namespace lab::grading {
 // `seed`. `only` (a case name) keeps that one case.
 std::vector<PlannedCase> plan_cases(const RungInfo& rung, const Rubric& rubric, std::uint64_t seed);
 
+// Throws std::runtime_error naming a group the rubric lists that neither catalogue has: a misspelt
+// group would otherwise quietly leave its cases out.
+void check_rubric_groups(const Rubric& rubric);
+
 // Fills in rung.parts from its case results (nothing earned when it did not build).
 void score_rung(RungResult& rung, const Rubric& rubric, bool gpu);
 

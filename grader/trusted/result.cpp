@@ -1,6 +1,7 @@
 // TRUSTED SIDE. See result.hpp.
 #include "result.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 namespace lab::grading {
@@ -9,7 +10,7 @@ double RungResult::score() const
 {
     double total = 0;
     for (const Part& p : parts) total += p.graded ? p.score : 0;
-    return total;
+    return std::round(total * 1e6) / 1e6;
 }
 
 double RungResult::max() const
@@ -31,7 +32,7 @@ double Grade::score() const
 {
     double total = 0;
     for (const RungResult& r : rungs) total += r.score();
-    return total;
+    return std::round(total * 1e6) / 1e6;
 }
 
 double Grade::max() const
