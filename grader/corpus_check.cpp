@@ -8,6 +8,9 @@
 //   "unrun":   a text the rung's reason for not running must contain ("refused", "unfinished", ...)
 //   "failing": a regular expression every failing case's "op/name" must match, and at least one must
 //   "passing": a regular expression some passing case's "op/name" must match
+//   "speed":   "zero" or "full": the speed part's points, where it was graded (on a GPU)
+//   "most":    a fraction of the rung's points it may not exceed: for a kernel that hands back 0 or a
+//              multiple of the sum, which a case whose random input happens to sum to 0 lets pass
 // A rung not named there must get no points at all.
 #include <fstream>
 #include <iostream>
@@ -51,8 +54,19 @@ int main(int argc, char** argv)
         if (verdict == "zero" && score != 0) mismatch(id, "expected zero, got " + std::to_string(score));
         if (verdict == "partial" && !(score > 0 && score < max))
             mismatch(id, "expected partial credit, got " + std::to_string(score) + " of " + std::to_string(max));
+        if (w.contains("most") && score > w.at("most").get<double>() * max)
+            mismatch(id, "expected at most " + std::to_string(w.at("most").get<double>() * max) + " points, got " +
+                             std::to_string(score));
         if (w.contains("unrun") && unrun.find(w.at("unrun").get<std::string>()) == std::string::npos)
             mismatch(id, "expected it not to run for \"" + w.at("unrun").get<std::string>() + "\", but: \"" + unrun + "\"");
+        for (const auto& part : rung.at("parts")) {
+            if (part.at("name") != "speed" || !part.at("graded").get<bool>() || !w.contains("speed")) continue;
+            const double points = part.at("score"), most = part.at("max");
+            if (w.at("speed") == "zero" && points != 0)
+                mismatch(id, "expected no speed points, got " + std::to_string(points) + ": " + part.at("note").get<std::string>());
+            if (w.at("speed") == "full" && points != most)
+                mismatch(id, "expected every speed point, got " + std::to_string(points) + ": " + part.at("note").get<std::string>());
+        }
         int failing = 0, passing_matched = 0;
         const std::regex failing_pattern(w.value("failing", ".*")), passing_pattern(w.value("passing", ".*"));
         for (const auto& c : rung.at("cases")) {

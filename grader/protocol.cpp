@@ -13,7 +13,13 @@ std::string to_json(const Request& request)
         jobs.push_back({{"op", j.op}, {"input", j.input}, {"n", j.n}, {"seed", j.seed}, {"offset", j.offset},
                         {"grid", j.grid}, {"block", j.block}, {"shared_bytes", j.shared_bytes}, {"canary", j.canary},
                         {"guard", j.guard}, {"poison", j.poison}, {"guard_count", j.guard_count}});
-    return nlohmann::json{{"rung", request.rung}, {"orders", request.orders}, {"jobs", jobs}}.dump(1);
+    const SpeedJob& sp = request.speed;
+    return nlohmann::json{{"rung", request.rung},
+                          {"orders", request.orders},
+                          {"jobs", jobs},
+                          {"speed", {{"n", sp.n}, {"seed", sp.seed}, {"block", sp.block}, {"warmup", sp.warmup},
+                                     {"samples", sp.samples}}}}
+        .dump(1);
 }
 
 Request parse_request(const std::string& text)
@@ -39,6 +45,12 @@ Request parse_request(const std::string& text)
             job.guard_count = j.at("guard_count").get<std::uint64_t>();
             r.jobs.push_back(job);
         }
+        const auto& sp = doc.at("speed");
+        r.speed.n = sp.at("n").get<std::uint64_t>();
+        r.speed.seed = sp.at("seed").get<std::uint64_t>();
+        r.speed.block = sp.at("block").get<unsigned>();
+        r.speed.warmup = sp.at("warmup").get<int>();
+        r.speed.samples = sp.at("samples").get<int>();
         return r;
     } catch (const nlohmann::json::exception& e) {
         throw std::runtime_error(std::string("malformed request: ") + e.what());

@@ -39,10 +39,22 @@ struct Job {
     std::uint64_t guard_count = 0;
 };
 
+// The speed job (`lab-runner-NN REQUEST OUTDIR speed`): the rung's full reduction of n floats,
+// timed `warmup + samples` times on the kit's two speed inputs in turn (lab::SpeedInputs from
+// `seed`, its spike moved before every launch). OUTDIR/speed.out gets one line per launch, in order:
+// the milliseconds the runner timed and the bits of the float it got. The grader replays the inputs
+// itself and checks every answer; it times the kit's baseline and the ceiling in its own process.
+struct SpeedJob {
+    std::uint64_t n = 0, seed = 0;
+    unsigned block = 0;
+    int warmup = 3, samples = 20;
+};
+
 struct Request {
     std::string rung;                 // the rung id the runner must have been built for
     std::vector<std::string> orders;  // CPU backend thread orders; empty on a GPU
     std::vector<Job> jobs;
+    SpeedJob speed;                   // n = 0: none
 };
 
 std::string to_json(const Request& request);

@@ -176,6 +176,13 @@ TimedWork timed_reduction(const FullReduction& reduction, SpeedInputs& inputs, i
 
 }  // namespace
 
+Timing measure_baseline(SpeedInputs& inputs, const DeviceStatus& device)
+{
+    const FullReduction baseline(baseline_binding(), baseline_info(), Op::sum, Dtype::f32, inputs.n(), 256, device.shape);
+    int input = 1;
+    return time_interleaved({timed_reduction(baseline, inputs, input)}).front();
+}
+
 SpeedMeasurement measure_speed(const RungBinding& binding, const RungInfo& rung, SpeedInputs& inputs, unsigned block,
                                const DeviceStatus& device)
 {

@@ -85,7 +85,13 @@ foreach(f IN LISTS kit_data)
   file(SHA256 "${KIT}/${f}" before_${f})
 endforeach()
 
-execute_process(COMMAND "${GRADE}" grade "${WORK}/submission" --out "${WORK}/report" --rubric "${KIT}/grader/corpus/rubric.toml"
+# The corpus's rubric (no speed points), unless the entry names the kit's default ("rubric": "default").
+set(rubric "${KIT}/grader/corpus/rubric.toml")
+string(JSON wanted_rubric ERROR_VARIABLE no_rubric GET "${expect}" rubric)
+if(NOT no_rubric AND wanted_rubric STREQUAL "default")
+  set(rubric "${KIT}/grader/rubric.toml")
+endif()
+execute_process(COMMAND "${GRADE}" grade "${WORK}/submission" --out "${WORK}/report" --rubric "${rubric}"
                 RESULT_VARIABLE graded)
 if(NOT graded EQUAL 0)
   message(FATAL_ERROR "lab-grade failed on corpus submission ${NAME} (exit ${graded})")

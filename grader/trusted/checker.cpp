@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -19,6 +20,9 @@
 
 #include "lab/check.hpp"
 #include "lab/device.hpp"
+#include "lab/full_reduction.hpp"
+#include "lab/registry.hpp"
+#include "lab/speed.hpp"
 #include "lab/inputs.hpp"
 #include "protocol.hpp"
 
@@ -121,21 +125,29 @@ const std::string& bwrap()
     return path;
 }
 
+// The kit's own folder: the runner reads its registry (the speed job); read-only like the rest.
+std::string kit_root()
+{
+    std::string root = kit_path("");
+    while (root.size() > 1 && root.back() == '/') root.pop_back();
+    return root;
+}
+
 // The runner's command line: inside bubblewrap where it works, the whole file system read-only
 // but for the runner's own folder, no network, its own process tree that dies with the grader.
 std::vector<std::string> runner_command(const std::string& runner, const std::string& request, const std::string& dir,
-                                        std::size_t first)
+                                        const std::string& first)
 {
     std::vector<std::string> command;
     if (sandbox_missing().empty())
         command = {bwrap(), "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-                   "--ro-bind", runner, runner, "--bind", dir, dir, "--unshare-net", "--unshare-pid", "--unshare-ipc",
+                   "--ro-bind", runner, runner, "--ro-bind", kit_root(), kit_root(), "--bind", dir, dir, "--unshare-net", "--unshare-pid", "--unshare-ipc",
                    "--die-with-parent", "--"};
-    command.insert(command.end(), {runner, request, dir, std::to_string(first)});
+    command.insert(command.end(), {runner, request, dir, first});
     return command;
 }
 
-Child start_runner(const std::string& runner, const std::string& request, const std::string& dir, std::size_t first)
+Child start_runner(const std::string& runner, const std::string& request, const std::string& dir, const std::string& first)
 {
     const std::vector<std::string> command = runner_command(runner, request, dir, first);
     // Everything the child needs is made before fork: other threads may hold the allocator's lock.
@@ -187,7 +199,7 @@ std::string describe_exit(int status)
     if (WIFEXITED(status)) {
         if (WEXITSTATUS(status) == kStickyExit) return "a CUDA error that leaves the GPU unusable for this process";
         if (WEXITSTATUS(status) == 127) return "the runner could not be started";
-        return "the runner exited with status " + std::to_string(WEXITSTATUS(status)) + " in the middle of this case";
+        return "the runner exited with status " + std::to_string(WEXITSTATUS(status));
     }
     return "the runner stopped";
 }
@@ -207,7 +219,7 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
     std::size_t next = 0;
     int hung = 0;
     while (next < count) {
-        Child child = start_runner(runner, request, dir, next);
+        Child child = start_runner(runner, request, dir, std::to_string(next));
         if (child.pid < 0) {
             for (std::size_t i = next; i < count; ++i) outcome.lost[i] = "the runner could not be started (fork failed)";
             return outcome;
@@ -256,7 +268,7 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             return outcome;
         // The runner stopped before the end: the job it was in fails, and a fresh runner goes on.
         if (p.last_started > p.last_ended) {
-            std::string why = stopped ? stop_reason : describe_exit(status);
+            std::string why = stopped ? stop_reason : describe_exit(status) + " in the middle of this case";
             const std::string log = tail_of(dir + "/runner.log");
             if (!log.empty() && !stopped) why += "; it printed, at the end:\n" + log;
             outcome.lost[static_cast<std::size_t>(p.last_started)] = why;
@@ -427,6 +439,65 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
     check_some();
     for (auto& t : checkers) t.join();
     return results;
+}
+
+SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJob& job, const Limits& limits,
+                   const std::string& work_dir)
+{
+    SpeedRun result;
+    fs::remove_all(work_dir);
+    fs::create_directories(work_dir);
+    Request request;
+    request.rung = rung.id;
+    request.speed = job;
+    const std::string request_path = work_dir + "/request.json";
+    std::ofstream(request_path) << to_json(request);
+    Child child = start_runner(runner, request_path, work_dir, "speed");
+    int status = 0;
+    bool exited = false;
+    while (std::chrono::duration<double>(Clock::now() - child.started).count() < limits.case_seconds) {
+        if (waitpid(child.pid, &status, WNOHANG) == child.pid) {
+            exited = true;
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (!exited) {
+        kill_runner(child);
+        result.wrong = "the speed case ran past the rubric's " + std::to_string(static_cast<int>(limits.case_seconds)) +
+                       " s limit for one case";
+        return result;
+    }
+    // Every launch's answer, checked against the same inputs replayed here.
+    const int launches = job.warmup + job.samples;
+    std::istringstream lines(read_bounded(work_dir + "/speed.out", static_cast<std::size_t>(launches) * 64));
+    SpeedInputs inputs(job.n, job.seed);
+    const std::size_t depth =
+        FullReduction(baseline_binding(), rung, Op::sum, Dtype::f32, job.n, job.block, device_status().shape).addition_depth();
+    std::vector<double> times;
+    for (int s = 0; s < launches; ++s) {
+        double ms = 0;
+        std::uint32_t bits = 0;
+        if (!(lines >> ms >> bits)) {
+            result.wrong = "the runner handed back " + std::to_string(s) + " of its " + std::to_string(launches) +
+                           " timed launches (" + describe_exit(status) + ")";
+            return result;
+        }
+        float got;
+        std::memcpy(&got, &bits, sizeof got);
+        inputs.next(s % 2);
+        const std::string wrong = check_sum(ExactSum{inputs.exact(s % 2), inputs.magnitude(s % 2)}, got, depth);
+        if (!wrong.empty()) {
+            result.wrong = "launch " + std::to_string(s + 1) + " of the speed case: " + wrong +
+                           ". Each timed launch reads an input that changed since the last one: a kernel that hands "
+                           "back an earlier result instead of reading its input gets it wrong.";
+            return result;
+        }
+        if (s >= job.warmup) times.push_back(ms);
+    }
+    std::sort(times.begin(), times.end());
+    result.median_ms = times[times.size() / 2];
+    return result;
 }
 
 }  // namespace lab::grading

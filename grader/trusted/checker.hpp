@@ -13,6 +13,7 @@
 #include "lab/cases.hpp"
 #include "lab/plan.hpp"
 #include "lab/registry.hpp"
+#include "protocol.hpp"
 #include "result.hpp"
 
 namespace lab::grading {
@@ -39,5 +40,14 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
                                       const std::vector<PlannedCase>& cases, const std::vector<std::string>& orders,
                                       const Limits& limits, const std::string& work_dir,
                                       std::string (*replay)(const RungInfo&, const Case&, const LaunchPlan&));
+
+// The rung's speed case, timed by its runner: each answer checked here against the kit's speed
+// inputs replayed from the same seed. `wrong` says what went wrong; else the median time.
+struct SpeedRun {
+    std::string wrong;
+    double median_ms = 0;
+};
+SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJob& job, const Limits& limits,
+                   const std::string& work_dir);
 
 }  // namespace lab::grading

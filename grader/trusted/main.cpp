@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -19,7 +20,10 @@
 #include "checker.hpp"
 #include "intake.hpp"
 #include "lab/device.hpp"
+#include "lab/random.hpp"
 #include "lab/registry.hpp"
+#include "lab/speed.hpp"
+#include "lab/speed_plan.hpp"
 #include "lab/todos.hpp"
 #include "plan.hpp"
 #include "reports.hpp"
@@ -68,6 +72,57 @@ std::string device_name()
     const lab::DeviceStatus& d = lab::device_status();
     if (d.emulated) return "the CPU backend (no GPU)";
     return d.usable ? d.name : "no usable GPU";
+}
+
+// Speed, on a GPU: one rung at a time with nothing else on the GPU. The rung's runner times its
+// full reduction and hands back every answer, which run_speed checks; the kit's baseline and the
+// ceiling are timed here, in a process that loads no submitted code, right before each rung. A rung
+// earns its speed points only once it passes every visible case.
+void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limits& limits, const std::string& work)
+{
+    const lab::DeviceStatus& device = lab::device_status();
+    const lab::SpeedPlan& plan = lab::SpeedPlan::kit();
+    std::optional<lab::Ceiling> ceiling;
+    for (RungResult& r : g.rungs) {
+        const lab::RungInfo& rung = lab::Registry::kit().get(r.id);
+        const lab::SpeedPlan::Case* speed_case = plan.find(r.id);
+        if (rubric.for_rung(r.id).speed <= 0 || !r.built || !speed_case) continue;
+        SpeedVerdict verdict;
+        if (r.count("failed", 0) > 0) {
+            verdict.note = "not earned: speed counts once every visible case passes";
+        } else {
+            if (!ceiling) ceiling = lab::measure_ceiling(plan.n * sizeof(float), device.shape);
+            SpeedJob job;
+            job.n = plan.n;
+            job.block = speed_case->block;
+            job.seed = g.seed ^ lab::fnv1a("speed/" + r.id);
+            lab::SpeedInputs baseline_inputs(plan.n, job.seed + 2);
+            lab::SpeedMeasurement m;
+            m.ceiling = *ceiling;
+            m.baseline_ms = lab::measure_baseline(baseline_inputs, device).median_ms;
+            const SpeedRun run = run_speed(rung, built.runners.at(r.id), job, limits, work + "/" + r.id + "-speed");
+            if (!run.wrong.empty()) {
+                verdict.note = "no points: " + run.wrong;
+            } else {
+                m.ms = run.median_ms;
+                m.cpu_ms = lab::time_cpu_sum_ms(baseline_inputs.host(0));  // reported, never required
+                m.gbps = 4.0 * static_cast<double>(plan.n) / (m.ms * 1e6);
+                r.gbps = m.gbps;
+                const lab::AppliedThresholds t = plan.thresholds_for(r.id, device.name, device.shape.multiprocessors, m);
+                const bool plausible = m.of_ceiling() <= 1.15;
+                verdict.passed = plausible && m.vs_baseline() >= t.vs_baseline &&
+                                 (t.of_ceiling <= 0 || m.of_ceiling() >= t.of_ceiling);
+                verdict.note = m.summary(r.id, device.name) + "; needs at least " + lab::format_ratio(t.vs_baseline) +
+                               " the baseline" +
+                               (t.of_ceiling > 0 ? " and " + lab::format_percent(t.of_ceiling) + " of the ceiling" : "") +
+                               ", " + t.source +
+                               (plausible ? "" : "; faster than this GPU can read its input, so not trusted");
+            }
+        }
+        score_rung(r, rubric, true, &verdict);
+        std::printf("  %-20s speed: %s\n", r.id.c_str(), verdict.note.c_str());
+        std::fflush(stdout);
+    }
 }
 
 int grade(const std::string& submission, const std::string& rubric_path, const std::string& out_dir,
@@ -165,6 +220,7 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     for (int t = 1; t < side_by_side; ++t) graders.emplace_back(grade_some);
     grade_some();
     for (auto& t : graders) t.join();
+    if (!device.emulated) grade_speed(g, rubric, built, limits, work);
     g.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     write_reports(g, out_dir);
     std::printf("lab-grade: %.2f / %.2f points in %.0f s; reports in %s (replay this run with --seed %s)\n", g.score(),

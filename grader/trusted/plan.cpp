@@ -77,7 +77,7 @@ void check_rubric_groups(const Rubric& rubric)
     check(rubric.gpu_hidden_groups, hidden, "gpu.hidden_groups", "grader/hidden_cases.json");
 }
 
-void score_rung(RungResult& rung, const Rubric& rubric, bool gpu)
+void score_rung(RungResult& rung, const Rubric& rubric, bool gpu, const SpeedVerdict* verdict)
 {
     const RungPoints& points = rubric.for_rung(rung.id);
     rung.parts.clear();
@@ -119,9 +119,14 @@ void score_rung(RungResult& rung, const Rubric& rubric, bool gpu)
         speed.graded = rubric.speed_zero_without_gpu;
         speed.note = rubric.speed_zero_without_gpu ? "no GPU here: the rubric gives no speed points without one"
                                                    : "not graded: no GPU here (the rubric's no_gpu.speed)";
+    } else if (!rung.built) {
+        speed.note = rung.unrun;
+    } else if (verdict) {
+        speed.score = verdict->passed ? speed.max : 0;
+        speed.note = verdict->note;
     } else {
         speed.graded = false;
-        speed.note = "not graded yet: the grader's speed measurement is not in this version";
+        speed.note = "not measured";
     }
     if (speed.max > 0) rung.parts.push_back(speed);
 }

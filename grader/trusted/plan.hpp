@@ -20,8 +20,15 @@ std::vector<PlannedCase> plan_cases(const RungInfo& rung, const Rubric& rubric, 
 // group would otherwise quietly leave its cases out.
 void check_rubric_groups(const Rubric& rubric);
 
-// Fills in rung.parts from its case results (nothing earned when it did not build).
-void score_rung(RungResult& rung, const Rubric& rubric, bool gpu);
+// The speed part's verdict for one rung on a GPU (main.cpp measures it).
+struct SpeedVerdict {
+    bool passed = false;
+    std::string note;  // the figures, the thresholds and where they came from; or why none were taken
+};
+
+// Fills in rung.parts from its case results (nothing earned when it did not build); the speed part
+// from `speed` on a GPU (nullptr: not measured yet), by the rubric's no_gpu.speed without one.
+void score_rung(RungResult& rung, const Rubric& rubric, bool gpu, const SpeedVerdict* speed = nullptr);
 
 // "./lab replay 07 --op sum --input float --n 1025 --block 256 --seed 0x..." for one case (with
 // --grid for the rungs whose grid is not fixed by n, and --offset for a misaligned input).

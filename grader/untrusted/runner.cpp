@@ -22,7 +22,10 @@
 #include "lab/device.hpp"
 #include "lab/error.hpp"
 #include "lab/inputs.hpp"
+#include "lab/full_reduction.hpp"
+#include "lab/registry.hpp"
 #include "lab/rung.hpp"
+#include "lab/speed.hpp"
 #include "protocol.hpp"
 
 namespace {
@@ -122,12 +125,41 @@ void run_job(const lab::RungBinding& binding, const Job& job, const std::string&
     write_file(output_file(dir, index, order), out.data(), out.size() * sizeof(T));
 }
 
+// The speed job (protocol.hpp): every launch timed and its answer written down, nothing judged.
+int run_speed(const lab::RungBinding& binding, const SpeedJob& job, const std::string& dir)
+{
+    const lab::RungInfo& rung = lab::Registry::kit().get(binding.id);
+    lab::SpeedInputs inputs(job.n, job.seed);
+    const lab::FullReduction mine(binding, rung, lab::Op::sum, lab::Dtype::f32, job.n, job.block,
+                                  lab::device_status().shape);
+    cudaEvent_t start, stop;
+    cudaEventCreate(&start);
+    cudaEventCreate(&stop);
+    std::ostringstream lines;
+    for (int s = 0; s < job.warmup + job.samples; ++s) {
+        const float* in = inputs.next(s % 2);
+        cudaEventRecord(start);
+        mine.run(in);
+        cudaEventRecord(stop);
+        cudaEventSynchronize(stop);
+        float ms = 0, got = 0;
+        cudaEventElapsedTime(&ms, start, stop);
+        cudaMemcpy(&got, mine.result(), sizeof got, cudaMemcpyDeviceToHost);
+        std::uint32_t got_bits;
+        std::memcpy(&got_bits, &got, sizeof got_bits);
+        lines << ms << ' ' << got_bits << '\n';
+    }
+    const std::string text = lines.str();
+    write_file(dir + "/speed.out", text.data(), text.size());
+    return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
     if (argc != 4) {
-        std::cerr << "usage: " << argv[0] << " REQUEST OUTDIR FIRST (run by the grader, lab-grade)\n";
+        std::cerr << "usage: " << argv[0] << " REQUEST OUTDIR FIRST|speed (run by the grader, lab-grade)\n";
         return 2;
     }
 #if defined(LAB_BACKEND_CPU)
@@ -139,12 +171,13 @@ int main(int argc, char** argv)
         text << file.rdbuf();
         const Request request = parse_request(text.str());
         const std::string dir = argv[2];
-        const std::size_t first = std::stoul(argv[3]);
         const lab::RungBinding& binding = lab::the_bound_rung();
         if (binding.id != request.rung) {
             std::cerr << "runner built for " << binding.id << ", asked to run " << request.rung << '\n';
             return 2;
         }
+        if (std::string(argv[3]) == "speed") return run_speed(binding, request.speed, dir);
+        const std::size_t first = std::stoul(argv[3]);
         const std::vector<std::string> orders = request.orders.empty() ? std::vector<std::string>{""} : request.orders;
         for (std::size_t i = first; i < request.jobs.size(); ++i) {
             append_line(dir + "/progress", "start " + std::to_string(i));

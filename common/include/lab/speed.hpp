@@ -109,6 +109,11 @@ private:
 
 struct DeviceStatus;
 
+// The kit's baseline alone, timed as measure_speed times it (every answer checked): for a process
+// that must not load a rung's code, such as the grader, which times the rung in another process.
+// Throws WrongAnswer if the baseline itself goes wrong.
+Timing measure_baseline(SpeedInputs& inputs, const DeviceStatus& device);
+
 // One rung's speed, measured as its speed test measures it: a full reduction of n floats timed in
 // turn with the kit's baseline, the CPU loop and the ceiling measured in the same run.
 SpeedMeasurement measure_speed(const RungBinding& binding, const RungInfo& rung, SpeedInputs& inputs, unsigned block,
