@@ -9,6 +9,7 @@
 //   "failing": a regular expression every failing case's "op/name" must match, and at least one must
 //   "passing": a regular expression some passing case's "op/name" must match
 //   "speed":   "zero" or "full": the speed part's points, where it was graded (on a GPU)
+//   "correctness": "full": every point of the visible and hidden parts
 //   "most":    a fraction of the rung's points it may not exceed: for a kernel that hands back 0 or a
 //              multiple of the sum, which a case whose random input happens to sum to 0 lets pass
 // A rung not named there must get no points at all.
@@ -59,6 +60,12 @@ int main(int argc, char** argv)
                              std::to_string(score));
         if (w.contains("unrun") && unrun.find(w.at("unrun").get<std::string>()) == std::string::npos)
             mismatch(id, "expected it not to run for \"" + w.at("unrun").get<std::string>() + "\", but: \"" + unrun + "\"");
+        for (const auto& part : rung.at("parts"))
+            if (w.value("correctness", "") == "full" && part.at("name") != "speed" &&
+                part.at("score").get<double>() != part.at("max").get<double>())
+                mismatch(id, "expected every " + part.at("name").get<std::string>() + " point, got " +
+                                 std::to_string(part.at("score").get<double>()) + " of " +
+                                 std::to_string(part.at("max").get<double>()));
         for (const auto& part : rung.at("parts")) {
             if (part.at("name") != "speed" || !part.at("graded").get<bool>() || !w.contains("speed")) continue;
             const double points = part.at("score"), most = part.at("max");

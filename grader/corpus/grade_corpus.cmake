@@ -3,7 +3,8 @@
 #         -P grade_corpus.cmake
 # The submission is made in WORK from grader/corpus/NAME: "base" (solutions or exercises) for the
 # rungs listed in "rungs" (all when absent); then each of "mutants" (from tests/mutants.json) and
-# "edits" ({rung, replace, with}) applied to the rung's reference solution; then the files under
+# "edits" ({rung, replace, with}) applied to the rung's file as the mutants left it (else to its
+# reference solution); then the files under
 # NAME/exercises/ as they are. The kit's data files must be the same
 # after grading as before: a submission cannot change what the next one is graded on.
 set(corpus "${KIT}/grader/corpus/${NAME}")
@@ -65,10 +66,15 @@ if(NOT no_edits AND edit_count GREATER 0)
     string(JSON rung GET "${expect}" edits ${i} rung)
     string(JSON replace GET "${expect}" edits ${i} replace)
     string(JSON with GET "${expect}" edits ${i} with)
-    file(READ "${KIT}/solutions/${rung}.cu" text)
+    # An edit applies to the rung's file as the mutants left it, else to the reference solution.
+    set(source "${KIT}/solutions/${rung}.cu")
+    if(EXISTS "${WORK}/submission/exercises/${rung}.cu")
+      set(source "${WORK}/submission/exercises/${rung}.cu")
+    endif()
+    file(READ "${source}" text)
     string(FIND "${text}" "${replace}" at)
     if(at EQUAL -1)
-      message(FATAL_ERROR "corpus ${NAME}: its edit no longer matches solutions/${rung}.cu")
+      message(FATAL_ERROR "corpus ${NAME}: its edit no longer matches ${source}")
     endif()
     string(REPLACE "${replace}" "${with}" text "${text}")
     file(WRITE "${WORK}/submission/exercises/${rung}.cu" "${text}")
