@@ -2,6 +2,7 @@
 //   lab-grade grade SUBMISSION [--rubric FILE] [--out DIR] [--seed S] [--jobs N]
 //   lab-grade replay RUNG --op OP --input KIND --n N --block B --seed S [--grid G] [--offset O] [--file F]
 #include <CLI/CLI.hpp>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -59,9 +60,11 @@ std::vector<std::string> orders()
 std::string open_todos(const std::string& id, const std::string& contents)
 {
     std::filesystem::create_directories(grading_build_dir() + "/grading");
-    const std::string path = grading_build_dir() + "/grading/todo-check.cu";
+    // One file per process: two gradings may run at once (the build lock comes later).
+    const std::string path = grading_build_dir() + "/grading/todo-check-" + std::to_string(getpid()) + ".cu";
     std::ofstream(path, std::ios::trunc) << contents;
     const auto todos = lab::find_todos(path);
+    std::filesystem::remove(path);
     return todos.empty() ? "" : lab::describe_todos("exercises/" + id + ".cu", todos, lab::Registry::kit().get(id).number);
 }
 
