@@ -3,10 +3,10 @@
 #         -P grade_corpus.cmake
 # The submission is made in WORK from grader/corpus/NAME: "base" (solutions or exercises) for the
 # rungs listed in "rungs" (all when absent); then each of "mutants" (from tests/mutants.json) and
-# "edits" ({rung, replace, with}) applied to the rung's file as the mutants left it (else to its
-# reference solution); then the files under
-# NAME/exercises/ as they are. The kit's data files must be the same
-# after grading as before: a submission cannot change what the next one is graded on.
+# "edits" ({rung, replace, with}), in that order, applied to the rung's file as the changes before
+# left it (else to its reference solution); then the files under NAME/exercises/ as they are. The
+# kit's data files must be the same after grading as before: a submission cannot change what the
+# next one is graded on.
 set(corpus "${KIT}/grader/corpus/${NAME}")
 file(READ "${corpus}/expect.json" expect)
 file(REMOVE_RECURSE "${WORK}")
@@ -28,6 +28,23 @@ if(NOT no_base)
   file(COPY ${base_files} DESTINATION "${WORK}/submission/exercises")
 endif()
 
+# apply_change(<rung> <replace> <with> <what>): one change to the rung's file as earlier changes left
+# it, else to its reference solution; <what> names the change when it no longer matches.
+function(apply_change rung replace with what)
+  set(target "${WORK}/submission/exercises/${rung}.cu")
+  set(source "${KIT}/solutions/${rung}.cu")
+  if(EXISTS "${target}")
+    set(source "${target}")
+  endif()
+  file(READ "${source}" text)
+  string(FIND "${text}" "${replace}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "corpus ${NAME}: ${what} no longer matches ${source}")
+  endif()
+  string(REPLACE "${replace}" "${with}" text "${text}")
+  file(WRITE "${target}" "${text}")
+endfunction()
+
 string(JSON mutant_count ERROR_VARIABLE no_mutants LENGTH "${expect}" mutants)
 if(NOT no_mutants AND mutant_count GREATER 0)
   file(READ "${KIT}/tests/mutants.json" mutants_json)
@@ -43,13 +60,7 @@ if(NOT no_mutants AND mutant_count GREATER 0)
         string(JSON rung GET "${mutants_json}" mutants ${j} rung)
         string(JSON replace GET "${mutants_json}" mutants ${j} replace)
         string(JSON with GET "${mutants_json}" mutants ${j} with)
-        file(READ "${KIT}/solutions/${rung}.cu" text)
-        string(FIND "${text}" "${replace}" at)
-        if(at EQUAL -1)
-          message(FATAL_ERROR "mutant ${wanted} no longer matches solutions/${rung}.cu")
-        endif()
-        string(REPLACE "${replace}" "${with}" text "${text}")
-        file(WRITE "${WORK}/submission/exercises/${rung}.cu" "${text}")
+        apply_change(${rung} "${replace}" "${with}" "mutant ${wanted}")
         set(found ON)
       endif()
     endforeach()
@@ -66,18 +77,7 @@ if(NOT no_edits AND edit_count GREATER 0)
     string(JSON rung GET "${expect}" edits ${i} rung)
     string(JSON replace GET "${expect}" edits ${i} replace)
     string(JSON with GET "${expect}" edits ${i} with)
-    # An edit applies to the rung's file as the mutants left it, else to the reference solution.
-    set(source "${KIT}/solutions/${rung}.cu")
-    if(EXISTS "${WORK}/submission/exercises/${rung}.cu")
-      set(source "${WORK}/submission/exercises/${rung}.cu")
-    endif()
-    file(READ "${source}" text)
-    string(FIND "${text}" "${replace}" at)
-    if(at EQUAL -1)
-      message(FATAL_ERROR "corpus ${NAME}: its edit no longer matches ${source}")
-    endif()
-    string(REPLACE "${replace}" "${with}" text "${text}")
-    file(WRITE "${WORK}/submission/exercises/${rung}.cu" "${text}")
+    apply_change(${rung} "${replace}" "${with}" "edit ${i}")
   endforeach()
 endif()
 
