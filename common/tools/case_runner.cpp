@@ -51,6 +51,7 @@
 
 #include "lab/cuda.hpp"
 #include "lab/device.hpp"
+#include "lab/process.hpp"
 #include "lab/registry.hpp"
 #include "lab/suite_plan.hpp"
 
@@ -195,28 +196,21 @@ ChildRun run_child(const std::vector<std::string>& argv, int timeout, const std:
     const std::string dir = temporary_directory();
     const std::string results = dir + "/results.jsonl";
     int pipe_fds[2];
-    if (pipe(pipe_fds) != 0) {
+    if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
         std::perror("lab-case: pipe");
         std::exit(2);
     }
-    const pid_t pid = fork();
-    if (pid == 0) {
-        setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        dup2(pipe_fds[1], STDOUT_FILENO);
-        dup2(pipe_fds[1], STDERR_FILENO);
-        close(pipe_fds[0]);
-        close(pipe_fds[1]);
-        setenv("LAB_RESULTS", results.c_str(), 1);
-        std::vector<char*> args;
-        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-        args.push_back(nullptr);
-        execv(args[0], args.data());
-        std::fprintf(stderr, "cannot start %s: %s\n", args[0], std::strerror(errno));
-        _exit(127);
+    lab::process::Options options;
+    options.output_fd = pipe_fds[1];
+    options.group = lab::process::Options::Group::process_group;
+    options.die_with_parent = true;
+    options.environment = {{"LAB_RESULTS", results}};
+    const pid_t pid = lab::process::start(argv, options);
+    if (pid < 0) {
+        std::perror("lab-case: fork");
+        std::exit(2);
     }
     g_child = pid;
-    setpgid(pid, pid);
     close(pipe_fds[1]);
     std::signal(SIGTERM, stop_child);
     std::signal(SIGINT, stop_child);

@@ -3,7 +3,6 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -12,6 +11,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "lab/process.hpp"
+
 namespace lab::grading {
 
 namespace {
@@ -19,22 +20,14 @@ namespace {
 namespace fs = std::filesystem;
 constexpr std::size_t kLogBytes = 12 * 1024;
 
-// Runs `args`, its output into `log`; returns its exit status.
+// Runs `args` (found on PATH), its output into `log`; returns its exit status.
 int run(const std::vector<std::string>& args, const std::string& log)
 {
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    const pid_t pid = fork();
-    if (pid == 0) {
-        const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) dup2(fd, 1), dup2(fd, 2), close(fd);
-        execvp(argv[0], argv.data());
-        std::_Exit(127);
-    }
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) < 0) return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    lab::process::Options options;
+    options.output = log;
+    options.search_path = true;
+    options.null_stdin = true;
+    return lab::process::run(args, options);
 }
 
 std::string read(const std::string& path)

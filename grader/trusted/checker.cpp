@@ -24,6 +24,7 @@
 #include "lab/registry.hpp"
 #include "lab/speed.hpp"
 #include "lab/inputs.hpp"
+#include "lab/process.hpp"
 #include "protocol.hpp"
 
 namespace lab::grading {
@@ -149,43 +150,23 @@ std::vector<std::string> runner_command(const std::string& runner, const std::st
 
 Child start_runner(const std::string& runner, const std::string& request, const std::string& dir, const std::string& first)
 {
-    const std::vector<std::string> command = runner_command(runner, request, dir, first);
-    // Everything the child needs is made before fork: other threads may hold the allocator's lock.
-    std::vector<char*> argv;
-    for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    const std::string log = dir + "/runner.log";
+    lab::process::Options options;
+    options.output = dir + "/runner.log";
+    options.append = true;
+    // A session of its own: no controlling terminal to type into, one process group to kill.
+    options.group = lab::process::Options::Group::session;
+    options.null_stdin = true;
+    options.max_file_bytes = kRunnerFileBytes;
+    options.no_core_files = true;
     Child child;
     child.started = Clock::now();
-    child.pid = fork();
-    if (child.pid == 0) {
-        // A session of its own: no controlling terminal to type into, one process group to kill.
-        setsid();
-        const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-            close(fd);
-        }
-        const int null = open("/dev/null", O_RDONLY);
-        if (null >= 0) dup2(null, 0);
-        const rlimit files{kRunnerFileBytes, kRunnerFileBytes};
-        setrlimit(RLIMIT_FSIZE, &files);
-        const rlimit no_core{0, 0};
-        setrlimit(RLIMIT_CORE, &no_core);
-        execv(argv[0], argv.data());
-        std::_Exit(127);
-    }
+    child.pid = lab::process::start(runner_command(runner, request, dir, first), options);
     return child;
 }
 
 void kill_runner(Child& child)
 {
-    if (child.pid <= 0) return;
-    kill(-child.pid, SIGKILL);
-    kill(child.pid, SIGKILL);
-    int status = 0;
-    waitpid(child.pid, &status, 0);
+    lab::process::kill_group(child.pid);
     child.pid = -1;
 }
 
@@ -362,16 +343,12 @@ std::string sandbox_missing()
 {
     static const std::string why = [] {
         if (bwrap().empty()) return std::string("bubblewrap (bwrap) is not installed: apt-get install bubblewrap");
-        const pid_t pid = fork();
-        if (pid == 0) {
-            const int null = open("/dev/null", O_WRONLY);
-            if (null >= 0) dup2(null, 1), dup2(null, 2);
-            execl(bwrap().c_str(), bwrap().c_str(), "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc", "--unshare-net",
-                  "--unshare-pid", "--die-with-parent", "--", "/bin/true", nullptr);
-            std::_Exit(127);
-        }
-        int status = 0;
-        if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        lab::process::Options quiet;
+        quiet.output = "/dev/null";
+        const int status = lab::process::run({bwrap(), "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc",
+                                              "--unshare-net", "--unshare-pid", "--die-with-parent", "--", "/bin/true"},
+                                             quiet);
+        if (status != 0)
             return std::string("bubblewrap cannot make a sandbox on this machine (no user namespaces?)");
         return std::string();
     }();

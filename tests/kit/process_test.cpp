@@ -1,0 +1,112 @@
+// The one way the kit starts children (lab/process.hpp): exit codes, signals, output, environment,
+// working directory, limits, and a program that does not exist.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "lab/process.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Scratch {
+    Scratch()
+    {
+        char name[] = "/tmp/lab-process-test-XXXXXX";
+        dir = mkdtemp(name);
+    }
+    ~Scratch() { fs::remove_all(dir); }
+    std::string file(const std::string& name) const { return dir + "/" + name; }
+    std::string read(const std::string& name) const
+    {
+        std::ifstream in(file(name));
+        std::stringstream text;
+        text << in.rdbuf();
+        return text.str();
+    }
+    std::string dir;
+};
+
+lab::process::Options into(const std::string& output)
+{
+    lab::process::Options options;
+    options.output = output;
+    return options;
+}
+
+TEST(Process, ReturnsTheExitCode)
+{
+    EXPECT_EQ(lab::process::run({"/bin/sh", "-c", "exit 0"}), 0);
+    EXPECT_EQ(lab::process::run({"/bin/sh", "-c", "exit 3"}), 3);
+}
+
+TEST(Process, AChildKilledByASignalGives128PlusTheSignal)
+{
+    EXPECT_EQ(lab::process::run({"/bin/sh", "-c", "kill -9 $$"}), 128 + 9);
+}
+
+TEST(Process, BothStreamsGoToTheOutputFileAndAppendKeepsWhatWasThere)
+{
+    Scratch scratch;
+    const std::string log = scratch.file("log");
+    ASSERT_EQ(lab::process::run({"/bin/sh", "-c", "echo out; echo err >&2"}, into(log)), 0);
+    EXPECT_EQ(scratch.read("log"), "out\nerr\n");
+    auto options = into(log);
+    options.append = true;
+    ASSERT_EQ(lab::process::run({"/bin/sh", "-c", "echo more"}, options), 0);
+    EXPECT_EQ(scratch.read("log"), "out\nerr\nmore\n");
+    ASSERT_EQ(lab::process::run({"/bin/sh", "-c", "echo new"}, into(log)), 0);
+    EXPECT_EQ(scratch.read("log"), "new\n");
+}
+
+TEST(Process, SetsTheEnvironmentAndTheDirectoryAndSearchesPath)
+{
+    Scratch scratch;
+    auto options = into(scratch.file("log"));
+    options.environment = {{"LAB_PROCESS_TEST", "seen"}, {"HOME", "/nowhere"}};
+    options.directory = scratch.dir;
+    options.search_path = true;
+    ASSERT_EQ(lab::process::run({"sh", "-c", "echo $LAB_PROCESS_TEST $HOME $(pwd)"}, options), 0);
+    EXPECT_EQ(scratch.read("log"), "seen /nowhere " + fs::canonical(scratch.dir).string() + "\n");
+}
+
+TEST(Process, AProgramThatCannotStartExitsWith127AndSaysWhy)
+{
+    Scratch scratch;
+    EXPECT_EQ(lab::process::run({"/no/such/program"}, into(scratch.file("log"))), 127);
+    EXPECT_EQ(scratch.read("log"), "cannot start /no/such/program: No such file or directory\n");
+}
+
+TEST(Process, TheFileSizeLimitStopsAChildThatWritesTooMuch)
+{
+    Scratch scratch;
+    auto options = into(scratch.file("log"));
+    options.max_file_bytes = 4096;
+    const int status = lab::process::run({"/bin/sh", "-c", "head -c 100000 /dev/zero > big"}, [&] {
+        auto o = options;
+        o.directory = scratch.dir;
+        return o;
+    }());
+    EXPECT_NE(status, 0);
+    EXPECT_LE(fs::file_size(scratch.file("big")), 4096u);
+}
+
+TEST(Process, KillGroupStopsTheChildAndWhatItStarted)
+{
+    Scratch scratch;
+    auto options = into(scratch.file("log"));
+    options.group = lab::process::Options::Group::process_group;
+    // The child starts a grandchild that would write a file after a second, then waits.
+    const pid_t pid = lab::process::start({"/bin/sh", "-c", "(sleep 1; touch " + scratch.file("late") + ") & sleep 30"}, options);
+    ASSERT_GT(pid, 0);
+    usleep(200000);
+    lab::process::kill_group(pid);
+    sleep(2);
+    EXPECT_FALSE(fs::exists(scratch.file("late"))) << "a process the child started outlived kill_group";
+}
+
+}  // namespace
