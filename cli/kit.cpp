@@ -1,0 +1,181 @@
+// See kit.hpp.
+#include "kit.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "lab/process.hpp"
+#include "lab/registry.hpp"
+
+namespace lab::cli {
+
+namespace fs = std::filesystem;
+
+void say(const std::string& line) { std::cout << line << std::endl; }
+
+namespace {
+
+std::string read_file(const std::string& path)
+{
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+int default_jobs()
+{
+    if (const char* set = std::getenv("LAB_JOBS"); set && *set) {
+        try {
+            const int jobs = std::stoi(set);
+            if (jobs > 0) return jobs;
+        } catch (const std::exception&) {
+        }
+        throw Failure(std::string("LAB_JOBS=") + set + " is not a positive number of jobs");
+    }
+    const unsigned cores = std::thread::hardware_concurrency();
+    return cores ? static_cast<int>(cores) : 2;
+}
+
+std::string find_nvcc()
+{
+    if (const char* set = std::getenv("CUDACXX"); set && *set && access(set, X_OK) == 0) return set;
+    const char* path = std::getenv("PATH");
+    std::stringstream dirs(path ? path : "");
+    for (std::string dir; std::getline(dirs, dir, ':');)
+        if (!dir.empty() && access((dir + "/nvcc").c_str(), X_OK) == 0) return dir + "/nvcc";
+    if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0) return "/usr/local/cuda/bin/nvcc";
+    return "";
+}
+
+}  // namespace
+
+Kit::Kit() : root(lab::kit_path("")), jobs(default_jobs()), nvcc(find_nvcc())
+{
+    while (root.size() > 1 && root.back() == '/') root.pop_back();
+    build = root + "/build";
+    // CMake, which this program starts, finds nvcc through CUDACXX even where it is not on PATH.
+    if (have_nvcc()) setenv("CUDACXX", nvcc.c_str(), 1);
+}
+
+
+bool Kit::gpu_present() const
+{
+    static const bool present = [] {
+        char name[] = "/tmp/lab-nvidia-smi-XXXXXX";
+        const int fd = mkstemp(name);
+        if (fd < 0) return false;
+        close(fd);
+        process::Options options;
+        options.output = name;
+        options.search_path = true;
+        const bool listed = process::run({"nvidia-smi", "-L"}, options) == 0;
+        std::istringstream lines(read_file(name));
+        fs::remove(name);
+        for (std::string line; std::getline(lines, line);)
+            if (listed && line.rfind("GPU", 0) == 0) return true;
+        return false;
+    }();
+    return present;
+}
+
+std::string Kit::compute_sanitizer() const
+{
+    const char* path = std::getenv("PATH");
+    std::stringstream dirs(path ? path : "");
+    for (std::string dir; std::getline(dirs, dir, ':');)
+        if (!dir.empty() && access((dir + "/compute-sanitizer").c_str(), X_OK) == 0) return dir + "/compute-sanitizer";
+    if (have_nvcc()) {
+        const std::string beside = fs::path(nvcc).parent_path().string() + "/compute-sanitizer";
+        if (access(beside.c_str(), X_OK) == 0) return beside;
+    }
+    return "";
+}
+
+void Kit::require_toolchain(bool cuda) const
+{
+    if (have_nvcc()) return;
+    if (cuda || gpu_present())
+        throw Failure(
+            "the CUDA Toolkit (nvcc) is not installed. It is a prerequisite for running on the GPU: install CUDA 12\n"
+            "     or 13 from https://developer.nvidia.com/cuda-downloads (or Debian's nvidia-cuda-toolkit), then run this again.");
+    static bool said = false;
+    if (!said) say("lab: no CUDA Toolkit (nvcc) here; kernels build and run on the kit's CPU backend instead.");
+    said = true;
+}
+
+std::string Kit::preset_for(const std::string& tree_name) const
+{
+    return (have_nvcc() && gpu_present() ? "cuda-" : "cpu-") + tree_name;
+}
+
+int Kit::run(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& environment) const
+{
+    std::cout.flush();
+    process::Options options;
+    options.search_path = true;
+    options.environment = environment;
+    return process::run(argv, options);
+}
+
+void Kit::configure_and_build(const std::string& preset, const std::vector<std::string>& targets) const
+{
+    if (!fs::exists(tree(preset) + "/CMakeCache.txt")) {
+        fs::create_directories(build);
+        const std::string log = build + "/configure-" + preset + ".log";
+        process::Options options;
+        options.search_path = true;
+        options.directory = root;
+        options.output = log;
+        if (process::run({"cmake", "--preset", preset}, options) != 0) {
+            std::cerr << read_file(log);
+            throw Failure("configuring build/" + preset + " failed (CMake's messages are above, and in " + log + ")");
+        }
+    }
+    std::vector<std::string> command{"cmake", "--build", tree(preset), "-j", std::to_string(jobs)};
+    for (const auto& target : targets) command.insert(command.end(), {"--target", target});
+    if (run(command) != 0)
+        throw Failure("building build/" + preset +
+                      " failed (see the compiler's messages above; a message from nvcc means a GPU build would refuse the "
+                      "file too, even though the CPU backend could run it)");
+}
+
+void Kit::run_ctest(const std::string& preset, const std::string& junit, const std::vector<std::string>& args,
+                    const std::vector<std::pair<std::string, std::string>>& environment) const
+{
+    std::vector<std::string> command{"ctest", "--test-dir", tree(preset), "-j", std::to_string(jobs), "--output-junit", junit};
+    command.insert(command.end(), args.begin(), args.end());
+    fs::remove(junit);
+    process::Options options;
+    options.search_path = true;
+    options.environment = environment;
+    options.output = tree(preset) + "/ctest.log";
+    process::run(command, options);  // failing tests are read from the JUnit file
+    std::error_code error;
+    if (!fs::exists(junit, error) || fs::file_size(junit, error) == 0)
+        throw Failure("ctest wrote no results for build/" + preset + "; its log is " + options.output);
+}
+
+int Kit::summary(const std::string& preset, const std::vector<std::string>& args) const
+{
+    std::vector<std::string> command{tool(preset, "grader/lab-summary")};
+    command.insert(command.end(), args.begin(), args.end());
+    return run(command);
+}
+
+bool Kit::check_tree(const std::string& preset, const std::string& expectation, const std::vector<std::string>& args,
+                     const std::vector<std::pair<std::string, std::string>>& environment) const
+{
+    const std::string junit = tree(preset) + "/" + expectation + ".xml";
+    run_ctest(preset, junit, args, environment);
+    return summary(preset, {"--junit", junit, "--expect", expectation}) == 0;
+}
+
+}  // namespace lab::cli

@@ -1,0 +1,72 @@
+// The `./lab` program's shared pieces: where the kit and its build trees are, what this machine
+// has (nvcc, a GPU), and configuring, building and testing a tree. Each command is one file of
+// this folder and uses these; none of them loads a student's code.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace lab::cli {
+
+// A command could not do its job: `./lab` prints "lab: WHAT" and exits with `code`.
+struct Failure : std::runtime_error {
+    explicit Failure(const std::string& what, int code = 1) : std::runtime_error(what), code(code) {}
+    int code;
+};
+
+void say(const std::string& line);
+
+class Kit {
+public:
+    Kit();
+
+    std::string root;   // the kit's folder
+    std::string build;  // root/build: one folder per CMake preset
+    int jobs;           // $LAB_JOBS, else every core
+
+    std::string nvcc;          // $CUDACXX, else nvcc on PATH, else /usr/local/cuda/bin/nvcc; "" when none
+    bool have_nvcc() const { return !nvcc.empty(); }
+    bool gpu_present() const;  // nvidia-smi lists a GPU
+    std::string compute_sanitizer() const;  // on PATH or beside nvcc; "" when neither
+    // Before a command builds kernels: with `cuda`, nvcc is required; otherwise its absence means
+    // the CPU backend, and only a GPU without nvcc is an error.
+    void require_toolchain(bool cuda = false) const;
+    // "cuda-TREE" where this machine has nvcc and a GPU, else "cpu-TREE".
+    std::string preset_for(const std::string& tree) const;
+    bool is_cpu(const std::string& preset) const { return preset.rfind("cpu-", 0) == 0; }
+    std::string tree(const std::string& preset) const { return build + "/" + preset; }
+    std::string tool(const std::string& preset, const std::string& relative) const { return tree(preset) + "/" + relative; }
+
+    // Configures build/PRESET from CMakePresets.json when it has no cache yet, then builds the
+    // targets (all without any).
+    void configure_and_build(const std::string& preset, const std::vector<std::string>& targets = {}) const;
+    // Runs ctest on build/PRESET quietly (its log: build/PRESET/ctest.log) and writes `junit`.
+    void run_ctest(const std::string& preset, const std::string& junit, const std::vector<std::string>& args = {},
+                   const std::vector<std::pair<std::string, std::string>>& environment = {}) const;
+    // lab-summary on a tree's results; returns its exit status.
+    int summary(const std::string& preset, const std::vector<std::string>& args) const;
+    // run_ctest, then lab-summary --expect EXPECTATION; true when the results are as expected.
+    bool check_tree(const std::string& preset, const std::string& expectation, const std::vector<std::string>& args = {},
+                    const std::vector<std::pair<std::string, std::string>>& environment = {}) const;
+
+    // Runs a program (its output to this terminal); its exit code.
+    int run(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& environment = {}) const;
+};
+
+// The commands, one file each; main.cpp gives them their command line. Each returns the exit
+// status `./lab` ends with, or throws Failure.
+int run(const Kit& kit);
+int selftest(const Kit& kit, const std::string& only);  // "", "cpu" or "cuda"
+int doctor(const Kit& kit);
+int test(const Kit& kit, const std::string& key);  // "" for every rung
+int hint(const Kit& kit, const std::string& key);
+int list(const Kit& kit, bool ids_only);
+int replay(const Kit& kit, const std::vector<std::string>& args);
+int grade(const Kit& kit, const std::vector<std::string>& args);
+int generate(const Kit& kit);
+int calibrate(const Kit& kit);
+int bench(const Kit& kit, const std::string& dir);  // "" for build/benchmark
+
+}  // namespace lab::cli

@@ -1,0 +1,134 @@
+// The `./lab` program: the kit's commands for students, instructors and CI. ./lab (a bash
+// bootstrap) installs or names what is missing, builds this program and hands it the command.
+// This file is the command line (CLI11, the one file that includes it); each command's work is
+// in a file of its own, and kit.hpp holds what they share.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "kit.hpp"
+#include "lab/usage_error.hpp"
+
+namespace {
+
+using namespace lab::cli;
+
+// A command in the list: its one-line summary there, and the longer text of `./lab CMD --help`.
+CLI::App* command(CLI::App& app, const std::string& name, const std::string& group, const std::string& summary,
+                  const std::string& details = "")
+{
+    CLI::App* sub = app.add_subcommand(name, summary);
+    sub->group(group);
+    if (!details.empty()) sub->footer(details);
+    return sub;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    CLI::App app("The CUDA reduction kit: ./lab COMMAND. ./lab COMMAND --help says more about one.", "./lab");
+    app.require_subcommand(1);
+    int status = 0;
+    try {
+        const Kit kit;
+        const std::string everyone = "For everyone", students = "For students", report = "For students, with a grading report",
+                          instructors = "For instructors";
+
+        command(app, "run", everyone, "the main job: build the reference solutions, run every rung's tests, print a table",
+                "Builds the reference solutions, runs every rung's tests on them and prints a table per rung: cases passed\n"
+                "and, on a GPU, the bandwidth reached. Without a GPU the kernels run on the kit's CPU backend.")
+            ->callback([&] { status = run(kit); });
+
+        static std::string only;
+        CLI::App* selftest_command =
+            command(app, "selftest", everyone, "the kit's own test suite",
+                    "Every solution passes, every untouched exercise fails with its to-do list, exercises/ matches what\n"
+                    "solutions/ generates, the CPU backend catches planted bugs; under CUDA too where nvcc is installed.");
+        selftest_command->add_option("--only", only, "one backend")->check(CLI::IsMember({"cpu", "cuda"}));
+        selftest_command->callback([&] { status = selftest(kit, only); });
+
+        command(app, "doctor", everyone, "check what the kit needs; as root, install the missing Debian packages")
+            ->callback([&] { status = doctor(kit); });
+        app.add_subcommand("help", "this list")->group(everyone);
+
+        static std::string rung;
+        CLI::App* test_command = command(app, "test", students, "build your exercises and run rung NN's tests (every rung without NN)");
+        test_command->add_option("NN", rung, "the rung: 03, 3 or 03_sequential");
+        test_command->callback([&] { status = test(kit, rung); });
+
+        CLI::App* hint_command = command(app, "hint", students, "hints for rung NN");
+        hint_command->add_option("NN", rung, "the rung: 03, 3 or 03_sequential")->required();
+        hint_command->callback([&] { status = hint(kit, rung); });
+
+        static bool ids = false;
+        CLI::App* list_command = command(app, "list", students, "the rungs, in order");
+        list_command->add_flag("--ids", ids, "their full names only, one a line (for scripts)");
+        list_command->callback([&] { status = list(kit, ids); });
+
+        // grade and replay hand every argument, --help included, to lab-grade, which parses them.
+        CLI::App* replay_command =
+            command(app, "replay", report, "NN --op OP --input KIND --n N --block B --seed S [--grid G] [--offset O]",
+                    "Runs one case exactly as the report's replay line gives it, on your exercises/NN_name.cu.");
+        replay_command->prefix_command()->set_help_flag();
+        replay_command->callback([&] { status = replay(kit, replay_command->remaining()); });
+
+        CLI::App* grade_command = command(app, "grade", instructors, "SUBMISSION [--rubric FILE] [--out DIR] [--seed S]: grade it, write its reports");
+        grade_command->prefix_command()->set_help_flag();
+        grade_command->callback([&] { status = grade(kit, grade_command->remaining()); });
+
+        command(app, "generate", instructors, "rewrite exercises/ and the README's rung table from solutions/ and rungs.json")
+            ->callback([&] { status = generate(kit); });
+        command(app, "calibrate", instructors, "time the reference solutions on this GPU and write its thresholds",
+                "Runs each reference solution's speed test 10 times on this machine's GPU and adds (or replaces) its\n"
+                "calibration in tests/speed.json: thresholds from the measured spread, so that any kernel as fast as the\n"
+                "reference passes every time.")
+            ->callback([&] { status = calibrate(kit); });
+        static std::string dir;
+        CLI::App* bench_command =
+            command(app, "bench", instructors, "[DIR] benchmark every reference rung against CUB and the CPU",
+                    "Times every reference rung, CUB and the CPU loop over 2^10 ... 2^28 elements: DIR/results.csv,\n"
+                    "results.md and gbps.png (default DIR: build/benchmark). Needs a GPU; on the CPU backend it reports\n"
+                    "the emulator's own speed.");
+        bench_command->add_option("DIR", dir, "where the results go");
+        bench_command->callback([&] { status = bench(kit, dir); });
+
+        // Set last: a subcommand made after it would show it too.
+        app.footer(
+            "Environment: CUDAARCHS picks CUDA architectures (default 75;90, e.g. CUDAARCHS=native); LAB_JOBS sets build\n"
+            "and test parallelism (default: all cores); LAB_CPU_WORKERS the threads the CPU backend runs blocks on.");
+        if (argc < 2) {
+            std::cerr << app.help();
+            return 2;
+        }
+        const std::string first = argv[1];
+        if (first == "help") {
+            std::cout << app.help();
+            return 0;
+        }
+        if (first[0] != '-') {
+            try {
+                app.get_subcommand(first);
+            } catch (const CLI::OptionNotFound&) {
+                throw Failure("no command '" + first + "'; ./lab help lists them", 2);
+            }
+        }
+        app.parse(argc, argv);
+        return status;
+    } catch (const CLI::CallForHelp&) {
+        std::cout << app.help();
+        return 0;
+    } catch (const CLI::ParseError& e) {
+        // A mistyped option or a missing argument: what was wrong, then where the usage is.
+        std::cerr << "lab: " << e.what() << " (./lab " << (argc > 1 ? std::string(argv[1]) + " " : "") << "--help)\n";
+        return 2;
+    } catch (const Failure& e) {
+        std::cerr << "lab: " << e.what() << "\n";
+        return e.code;
+    } catch (const lab::UsageError& e) {
+        std::cerr << "lab: " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "lab: " << e.what() << "\n";
+        return 1;
+    }
+}

@@ -1,0 +1,21 @@
+// ./lab replay NN ...: runs one case of a grading report on the student's own exercises/NN_name.cu.
+
+#include "kit.hpp"
+
+namespace lab::cli {
+
+int replay(const Kit& kit, const std::vector<std::string>& args)
+{
+    if (args.empty())
+        throw Failure("usage: ./lab replay NN --op OP --input KIND --n N --block B --seed S [--grid G] [--offset O] (copy it "
+                      "from your report)",
+                      2);
+    kit.require_toolchain();
+    const std::string preset = kit.preset_for("exercises");
+    kit.configure_and_build(preset, {"lab-grade"});
+    std::vector<std::string> command{kit.tool(preset, "grader/lab-grade"), "replay"};
+    command.insert(command.end(), args.begin(), args.end());
+    return kit.run(command);
+}
+
+}  // namespace lab::cli

@@ -1,0 +1,107 @@
+// The `./lab` program (cli/): its commands read the registry with the kit's own reader, and a bad
+// command, rung or option gets a message and exit status 2. Runs the built program itself.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "lab/process.hpp"
+#include "lab/registry.hpp"
+
+namespace {
+
+struct Ran {
+    int status;
+    std::string output;
+};
+
+Ran lab_cli(const std::vector<std::string>& args)
+{
+    char name[] = "/tmp/lab-cli-test-XXXXXX";
+    const int fd = mkstemp(name);
+    close(fd);
+    std::vector<std::string> argv{LAB_CLI};
+    argv.insert(argv.end(), args.begin(), args.end());
+    lab::process::Options options;
+    options.output = name;
+    Ran ran;
+    ran.status = lab::process::run(argv, options);
+    std::ifstream in(name);
+    std::stringstream text;
+    text << in.rdbuf();
+    ran.output = text.str();
+    std::filesystem::remove(name);
+    return ran;
+}
+
+TEST(Cli, ListPrintsEveryRungOfTheRegistryInOrder)
+{
+    const Ran ran = lab_cli({"list"});
+    ASSERT_EQ(ran.status, 0) << ran.output;
+    std::istringstream lines(ran.output);
+    std::string line;
+    for (const lab::RungInfo& rung : lab::Registry::kit().rungs()) {
+        ASSERT_TRUE(std::getline(lines, line)) << "no line for " << rung.id << " in:\n" << ran.output;
+        EXPECT_EQ(line.rfind(rung.number + "  " + rung.title, 0), 0u) << line;
+        EXPECT_NE(line.find("you write: " + rung.practises), std::string::npos) << line;
+    }
+    EXPECT_FALSE(std::getline(lines, line)) << "a line for no rung: " << line;
+}
+
+TEST(Cli, ListIdsPrintsTheFullNamesOnly)
+{
+    const Ran ran = lab_cli({"list", "--ids"});
+    ASSERT_EQ(ran.status, 0) << ran.output;
+    std::string expected;
+    for (const lab::RungInfo& rung : lab::Registry::kit().rungs()) expected += rung.id + "\n";
+    EXPECT_EQ(ran.output, expected);
+}
+
+TEST(Cli, HintTakesAnyNameOfARungAndPrintsItsHints)
+{
+    const lab::RungInfo& rung = lab::Registry::kit().get("05");
+    for (const std::string& key : std::vector<std::string>{"05", "5", rung.id}) {
+        const Ran ran = lab_cli({"hint", key});
+        ASSERT_EQ(ran.status, 0) << ran.output;
+        EXPECT_EQ(ran.output.rfind(rung.id + ": " + rung.title, 0), 0u) << ran.output;
+        for (const auto& hint : rung.hints) EXPECT_NE(ran.output.find(hint), std::string::npos) << hint;
+    }
+}
+
+TEST(Cli, AnUnknownRungNamesTheKnownOnes)
+{
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"hint", "99"}, {"test", "99"}}) {
+        const Ran ran = lab_cli(args);
+        EXPECT_EQ(ran.status, 2) << ran.output;
+        EXPECT_NE(ran.output.find("no rung called '99'"), std::string::npos) << ran.output;
+        EXPECT_NE(ran.output.find(lab::Registry::kit().rungs().back().id), std::string::npos) << ran.output;
+    }
+}
+
+TEST(Cli, MistakesOnTheCommandLineSayWhatAndExitWith2)
+{
+    struct Case {
+        std::vector<std::string> args;
+        std::string says;
+    };
+    for (const Case& c : {Case{{"bogus"}, "no command 'bogus'"}, Case{{"hint"}, "NN is required"},
+                          Case{{"selftest", "--only", "gpu"}, "gpu not in {cpu,cuda}"}, Case{{"grade"}, "usage: ./lab grade"},
+                          Case{{"replay"}, "usage: ./lab replay"}, Case{{}, "Usage: ./lab"}}) {
+        const Ran ran = lab_cli(c.args);
+        EXPECT_EQ(ran.status, 2) << ran.output;
+        EXPECT_NE(ran.output.find(c.says), std::string::npos) << ran.output;
+    }
+}
+
+TEST(Cli, HelpListsEveryCommand)
+{
+    const Ran ran = lab_cli({"help"});
+    ASSERT_EQ(ran.status, 0) << ran.output;
+    for (const char* command : {"run", "selftest", "doctor", "test", "hint", "list", "replay", "grade", "generate",
+                                "calibrate", "bench"})
+        EXPECT_NE(ran.output.find(std::string("\n  ") + command + " "), std::string::npos) << command;
+}
+
+}  // namespace
