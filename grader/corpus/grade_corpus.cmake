@@ -3,8 +3,8 @@
 #         -P grade_corpus.cmake
 # The submission is made in WORK from grader/corpus/NAME: "base" (solutions or exercises) for the
 # rungs listed in "rungs" (all when absent); then each of "mutants" (from tests/mutants.json) and
-# "edits" ({rung, replace, with}), in that order, applied to the rung's file as the changes before
-# left it (else to its reference solution); then the files under NAME/exercises/ as they are. The
+# "edits" ({rung, replace, with}, or {rung, replace, insert: a file of the entry}), in that order,
+# applied to the rung's file as the changes before left it (else to its reference solution); then the files under NAME/exercises/ as they are. The
 # kit's data files must be the same after grading as before: a submission cannot change what the
 # next one is graded on.
 set(corpus "${KIT}/grader/corpus/${NAME}")
@@ -12,16 +12,28 @@ file(READ "${corpus}/expect.json" expect)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}/submission/exercises")
 
+# expect_strings(<out> <key>): the strings of expect.json's array <key>; none when it is absent.
+function(expect_strings out key)
+  set(strings "")
+  string(JSON count ERROR_VARIABLE absent LENGTH "${expect}" ${key})
+  if(NOT absent AND count GREATER 0)
+    math(EXPR last "${count} - 1")
+    foreach(i RANGE ${last})
+      string(JSON item GET "${expect}" ${key} ${i})
+      list(APPEND strings "${item}")
+    endforeach()
+  endif()
+  set(${out} "${strings}" PARENT_SCOPE)
+endfunction()
+
 string(JSON base ERROR_VARIABLE no_base GET "${expect}" base)
 if(NOT no_base)
-  string(JSON rung_count ERROR_VARIABLE no_rungs LENGTH "${expect}" rungs)
-  if(no_rungs)
+  expect_strings(rungs rungs)
+  if(rungs STREQUAL "")
     file(GLOB base_files "${KIT}/${base}/*.cu")
   else()
     set(base_files "")
-    math(EXPR last "${rung_count} - 1")
-    foreach(i RANGE ${last})
-      string(JSON rung GET "${expect}" rungs ${i})
+    foreach(rung IN LISTS rungs)
       list(APPEND base_files "${KIT}/${base}/${rung}.cu")
     endforeach()
   endif()
@@ -76,7 +88,13 @@ if(NOT no_edits AND edit_count GREATER 0)
   foreach(i RANGE ${last_edit})
     string(JSON rung GET "${expect}" edits ${i} rung)
     string(JSON replace GET "${expect}" edits ${i} replace)
-    string(JSON with GET "${expect}" edits ${i} with)
+    string(JSON with ERROR_VARIABLE no_with GET "${expect}" edits ${i} with)
+    if(no_with)
+      # "insert": the named file of the entry goes in after the text `replace`.
+      string(JSON insert GET "${expect}" edits ${i} insert)
+      file(READ "${corpus}/${insert}" inserted)
+      set(with "${replace}${inserted}")
+    endif()
     apply_change(${rung} "${replace}" "${with}" "edit ${i}")
   endforeach()
 endif()
@@ -97,11 +115,33 @@ string(JSON wanted_rubric ERROR_VARIABLE no_rubric GET "${expect}" rubric)
 if(NOT no_rubric AND wanted_rubric STREQUAL "default")
   set(rubric "${KIT}/grader/rubric.toml")
 endif()
-execute_process(COMMAND "${GRADE}" grade "${WORK}/submission" --out "${WORK}/report" --rubric "${rubric}"
-                RESULT_VARIABLE graded)
+# A secret in the grader's environment, as a CI token would be: no report may show it.
+set(token "corpus-token-${NAME}-never-in-a-report")
+execute_process(COMMAND "${CMAKE_COMMAND}" -E env "LAB_CORPUS_TOKEN=${token}"
+                        "${GRADE}" grade "${WORK}/submission" --out "${WORK}/report" --rubric "${rubric}"
+                RESULT_VARIABLE graded OUTPUT_VARIABLE printed ERROR_VARIABLE printed)
+message("${printed}")
 if(NOT graded EQUAL 0)
   message(FATAL_ERROR "lab-grade failed on corpus submission ${NAME} (exit ${graded})")
 endif()
+# Nothing secret reaches what the grader prints or writes: the token, the hidden cases (a phrase of
+# their file), and whatever the entry names in "secrets".
+expect_strings(secrets secrets)
+list(APPEND secrets "${token}" "a kit release leaves this file out")
+file(GLOB_RECURSE report_files "${WORK}/report/*")
+foreach(secret IN LISTS secrets)
+  string(FIND "${printed}" "${secret}" at)
+  if(NOT at EQUAL -1)
+    message(FATAL_ERROR "grading ${NAME} printed a secret: '${secret}'")
+  endif()
+  foreach(f IN LISTS report_files)
+    file(READ "${f}" text)
+    string(FIND "${text}" "${secret}" at)
+    if(NOT at EQUAL -1)
+      message(FATAL_ERROR "grading ${NAME} leaked a secret into ${f}: '${secret}'")
+    endif()
+  endforeach()
+endforeach()
 foreach(f IN LISTS kit_data)
   file(SHA256 "${KIT}/${f}" after)
   if(NOT after STREQUAL before_${f})

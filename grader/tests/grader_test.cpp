@@ -10,7 +10,11 @@
 #include <string>
 
 #include "intake.hpp"
+#include "builder.hpp"
+#include "lab/process.hpp"
+#include "lab/registry.hpp"
 #include "rubric.hpp"
+#include "sandbox.hpp"
 #include "screen.hpp"
 
 namespace {
@@ -166,6 +170,38 @@ TEST(Rubric, AMistakeIsNamedWithItsLineAndKey)
     EXPECT_NE(refusal("[no_gpu]\nspeed = \"half\"\n").find("r.toml:2: key no_gpu.speed: must be one of"), std::string::npos);
     EXPECT_NE(refusal("[points\n").find("r.toml:1"), std::string::npos);
     EXPECT_EQ(refusal("[rungs.07_coarsening]\nspeed = 0\n"), "accepted");
+}
+
+// What a sandboxed program sees: the secrets empty, none of the grader's other variables, nothing
+// writable but its own folder.
+TEST(Sandbox, HidesTheSecretsTheEnvironmentAndTheKit)
+{
+    const std::string work = grading_build_dir() + "/grading/sandbox-test";
+    fs::remove_all(work);
+    fs::create_directories(work);
+    const std::string kit = lab::kit_path("");
+    const std::string script =
+        "cat '" + kit + "/grader/hidden_cases.json' '" + kit + "/solutions/03_sequential.cu'; echo \"token=$LAB_SANDBOX_TEST\"; "
+        "touch '" + kit + "/rungs.json' 2>/dev/null && echo wrote-the-kit; touch '" + work + "/mine' && echo wrote-its-own";
+    const std::vector<std::string> command{"/bin/sh", "-c", script};
+    SandboxSpec spec;
+    spec.writable = {work};
+    const std::vector<std::string> wrapped = sandboxed(command, spec);
+    if (!sandbox_missing().empty()) {
+        // No sandbox here: the command runs as it is, and lab-grade says so in every report.
+        EXPECT_EQ(wrapped, command);
+        return;
+    }
+    lab::process::Options options;
+    options.output = work + "/../sandbox-test.log";
+    options.environment = {{"LAB_SANDBOX_TEST", "a-secret-token"}};
+    ASSERT_EQ(lab::process::run(wrapped, options), 0);
+    std::ifstream in(options.output);
+    const std::string printed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(printed, "token=\nwrote-its-own\n");
+    EXPECT_TRUE(fs::exists(work + "/mine"));
+    fs::remove_all(work);
+    fs::remove(options.output);
 }
 
 }  // namespace

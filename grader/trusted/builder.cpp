@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lab/process.hpp"
+#include "sandbox.hpp"
 
 namespace lab::grading {
 
@@ -82,8 +83,17 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs)
     args.push_back("--");
     args.push_back("-k");
     args.push_back("0");
+    // The build files are brought up to date by the grader itself (nothing of the submission's is
+    // compiled for that); then the submission's files are compiled in the sandbox, which hides
+    // the hidden cases, the solutions and every other grading's files: an #include of them finds
+    // an empty file.
+    if (fs::exists(dir + "/build.ninja")) run({"cmake", "--build", dir, "--target", "build.ninja"}, grading + "/configure.log");
+    SandboxSpec spec;
+    spec.writable = {dir};
+    spec.readable = {grading + "/submission"};
+    spec.gpu = false;
     const auto started = fs::file_time_type::clock::now();
-    run(args, grading + "/build.log");
+    run(sandboxed(args, spec), grading + "/build.log");
     for (const auto& [id, contents] : files) {
         const std::string runner = dir + "/grader/lab-runner-" + id;
         std::error_code error;
@@ -93,7 +103,7 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs)
         }
         // Built alone again, for messages about this rung only.
         const std::string log = grading + "/build-" + id + ".log";
-        run({"cmake", "--build", dir, "--target", "lab-runner-" + id}, log);
+        run(sandboxed({"cmake", "--build", dir, "--target", "lab-runner-" + id}, spec), log);
         built.logs[id] = shown_log(read(log), dir, id);
         if (built.logs[id].empty()) built.logs[id] = "the build failed without a message";
     }

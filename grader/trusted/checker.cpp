@@ -26,6 +26,7 @@
 #include "lab/inputs.hpp"
 #include "lab/process.hpp"
 #include "protocol.hpp"
+#include "sandbox.hpp"
 
 namespace lab::grading {
 
@@ -111,41 +112,13 @@ struct Child {
     Clock::time_point started;
 };
 
-// bubblewrap: $LAB_BWRAP when set, else /usr/bin/bwrap, else the first bwrap on PATH.
-const std::string& bwrap()
-{
-    static const std::string path = [] {
-        if (const char* set = std::getenv("LAB_BWRAP"); set && *set) return std::string(set);
-        if (access("/usr/bin/bwrap", X_OK) == 0) return std::string("/usr/bin/bwrap");
-        const char* path_env = std::getenv("PATH");
-        std::stringstream dirs(path_env ? path_env : "");
-        for (std::string dir; std::getline(dirs, dir, ':');)
-            if (!dir.empty() && access((dir + "/bwrap").c_str(), X_OK) == 0) return dir + "/bwrap";
-        return std::string();
-    }();
-    return path;
-}
-
-// The kit's own folder: the runner reads its registry (the speed job); read-only like the rest.
-std::string kit_root()
-{
-    std::string root = kit_path("");
-    while (root.size() > 1 && root.back() == '/') root.pop_back();
-    return root;
-}
-
-// The runner's command line: inside bubblewrap where it works, the whole file system read-only
-// but for the runner's own folder, no network, its own process tree that dies with the grader.
+// The runner's command line: in the sandbox (sandbox.hpp), where only its own folder is writable.
 std::vector<std::string> runner_command(const std::string& runner, const std::string& request, const std::string& dir,
                                         const std::string& first)
 {
-    std::vector<std::string> command;
-    if (sandbox_missing().empty())
-        command = {bwrap(), "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-                   "--ro-bind", runner, runner, "--ro-bind", kit_root(), kit_root(), "--bind", dir, dir, "--unshare-net", "--unshare-pid", "--unshare-ipc",
-                   "--die-with-parent", "--"};
-    command.insert(command.end(), {runner, request, dir, first});
-    return command;
+    SandboxSpec spec;
+    spec.writable = {dir};
+    return sandboxed({runner, request, dir, first}, spec);
 }
 
 Child start_runner(const std::string& runner, const std::string& request, const std::string& dir, const std::string& first)
@@ -339,21 +312,6 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
 
 }  // namespace
 
-std::string sandbox_missing()
-{
-    static const std::string why = [] {
-        if (bwrap().empty()) return std::string("bubblewrap (bwrap) is not installed: apt-get install bubblewrap");
-        lab::process::Options quiet;
-        quiet.output = "/dev/null";
-        const int status = lab::process::run({bwrap(), "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc",
-                                              "--unshare-net", "--unshare-pid", "--die-with-parent", "--", "/bin/true"},
-                                             quiet);
-        if (status != 0)
-            return std::string("bubblewrap cannot make a sandbox on this machine (no user namespaces?)");
-        return std::string();
-    }();
-    return why;
-}
 
 std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& runner,
                                       const std::vector<PlannedCase>& cases, const std::vector<std::string>& orders,

@@ -25,9 +25,6 @@ struct PlannedCase {
     std::string skip;  // not run here, and why (a GPU-only case on the CPU backend, say)
 };
 
-// Whether runners run in a bubblewrap sandbox here (read-only file system but for their own work
-// folder, no network, their own process tree): probed once. "" when they do, else why not.
-std::string sandbox_missing();
 
 struct Limits {
     double case_seconds = 60, rung_seconds = 600;

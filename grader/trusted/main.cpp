@@ -29,6 +29,7 @@
 #include "plan.hpp"
 #include "reports.hpp"
 #include "rubric.hpp"
+#include "sandbox.hpp"
 #include "screen.hpp"
 
 namespace {
@@ -158,10 +159,15 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     // Every rung's cases are chosen before any submitted code runs: nothing a runner does can change them.
     std::map<std::string, std::vector<PlannedCase>> planned;
     for (const lab::RungInfo& rung : lab::Registry::kit().rungs()) planned[rung.id] = plan_cases(rung, rubric, g.seed);
+    // This run's reports and rubric are out of the sandbox's sight too (sandbox.hpp).
+    std::filesystem::create_directories(out_dir);
+    hide_in_sandbox(out_dir);
+    hide_in_sandbox(rubric.path);
     const std::string missing = sandbox_missing();
-    g.sandbox = missing.empty() ? "ran in a bubblewrap sandbox (read-only files, no network)"
-                                : "ran WITHOUT a sandbox: " + missing;
-    if (!missing.empty()) std::cout << "  warning: runners run without a sandbox: " << missing << '\n';
+    g.sandbox = missing.empty() ? "built and ran in a bubblewrap sandbox (read-only files but their own folder, the hidden "
+                                  "cases, solutions and reports out of sight, no network, a clean environment)"
+                                : "built and ran WITHOUT a sandbox: " + missing;
+    if (!missing.empty()) std::cout << "  warning: submissions build and run without a sandbox: " << missing << '\n';
 
     // A file that still has the skeleton's TODO lines is unfinished: not built, no points (the suites
     // refuse to run it too; its stubs are there to compile, not to be graded). One that reaches into
