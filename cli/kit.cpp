@@ -47,19 +47,15 @@ int default_jobs()
 std::string find_nvcc()
 {
     if (const char* set = std::getenv("CUDACXX"); set && *set && access(set, X_OK) == 0) return set;
-    const char* path = std::getenv("PATH");
-    std::stringstream dirs(path ? path : "");
-    for (std::string dir; std::getline(dirs, dir, ':');)
-        if (!dir.empty() && access((dir + "/nvcc").c_str(), X_OK) == 0) return dir + "/nvcc";
+    if (std::string found = process::find_program("nvcc"); !found.empty()) return found;
     if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0) return "/usr/local/cuda/bin/nvcc";
     return "";
 }
 
 }  // namespace
 
-Kit::Kit() : root(lab::kit_path("")), jobs(default_jobs()), nvcc(find_nvcc())
+Kit::Kit() : root(lab::kit_root()), jobs(default_jobs()), nvcc(find_nvcc())
 {
-    while (root.size() > 1 && root.back() == '/') root.pop_back();
     build = root + "/build";
     // CMake, which this program starts, finds nvcc through CUDACXX even where it is not on PATH.
     if (have_nvcc()) setenv("CUDACXX", nvcc.c_str(), 1);
@@ -88,10 +84,7 @@ bool Kit::gpu_present() const
 
 std::string Kit::compute_sanitizer() const
 {
-    const char* path = std::getenv("PATH");
-    std::stringstream dirs(path ? path : "");
-    for (std::string dir; std::getline(dirs, dir, ':');)
-        if (!dir.empty() && access((dir + "/compute-sanitizer").c_str(), X_OK) == 0) return dir + "/compute-sanitizer";
+    if (std::string found = process::find_program("compute-sanitizer"); !found.empty()) return found;
     if (have_nvcc()) {
         const std::string beside = fs::path(nvcc).parent_path().string() + "/compute-sanitizer";
         if (access(beside.c_str(), X_OK) == 0) return beside;
@@ -166,6 +159,16 @@ void Kit::run_ctest(const std::string& preset, const std::string& junit, const s
 int Kit::summary(const std::string& preset, const std::vector<std::string>& args) const
 {
     std::vector<std::string> command{tool(preset, "grader/lab-summary")};
+    command.insert(command.end(), args.begin(), args.end());
+    return run(command);
+}
+
+int Kit::lab_grade(const std::string& tree_name, const std::string& subcommand, const std::vector<std::string>& args) const
+{
+    require_toolchain();
+    const std::string preset = preset_for(tree_name);
+    configure_and_build(preset, {"lab-grade"});
+    std::vector<std::string> command{tool(preset, "grader/lab-grade"), subcommand};
     command.insert(command.end(), args.begin(), args.end());
     return run(command);
 }

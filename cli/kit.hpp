@@ -51,6 +51,9 @@ public:
     bool check_tree(const std::string& preset, const std::string& expectation, const std::vector<std::string>& args = {},
                     const std::vector<std::pair<std::string, std::string>>& environment = {}) const;
 
+    // Builds lab-grade in the TREE ("solutions" or "exercises") for this machine and runs
+    // `lab-grade SUBCOMMAND ARGS...`; its exit code.
+    int lab_grade(const std::string& tree, const std::string& subcommand, const std::vector<std::string>& args) const;
     // Runs a program (its output to this terminal); its exit code.
     int run(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& environment = {}) const;
 };

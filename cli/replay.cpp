@@ -10,12 +10,7 @@ int replay(const Kit& kit, const std::vector<std::string>& args)
         throw Failure("usage: ./lab replay NN --op OP --input KIND --n N --block B --seed S [--grid G] [--offset O] (copy it "
                       "from your report)",
                       2);
-    kit.require_toolchain();
-    const std::string preset = kit.preset_for("exercises");
-    kit.configure_and_build(preset, {"lab-grade"});
-    std::vector<std::string> command{kit.tool(preset, "grader/lab-grade"), "replay"};
-    command.insert(command.end(), args.begin(), args.end());
-    return kit.run(command);
+    return kit.lab_grade("exercises", "replay", args);
 }
 
 }  // namespace lab::cli

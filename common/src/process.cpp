@@ -9,8 +9,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <map>
+#include <sstream>
 
 extern char** environ;
 
@@ -127,6 +129,15 @@ int run(const std::vector<std::string>& argv, const Options& options)
     const pid_t pid = start(argv, options);
     if (pid < 0) return -1;
     return exit_code(wait(pid));
+}
+
+std::string find_program(const std::string& name)
+{
+    const char* path = std::getenv("PATH");
+    std::stringstream dirs(path ? path : "");
+    for (std::string dir; std::getline(dirs, dir, ':');)
+        if (!dir.empty() && access((dir + "/" + name).c_str(), X_OK) == 0) return dir + "/" + name;
+    return "";
 }
 
 void kill_group(pid_t pid)

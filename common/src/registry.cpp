@@ -131,11 +131,14 @@ const RungInfo& Registry::get(std::string_view key) const
     throw UsageError("no rung called '" + std::string(key) + "' (the rungs are: " + known + ")");
 }
 
-std::string kit_path(std::string_view relative)
+std::string kit_root()
 {
-    const char* root = std::getenv("LAB_ROOT");
-    std::string base = root && *root ? root : LAB_SOURCE_DIR;
-    return base + "/" + std::string(relative);
+    const char* set = std::getenv("LAB_ROOT");
+    std::string root = set && *set ? set : LAB_SOURCE_DIR;
+    while (root.size() > 1 && root.back() == '/') root.pop_back();
+    return root;
 }
+
+std::string kit_path(std::string_view relative) { return kit_root() + "/" + std::string(relative); }
 
 }  // namespace lab

@@ -179,7 +179,7 @@ TEST(Sandbox, HidesTheSecretsTheEnvironmentAndTheKit)
     const std::string work = grading_build_dir() + "/grading/sandbox-test";
     fs::remove_all(work);
     fs::create_directories(work);
-    const std::string kit = lab::kit_path("");
+    const std::string kit = lab::kit_root();
     const std::string script =
         "cat '" + kit + "/grader/hidden_cases.json' '" + kit + "/solutions/03_sequential.cu'; echo \"token=$LAB_SANDBOX_TEST\"; "
         "touch '" + kit + "/rungs.json' 2>/dev/null && echo wrote-the-kit; touch '" + work + "/mine' && echo wrote-its-own";

@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
-#include <sstream>
 
 #include "builder.hpp"
 #include "lab/process.hpp"
@@ -23,13 +22,6 @@ namespace fs = std::filesystem;
 
 std::mutex g_hidden_mutex;
 std::vector<std::string> g_hidden_extra;
-
-std::string kit_root()
-{
-    std::string root = kit_path("");
-    while (root.size() > 1 && root.back() == '/') root.pop_back();
-    return root;
-}
 
 std::string absolute(const std::string& path)
 {
@@ -77,6 +69,14 @@ std::vector<std::string> gpu_nodes()
     return nodes;
 }
 
+// The environment a sandboxed program gets: these variables of the grader's, and nothing else
+// (no CI tokens).
+std::vector<std::string> passed_environment()
+{
+    // What a build or a runner needs to find its tools and libraries, and the kit's own settings.
+    return {"PATH", "LD_LIBRARY_PATH", "LANG", "LAB_ROOT", "LAB_CPU_WORKERS", "CUDA_VISIBLE_DEVICES", "CUDA_HOME"};
+}
+
 // The namespaces: all bubblewrap knows (network, processes, IPC, host name, user, cgroup).
 const std::vector<std::string> kIsolation{"--unshare-all", "--die-with-parent", "--new-session"};
 
@@ -87,11 +87,7 @@ const std::string& bwrap()
     static const std::string path = [] {
         if (const char* set = std::getenv("LAB_BWRAP"); set && *set) return std::string(set);
         if (access("/usr/bin/bwrap", X_OK) == 0) return std::string("/usr/bin/bwrap");
-        const char* path_env = std::getenv("PATH");
-        std::stringstream dirs(path_env ? path_env : "");
-        for (std::string dir; std::getline(dirs, dir, ':');)
-            if (!dir.empty() && access((dir + "/bwrap").c_str(), X_OK) == 0) return dir + "/bwrap";
-        return std::string();
+        return lab::process::find_program("bwrap");
     }();
     return path;
 }
@@ -116,12 +112,6 @@ void hide_in_sandbox(const std::string& path)
 {
     std::lock_guard<std::mutex> lock(g_hidden_mutex);
     g_hidden_extra.push_back(absolute(path));
-}
-
-std::vector<std::string> passed_environment()
-{
-    // What a build or a runner needs to find its tools and libraries, and the kit's own settings.
-    return {"PATH", "LD_LIBRARY_PATH", "LANG", "LAB_ROOT", "LAB_CPU_WORKERS", "CUDA_VISIBLE_DEVICES", "CUDA_HOME"};
 }
 
 std::vector<std::string> sandboxed(const std::vector<std::string>& command, const SandboxSpec& spec)

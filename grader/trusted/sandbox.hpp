@@ -29,8 +29,4 @@ struct SandboxSpec {
 // (the report says so: see sandbox_missing).
 std::vector<std::string> sandboxed(const std::vector<std::string>& command, const SandboxSpec& spec);
 
-// The environment a sandboxed program gets: these variables of the grader's, and nothing else
-// (no CI tokens). Exposed for the tests.
-std::vector<std::string> passed_environment();
-
 }  // namespace lab::grading

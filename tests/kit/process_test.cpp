@@ -86,11 +86,8 @@ TEST(Process, TheFileSizeLimitStopsAChildThatWritesTooMuch)
     Scratch scratch;
     auto options = into(scratch.file("log"));
     options.max_file_bytes = 4096;
-    const int status = lab::process::run({"/bin/sh", "-c", "head -c 100000 /dev/zero > big"}, [&] {
-        auto o = options;
-        o.directory = scratch.dir;
-        return o;
-    }());
+    options.directory = scratch.dir;
+    const int status = lab::process::run({"/bin/sh", "-c", "head -c 100000 /dev/zero > big"}, options);
     EXPECT_NE(status, 0);
     EXPECT_LE(fs::file_size(scratch.file("big")), 4096u);
 }

@@ -45,5 +45,7 @@ int exit_code(int status);
 int run(const std::vector<std::string>& argv, const Options& options = {});
 // Kills the child's process group and the child (SIGKILL), and reaps the child.
 void kill_group(pid_t pid);
+// The first executable `name` in the folders of $PATH; "" when there is none.
+std::string find_program(const std::string& name);
 
 }  // namespace lab::process

@@ -69,5 +69,7 @@ private:
 
 // Where the kit's own files are: $LAB_ROOT if set, else the source tree the kit was built from.
 std::string kit_path(std::string_view relative);
+// That folder itself, without a trailing slash.
+std::string kit_root();
 
 }  // namespace lab
