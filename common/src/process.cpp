@@ -54,7 +54,9 @@ pid_t start(const std::vector<std::string>& argv, const Options& options)
     for (auto& e : entries) envp.push_back(e.data());
     envp.push_back(nullptr);
 
-    const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (options.append ? O_APPEND : O_TRUNC);
+    // Never through a link: a child that replaced its log with one (a grader's runner) must not
+    // make the next child write wherever it points.
+    const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (options.append ? O_APPEND : O_TRUNC);
     const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid != 0) {
@@ -70,7 +72,13 @@ pid_t start(const std::vector<std::string>& argv, const Options& options)
     }
     if (!options.output.empty()) {
         const int fd = open(options.output.c_str(), flags, 0644);
-        if (fd >= 0) dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO), close(fd);
+        if (fd < 0) {
+            write_text(STDERR_FILENO, "cannot write ");
+            write_text(STDERR_FILENO, options.output.c_str());
+            write_text(STDERR_FILENO, "\n");
+            _exit(127);
+        }
+        dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO), close(fd);
     } else if (options.output_fd >= 0) {
         dup2(options.output_fd, STDOUT_FILENO);
         dup2(options.output_fd, STDERR_FILENO);

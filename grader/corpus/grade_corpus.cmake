@@ -124,10 +124,20 @@ message("${printed}")
 if(NOT graded EQUAL 0)
   message(FATAL_ERROR "lab-grade failed on corpus submission ${NAME} (exit ${graded})")
 endif()
-# Nothing secret reaches what the grader prints or writes: the token, the hidden cases (a phrase of
-# their file), and whatever the entry names in "secrets".
+# Nothing secret reaches what the grader prints or writes: the token, the hidden cases (the "about"
+# of the file and of each group, wherever a piece of the file is quoted), and whatever the entry
+# names in "secrets".
 expect_strings(secrets secrets)
-list(APPEND secrets "${token}" "a kit release leaves this file out")
+list(APPEND secrets "${token}")
+file(READ "${KIT}/grader/hidden_cases.json" hidden)
+string(JSON about GET "${hidden}" about)
+list(APPEND secrets "${about}")
+string(JSON group_count LENGTH "${hidden}" groups)
+math(EXPR last_group "${group_count} - 1")
+foreach(i RANGE ${last_group})
+  string(JSON about GET "${hidden}" groups ${i} about)
+  list(APPEND secrets "${about}")
+endforeach()
 file(GLOB_RECURSE report_files "${WORK}/report/*")
 foreach(secret IN LISTS secrets)
   string(FIND "${printed}" "${secret}" at)

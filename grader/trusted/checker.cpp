@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -38,6 +39,7 @@ using Clock = std::chrono::steady_clock;
 // What a runner may write in all, results and messages together: far more than honest results need.
 constexpr rlim_t kRunnerFileBytes = 256 << 20;
 constexpr std::size_t kLogTail = 2048;
+constexpr std::size_t kProgressTail = 64 * 1024;
 
 template <typename T>
 std::uint32_t bits(T value)
@@ -68,26 +70,36 @@ Job job_for(const PlannedCase& p)
     return j;
 }
 
-std::string read_bounded(const std::string& path, std::size_t limit)
+// A file a runner wrote in its folder, read here, outside its sandbox: so only a regular file is
+// read, never a link (which could point at what the sandbox hides from the runner: the hidden
+// cases, the solutions) or a pipe. At most `limit` bytes, from the file's end when `tail`;
+// nothing when there is no such file.
+std::optional<std::string> read_runner_file(const std::string& path, std::size_t limit, bool tail = false)
 {
-    std::ifstream in(path, std::ios::binary);
-    std::string text(limit, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(limit));
-    text.resize(static_cast<std::size_t>(in.gcount()));
+    const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    struct stat about {};
+    if (fstat(fd, &about) != 0 || !S_ISREG(about.st_mode)) {
+        close(fd);
+        return std::nullopt;
+    }
+    const auto size = static_cast<std::size_t>(about.st_size);
+    const std::size_t from = tail && size > limit ? size - limit : 0;
+    std::string text(std::min(limit, size - from), '\0');
+    std::size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t got = pread(fd, text.data() + done, text.size() - done, static_cast<off_t>(from + done));
+        if (got <= 0) break;
+        done += static_cast<std::size_t>(got);
+    }
+    close(fd);
+    text.resize(done);
     return text;
 }
 
-std::string tail_of(const std::string& path)
-{
-    std::error_code error;
-    const auto size = fs::file_size(path, error);
-    if (error || size == 0) return "";
-    std::ifstream in(path, std::ios::binary);
-    if (size > kLogTail) in.seekg(static_cast<std::streamoff>(size - kLogTail));
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+std::string read_bounded(const std::string& path, std::size_t limit) { return read_runner_file(path, limit).value_or(""); }
+
+std::string tail_of(const std::string& path) { return read_runner_file(path, kLogTail, true).value_or(""); }
 
 // The jobs the progress file says started and ended.
 struct Progress {
@@ -97,7 +109,10 @@ struct Progress {
 Progress read_progress(const std::string& path)
 {
     Progress p;
-    std::ifstream in(path);
+    // Only the last jobs matter, so only the file's end is read (from its first whole line).
+    std::string text = read_runner_file(path, kProgressTail, true).value_or("");
+    if (text.size() == kProgressTail) text.erase(0, text.find('\n') + 1);
+    std::istringstream in(text);
     std::string word;
     long index = 0;
     while (in >> word >> index) {
@@ -259,9 +274,8 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
         const std::string in_order = orders.size() > 1 ? " (threads in " + orders[o] + " order)" : "";
         std::string failure;
         Verdict verdict;
-        std::error_code error;
-        if (fs::exists(error_file(dir, index, o), error)) {
-            const std::string what = read_bounded(error_file(dir, index, o), kErrorBytes);
+        if (const auto what_read = read_runner_file(error_file(dir, index, o), kErrorBytes)) {
+            const std::string& what = *what_read;
             const bool bad_address = what.find("IllegalAddress") != std::string::npos ||
                                      what.find("illegal memory access") != std::string::npos ||
                                      what.find("MisalignedAddress") != std::string::npos;
@@ -269,10 +283,10 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
                       (bad_address ? "\n  An illegal address usually means an index past the end of an array: compare "
                                      "your indices with n and with the size of the shared array."
                                    : "");
-        } else if (fs::file_size(output_file(dir, index, o), error) != expected_bytes || error) {
+        } else if (const auto raw_read = read_runner_file(output_file(dir, index, o), expected_bytes + 1); !raw_read || raw_read->size() != expected_bytes) {
             failure = "the runner handed back no output for this case" + in_order;
         } else {
-            const std::string raw = read_bounded(output_file(dir, index, o), expected_bytes);
+            const std::string& raw = *raw_read;
             std::vector<T> buffer(raw.size() / sizeof(T));
             std::memcpy(buffer.data(), raw.data(), raw.size());
             const std::string overrun = overwritten_guard(buffer, p.plan.grid);

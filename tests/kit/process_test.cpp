@@ -74,6 +74,17 @@ TEST(Process, SetsTheEnvironmentAndTheDirectoryAndSearchesPath)
     EXPECT_EQ(scratch.read("log"), "seen /nowhere " + fs::canonical(scratch.dir).string() + "\n");
 }
 
+TEST(Process, NeverWritesItsOutputThroughALink)
+{
+    Scratch scratch;
+    { std::ofstream(scratch.file("kept")) << "kept\n"; }
+    fs::create_symlink(scratch.file("kept"), scratch.file("log"));
+    auto options = into(scratch.file("log"));
+    options.append = true;
+    EXPECT_EQ(lab::process::run({"/bin/sh", "-c", "echo written"}, options), 127);
+    EXPECT_EQ(scratch.read("kept"), "kept\n");
+}
+
 TEST(Process, AProgramThatCannotStartExitsWith127AndSaysWhy)
 {
     Scratch scratch;

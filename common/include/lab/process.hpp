@@ -15,7 +15,8 @@ namespace lab::process {
 
 struct Options {
     // Where the child's stdout and stderr go: inherited when both are unset; else this file
-    // (truncated, or appended to) or this descriptor (a pipe's write end).
+    // (truncated, or appended to; never through a symbolic link: the child exits with 127 when it
+    // cannot open it) or this descriptor (a pipe's write end).
     std::string output;
     bool append = false;
     int output_fd = -1;
