@@ -18,7 +18,13 @@ namespace lab::cpu {
 
 namespace {
 
-const std::size_t kPage = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+// A function, not a global: code in a static initializer of another file (a submission's) may
+// allocate or launch before this file's globals are set.
+std::size_t page_size()
+{
+    static const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    return page;
+}
 constexpr std::size_t kAlignment = 256;     // what cudaMalloc guarantees
 constexpr unsigned char kSlackByte = 0xCD;  // fills the bytes between an allocation's end and its guard page
 
@@ -122,10 +128,10 @@ std::string describe_device_address(std::uintptr_t address)
     for (const auto& [start, a] : s.allocations) {
         const auto end = start + a.bytes;
         const auto mapping_end = reinterpret_cast<std::uintptr_t>(a.mapping) + a.mapping_bytes;
-        if (address >= end && address < mapping_end + kPage)
+        if (address >= end && address < mapping_end + page_size())
             return std::to_string(address - end) + " bytes past the end of a device allocation of " +
                    std::to_string(a.bytes) + " bytes";
-        if (address < start && address + kPage >= start)
+        if (address < start && address + page_size() >= start)
             return std::to_string(start - address) + " bytes before the start of a device allocation of " +
                    std::to_string(a.bytes) + " bytes";
     }
@@ -144,7 +150,7 @@ cudaError_t cudaMalloc(void** pointer, std::size_t bytes)
     if (bytes == 0) return cudaSuccess;
     // The allocation ends at a guard page (rounded to cudaMalloc's 256-byte alignment), so a kernel
     // that runs far off its end faults at once and is named, instead of reading other data.
-    const std::size_t page = lab::cpu::kPage;
+    const std::size_t page = lab::cpu::page_size();
     const std::size_t usable = (bytes + lab::cpu::kAlignment + page - 1) / page * page;
     const std::size_t mapping_bytes = usable + page;
     void* mapping = mmap(nullptr, mapping_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -177,7 +183,7 @@ cudaError_t cudaFree(void* pointer)
     s.allocations.erase(it);
     lock.unlock();
     const char* slack = static_cast<const char*>(pointer) + a.bytes;
-    const char* guard = a.mapping + a.mapping_bytes - lab::cpu::kPage;
+    const char* guard = a.mapping + a.mapping_bytes - lab::cpu::page_size();
     std::size_t written = 0;
     for (const char* p = slack; p < guard; ++p) written += static_cast<unsigned char>(*p) != lab::cpu::kSlackByte;
     munmap(a.mapping, a.mapping_bytes);

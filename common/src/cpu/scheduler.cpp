@@ -65,13 +65,27 @@ Schedule initial_schedule()
 std::atomic<Schedule> g_schedule{initial_schedule()};
 std::atomic<unsigned long long> g_seed{env_number("LAB_CPU_SEED", 1)};
 
-const std::size_t kPage = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-const std::size_t kStackBytes = env_number("LAB_CPU_STACK_KB", 256) * 1024;
+// A function, not a global: code in a static initializer of another file (a submission's) may
+// allocate or launch before this file's globals are set.
+std::size_t page_size()
+{
+    static const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    return page;
+}
+std::size_t stack_bytes()
+{
+    static const std::size_t bytes = env_number("LAB_CPU_STACK_KB", 256) * 1024;
+    return bytes;
+}
 // A launch still running after this many seconds is stopped: every thread still running is
 // interrupted and the first is reported with the line it was at. The slowest case the suites
 // run takes a few seconds on one core; a kernel that never ends would otherwise hold the test
 // until ctest's own limit, minutes later.
-const std::size_t kLaunchSeconds = env_number("LAB_CPU_LAUNCH_SECONDS", 20);
+std::size_t launch_seconds()
+{
+    static const std::size_t seconds = env_number("LAB_CPU_LAUNCH_SECONDS", 20);
+    return seconds;
+}
 // Below each stack, address space that faults when touched: large enough that a thread whose
 // local arrays overflow its stack lands in it rather than in a neighbour's stack.
 const std::size_t kStackGuardBytes = std::size_t{1} << 20;
@@ -219,15 +233,15 @@ struct Fiber {
 
     Fiber()
     {
-        mapping = static_cast<char*>(mmap(nullptr, kStackGuardBytes + kStackBytes, PROT_READ | PROT_WRITE,
+        mapping = static_cast<char*>(mmap(nullptr, kStackGuardBytes + stack_bytes(), PROT_READ | PROT_WRITE,
                                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0));
         if (mapping == MAP_FAILED) {
-            std::fprintf(stderr, "lab cpu backend: cannot map a %zu KiB fiber stack\n", kStackBytes / 1024);
+            std::fprintf(stderr, "lab cpu backend: cannot map a %zu KiB fiber stack\n", stack_bytes() / 1024);
             std::abort();
         }
         mprotect(mapping, kStackGuardBytes, PROT_NONE);
     }
-    ~Fiber() { munmap(mapping, kStackGuardBytes + kStackBytes); }
+    ~Fiber() { munmap(mapping, kStackGuardBytes + stack_bytes()); }
     Fiber(const Fiber&) = delete;
     Fiber& operator=(const Fiber&) = delete;
 
@@ -532,7 +546,7 @@ inline void Worker::resume(Fiber& fiber)
         // Stack tops staggered by a few cache lines, so that the fibers' hot frames do not all
         // fall into the same few cache sets (every stack top is page-aligned).
         const std::size_t stagger = (fiber.linear % 61) * 64;
-        make_context(fiber.context_switch, fiber.mapping + kStackGuardBytes, kStackBytes - stagger, fiber_main);
+        make_context(fiber.context_switch, fiber.mapping + kStackGuardBytes, stack_bytes() - stagger, fiber_main);
         fiber.running = true;
     }
     switch_context(scheduler_, fiber.context_switch);
@@ -558,15 +572,15 @@ void Worker::report_fault()
 
 void Worker::prepare_dynamic_shared(std::size_t bytes)
 {
-    const std::size_t needed = round_up(std::max<std::size_t>(bytes, 1), kPage) + kPage;
+    const std::size_t needed = round_up(std::max<std::size_t>(bytes, 1), page_size()) + page_size();
     if (needed > dynamic_mapping_bytes_) {
         if (dynamic_mapping_) munmap(dynamic_mapping_, dynamic_mapping_bytes_);
         dynamic_mapping_ = static_cast<char*>(mmap(nullptr, needed, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
         dynamic_mapping_bytes_ = needed;
-        mprotect(dynamic_mapping_ + needed - kPage, kPage, PROT_NONE);
+        mprotect(dynamic_mapping_ + needed - page_size(), page_size(), PROT_NONE);
     }
     // End-aligned (to 16 bytes), so the first byte past the requested size is close to the guard page.
-    char* guard = dynamic_mapping_ + dynamic_mapping_bytes_ - kPage;
+    char* guard = dynamic_mapping_ + dynamic_mapping_bytes_ - page_size();
     dynamic_shared_ = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(guard - bytes) & ~std::uintptr_t{15});
     dynamic_bytes_ = bytes;
 }
@@ -983,14 +997,14 @@ void Worker::shared_declared(void* address, std::size_t bytes)
 
 void* allocate_shared(std::size_t bytes, std::size_t alignment, const char* name, const char* file, int line)
 {
-    const std::size_t usable = round_up(std::max<std::size_t>(bytes, 1), kPage);
-    auto* mapping = static_cast<char*>(mmap(nullptr, usable + kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    const std::size_t usable = round_up(std::max<std::size_t>(bytes, 1), page_size());
+    auto* mapping = static_cast<char*>(mmap(nullptr, usable + page_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
     if (mapping == MAP_FAILED) {
         std::fprintf(stderr, "lab cpu backend: cannot map %zu bytes for the __shared__ variable %s\n", bytes, name);
         std::abort();
     }
     char* guard = mapping + usable;
-    mprotect(guard, kPage, PROT_NONE);
+    mprotect(guard, page_size(), PROT_NONE);
     // sizeof is a multiple of alignof, so the start is aligned and the end touches the guard page.
     char* start = reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(guard - bytes) & ~(alignment - 1));
     const std::size_t slot = g_shared_array_count.load(std::memory_order_relaxed);
@@ -1000,7 +1014,7 @@ void* allocate_shared(std::size_t bytes, std::size_t alignment, const char* name
         const std::size_t k = g_shared_array_count.load(std::memory_order_relaxed);
         if (k < kMostSharedArrays) {
             g_shared_arrays[k] = SharedArray{reinterpret_cast<std::uintptr_t>(start), reinterpret_cast<std::uintptr_t>(start + bytes),
-                                             reinterpret_cast<std::uintptr_t>(guard + kPage), name, file, line};
+                                             reinterpret_cast<std::uintptr_t>(guard + page_size()), name, file, line};
             g_shared_array_count.store(k + 1, std::memory_order_release);
         }
     }
@@ -1042,7 +1056,7 @@ void Worker::fault(const char* what, std::uintptr_t address, std::uintptr_t pc)
         std::snprintf(fault_text_, sizeof fault_text_,
                       "in %s, block (%u,%u,%u), thread (%u,%u,%u):\n  the thread ran out of stack (%zu KiB each on "
                       "the CPU backend): a large local array, or deep recursion? LAB_CPU_STACK_KB raises the limit.",
-                      function, b.x, b.y, b.z, t.x, t.y, t.z, kStackBytes / 1024);
+                      function, b.x, b.y, b.z, t.x, t.y, t.z, stack_bytes() / 1024);
     else
         std::snprintf(fault_text_, sizeof fault_text_,
                       "in %s, block (%u,%u,%u), thread (%u,%u,%u):\n  %s at address %p%s%s. Check the index against "
@@ -1063,7 +1077,7 @@ void Worker::fault(const char* what, std::uintptr_t address, std::uintptr_t pc)
 std::string Worker::overdue_text(const Fiber& f, const std::string& where) const
 {
     return "in " + kernel_name(launch_->invocation->kernel) + ", " + this->where(f) + ":\n  the launch was stopped after " +
-           std::to_string(kLaunchSeconds) + " s: this thread was still running, " + where +
+           std::to_string(launch_seconds()) + " s: this thread was still running, " + where +
            ". Likely a loop that never ends: a step that never reaches the bound (a stride that starts at 0 or "
            "never changes, an unsigned counter going below 0), or a wait for a value that no thread ever sets "
            "(a flag set by a thread that has returned, or by a later block). LAB_CPU_LAUNCH_SECONDS changes the "
@@ -1191,7 +1205,7 @@ private:
         for (;;) {
             wake_.wait_for(lock, std::chrono::milliseconds(100));
             if (stopping_) return;
-            if (!current_ || std::chrono::steady_clock::now() - current_->started < std::chrono::seconds(kLaunchSeconds))
+            if (!current_ || std::chrono::steady_clock::now() - current_->started < std::chrono::seconds(launch_seconds()))
                 continue;
             current_->overdue = true;  // threads that reach a barrier or warp intrinsic stop there
             std::lock_guard<std::mutex> hold(g_worker_threads_lock);
