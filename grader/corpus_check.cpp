@@ -86,6 +86,14 @@ int main(int argc, char** argv)
             }
             if (c.at("status") == "passed" && std::regex_search(name, passing_pattern)) ++passing_matched;
         }
+        // "message": why the cases failed, as a pattern some failed case's message must match.
+        if (w.contains("message")) {
+            const std::regex why(w.at("message").get<std::string>());
+            bool said = false;
+            for (const auto& c : rung.at("cases"))
+                said |= c.at("status") == "failed" && std::regex_search(c.at("message").get<std::string>(), why);
+            if (!said) mismatch(id, "no failed case says why as expected (" + w.at("message").get<std::string>() + ")");
+        }
         if (w.contains("failing") && failing == 0) mismatch(id, "no case failed; expected some matching " + w.value("failing", ""));
         if (w.contains("passing") && passing_matched == 0)
             mismatch(id, "no case matching " + w.value("passing", "") + " passed");

@@ -57,9 +57,21 @@ pid_t start(const std::vector<std::string>& argv, const Options& options)
     // Never through a link: a child that replaced its log with one (a grader's runner) must not
     // make the next child write wherever it points.
     const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (options.append ? O_APPEND : O_TRUNC);
+    // The cgroups are opened before fork: the child only writes "0" (itself) into each.
+    std::vector<int> cgroup_fds;
+    for (const auto& group : options.cgroups) {
+        const int fd = open((group + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
+        if (fd < 0) {
+            for (const int open_fd : cgroup_fds) close(open_fd);
+            errno = ENOENT;
+            return -1;
+        }
+        cgroup_fds.push_back(fd);
+    }
     const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid != 0) {
+        for (const int fd : cgroup_fds) close(fd);
         // Set from both sides, so the group exists whichever runs first.
         if (pid > 0 && options.group == Options::Group::process_group) setpgid(pid, pid);
         return pid;
@@ -88,9 +100,23 @@ pid_t start(const std::vector<std::string>& argv, const Options& options)
         const int null = open("/dev/null", O_RDONLY);
         if (null >= 0) dup2(null, STDIN_FILENO), close(null);
     }
+    for (std::size_t k = 0; k < cgroup_fds.size(); ++k) {
+        if (::write(cgroup_fds[k], "0", 1) != 1) {
+            write_text(STDERR_FILENO, "cannot join the cgroup ");
+            write_text(STDERR_FILENO, options.cgroups[k].c_str());
+            write_text(STDERR_FILENO, "\n");
+            _exit(127);
+        }
+        close(cgroup_fds[k]);
+    }
     if (options.max_file_bytes > 0) {
         const rlimit files{options.max_file_bytes, options.max_file_bytes};
         setrlimit(RLIMIT_FSIZE, &files);
+    }
+    if (options.max_cpu_seconds > 0) {
+        // SIGXCPU at the soft limit, SIGKILL a second later for a process that catches it.
+        const rlimit cpu{options.max_cpu_seconds, options.max_cpu_seconds + 1};
+        setrlimit(RLIMIT_CPU, &cpu);
     }
     if (options.no_core_files) {
         const rlimit none{0, 0};

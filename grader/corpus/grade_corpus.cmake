@@ -109,11 +109,28 @@ foreach(f IN LISTS kit_data)
   file(SHA256 "${KIT}/${f}" before_${f})
 endforeach()
 
-# The corpus's rubric (no speed points), unless the entry names the kit's default ("rubric": "default").
+# The corpus's rubric (no speed points), unless the entry names the kit's default ("rubric": "default")
+# or another of the corpus's rubrics ("rubric": "limits.toml").
 set(rubric "${KIT}/grader/corpus/rubric.toml")
 string(JSON wanted_rubric ERROR_VARIABLE no_rubric GET "${expect}" rubric)
 if(NOT no_rubric AND wanted_rubric STREQUAL "default")
   set(rubric "${KIT}/grader/rubric.toml")
+elseif(NOT no_rubric)
+  set(rubric "${KIT}/grader/corpus/${wanted_rubric}")
+endif()
+# "needs": what the machine must limit for the entry to be graded safely (a fork bomb without a
+# process limit would take the machine down): "processes", "memory". Otherwise it is skipped.
+expect_strings(needs needs)
+if(needs)
+  execute_process(COMMAND "${GRADE}" sandbox OUTPUT_VARIABLE sandbox ERROR_VARIABLE sandbox)
+  foreach(need IN LISTS needs)
+    string(FIND "${sandbox}" "${need} not limited" unlimited)
+    string(FIND "${sandbox}" "WITHOUT a sandbox" unconfined)
+    if(NOT unlimited EQUAL -1 OR NOT unconfined EQUAL -1 OR sandbox MATCHES "^no sandbox")
+      message("corpus entry not gradable here: ${NAME} needs ${need} limited, and this machine says:\n${sandbox}")
+      return()
+    endif()
+  endforeach()
 endif()
 # A secret in the grader's environment, as a CI token would be: no report may show it.
 set(token "corpus-token-${NAME}-never-in-a-report")

@@ -4,6 +4,8 @@
 #include <archive_entry.h>
 #include <gtest/gtest.h>
 
+#include <csignal>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -172,36 +174,86 @@ TEST(Rubric, AMistakeIsNamedWithItsLineAndKey)
     EXPECT_EQ(refusal("[rungs.07_coarsening]\nspeed = 0\n"), "accepted");
 }
 
+// Runs a shell script in the sandbox; what it printed, and its exit code in `status`.
+std::string in_sandbox(const std::string& script, SandboxSpec spec, int& status,
+                       const std::vector<std::pair<std::string, std::string>>& environment = {})
+{
+    const std::string log = grading_build_dir() + "/grading/sandbox-test.log";
+    const Sandbox sandbox({"/bin/sh", "-c", script}, spec);
+    lab::process::Options options;
+    options.output = log;
+    options.environment = environment;
+    options.group = lab::process::Options::Group::session;
+    sandbox.confine(options);
+    status = lab::process::run(sandbox.argv(), options);
+    std::ifstream in(log);
+    const std::string printed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    fs::remove(log);
+    return printed + sandbox.limit_reached();
+}
+
 // What a sandboxed program sees: the secrets empty, none of the grader's other variables, nothing
-// writable but its own folder.
+// writable but its own folder, no home folders, no network. Run once with the isolation this
+// machine picks and once with LAB_ISOLATION=unshare (Kit.Grader.Unshare.*).
 TEST(Sandbox, HidesTheSecretsTheEnvironmentAndTheKit)
 {
+    if (!isolation().error.empty()) GTEST_SKIP() << isolation().error;
+    if (isolation().kind == Isolation::none) GTEST_SKIP() << "LAB_ISOLATION=none";
     const std::string work = grading_build_dir() + "/grading/sandbox-test";
     fs::remove_all(work);
     fs::create_directories(work);
     const std::string kit = lab::kit_root();
     const std::string script =
         "cat '" + kit + "/grader/hidden_cases.json' '" + kit + "/solutions/03_sequential.cu'; echo \"token=$LAB_SANDBOX_TEST\"; "
-        "touch '" + kit + "/rungs.json' 2>/dev/null && echo wrote-the-kit; touch '" + work + "/mine' && echo wrote-its-own";
-    const std::vector<std::string> command{"/bin/sh", "-c", script};
+        "touch '" + kit + "/rungs.json' 2>/dev/null && echo wrote-the-kit; touch '" + work + "/mine' && echo wrote-its-own; "
+        "ls -A /root /home 2>/dev/null | grep -v ':$' | grep -q . && echo saw-a-home; "
+        "ls /dev | grep -qx sda && echo saw-a-disk; "
+        "grep -qv -e '^Inter' -e '^ face' -e 'lo:' /proc/net/dev && echo has-a-network; "
+        "grep CapEff /proc/self/status | grep -qv 0000000000000000 && echo has-capabilities; echo done";
     SandboxSpec spec;
     spec.writable = {work};
-    const std::vector<std::string> wrapped = sandboxed(command, spec);
-    if (!sandbox_missing().empty()) {
-        // No sandbox here: the command runs as it is, and lab-grade says so in every report.
-        EXPECT_EQ(wrapped, command);
-        return;
-    }
-    lab::process::Options options;
-    options.output = work + "/../sandbox-test.log";
-    options.environment = {{"LAB_SANDBOX_TEST", "a-secret-token"}};
-    ASSERT_EQ(lab::process::run(wrapped, options), 0);
-    std::ifstream in(options.output);
-    const std::string printed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    EXPECT_EQ(printed, "token=\nwrote-its-own\n");
+    int status = -1;
+    const std::string printed = in_sandbox(script, spec, status, {{"LAB_SANDBOX_TEST", "a-secret-token"}});
+    EXPECT_EQ(status, 0);
+    EXPECT_EQ(printed, "token=\nwrote-its-own\ndone\n");
     EXPECT_TRUE(fs::exists(work + "/mine"));
     fs::remove_all(work);
-    fs::remove(options.output);
+}
+
+// The limits hold inside the sandbox: CPU time, file size, and where a cgroup can be made,
+// processes (a fork bomb) and memory.
+TEST(Sandbox, StopsWhatGoesPastItsLimits)
+{
+    if (!isolation().error.empty()) GTEST_SKIP() << isolation().error;
+    const std::string work = grading_build_dir() + "/grading/sandbox-test";
+    fs::remove_all(work);
+    fs::create_directories(work);
+    SandboxSpec spec;
+    spec.writable = {work};
+    spec.limits.cpu_seconds = 1;
+    spec.limits.file_bytes = 1 << 20;
+    int status = -1;
+    in_sandbox("while :; do :; done", spec, status);
+    EXPECT_EQ(status, 128 + SIGXCPU) << "a spinning program outlived its CPU time";
+    in_sandbox("head -c 4000000 /dev/zero > '" + work + "/big'", spec, status);
+    EXPECT_LE(fs::file_size(work + "/big"), 1u << 20) << "a program wrote past its file limit";
+    spec.limits = {};
+    if (cgroup_support().processes.empty()) {
+        spec.limits.processes = 40;
+        // 100 sleeping children: only about 40 can exist at once.
+        const std::string printed =
+            in_sandbox("n=0; for i in $(seq 100); do sleep 5 & n=$((n+1)); done 2>/dev/null; echo started", spec, status);
+        EXPECT_NE(printed.find("more than 40 processes"), std::string::npos) << printed;
+    }
+    if (cgroup_support().memory.empty()) {
+        spec.limits = {};
+        spec.limits.memory_bytes = std::uint64_t{64} << 20;
+        // 256 MiB held in memory by one process: killed at 64.
+        const std::string printed = in_sandbox("head -c 268435456 /dev/zero | tail -c 268435456 > /dev/null; echo survived",
+                                               spec, status);
+        EXPECT_NE(printed.find("over the memory limit of 64 MiB"), std::string::npos) << printed;
+    }
+    fs::remove_all(work);
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -29,6 +31,35 @@ int run(const std::vector<std::string>& args, const std::string& log)
     options.search_path = true;
     options.null_stdin = true;
     return lab::process::run(args, options);
+}
+
+// What a build may use: nvcc's compilers take a few GiB each at most.
+SandboxLimits build_limits(int jobs)
+{
+    SandboxLimits limits;
+    limits.cpu_seconds = 1200;
+    limits.file_bytes = std::uint64_t{2} << 30;
+    limits.processes = 4096;
+    const std::uint64_t half_of_memory =
+        static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGE_SIZE)) / 2;
+    limits.memory_bytes = std::min(half_of_memory, std::max<std::uint64_t>(4, 2 * static_cast<std::uint64_t>(jobs)) << 30);
+    return limits;
+}
+
+// Runs `args` in the sandbox `spec` makes, its output into `log`; returns its exit status.
+int run_confined(const std::vector<std::string>& args, const SandboxSpec& spec, const std::string& log)
+{
+    const Sandbox sandbox(args, spec);
+    lab::process::Options options;
+    options.output = log;
+    options.search_path = true;
+    options.null_stdin = true;
+    options.group = lab::process::Options::Group::session;
+    sandbox.confine(options);
+    const int status = lab::process::run(sandbox.argv(), options);
+    if (const std::string why = sandbox.limit_reached(); !why.empty())
+        std::ofstream(log, std::ios::app) << "\nThe build was stopped: " << why << ".\n";
+    return status;
 }
 
 std::string read(const std::string& path)
@@ -92,8 +123,9 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs)
     spec.writable = {dir};
     spec.readable = {grading + "/submission"};
     spec.gpu = false;
+    spec.limits = build_limits(jobs);
     const auto started = fs::file_time_type::clock::now();
-    run(sandboxed(args, spec), grading + "/build.log");
+    run_confined(args, spec, grading + "/build.log");
     for (const auto& [id, contents] : files) {
         const std::string runner = dir + "/grader/lab-runner-" + id;
         std::error_code error;
@@ -103,7 +135,7 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs)
         }
         // Built alone again, for messages about this rung only.
         const std::string log = grading + "/build-" + id + ".log";
-        run(sandboxed({"cmake", "--build", dir, "--target", "lab-runner-" + id}, spec), log);
+        run_confined({"cmake", "--build", dir, "--target", "lab-runner-" + id}, spec, log);
         built.logs[id] = shown_log(read(log), dir, id);
         if (built.logs[id].empty()) built.logs[id] = "the build failed without a message";
     }

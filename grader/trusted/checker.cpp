@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -37,7 +38,6 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 // What a runner may write in all, results and messages together: far more than honest results need.
-constexpr rlim_t kRunnerFileBytes = 256 << 20;
 constexpr std::size_t kLogTail = 2048;
 constexpr std::size_t kProgressTail = 64 * 1024;
 
@@ -125,30 +125,27 @@ Progress read_progress(const std::string& path)
 struct Child {
     pid_t pid = -1;
     Clock::time_point started;
+    std::unique_ptr<Sandbox> sandbox;  // its limits and cgroup, as long as it runs
 };
 
-// The runner's command line: in the sandbox (sandbox.hpp), where only its own folder is writable.
-std::vector<std::string> runner_command(const std::string& runner, const std::string& request, const std::string& dir,
-                                        const std::string& first)
+Child start_runner(const std::string& runner, const std::string& request, const std::string& dir, const std::string& first,
+                   const Limits& limits)
 {
+    // In the sandbox (sandbox.hpp), where only its own folder is writable.
     SandboxSpec spec;
     spec.writable = {dir};
-    return sandboxed({runner, request, dir, first}, spec);
-}
-
-Child start_runner(const std::string& runner, const std::string& request, const std::string& dir, const std::string& first)
-{
+    spec.limits = limits.runner;
+    Child child;
+    child.sandbox = std::make_unique<Sandbox>(std::vector<std::string>{runner, request, dir, first}, spec);
     lab::process::Options options;
     options.output = dir + "/runner.log";
     options.append = true;
     // A session of its own: no controlling terminal to type into, one process group to kill.
     options.group = lab::process::Options::Group::session;
     options.null_stdin = true;
-    options.max_file_bytes = kRunnerFileBytes;
-    options.no_core_files = true;
-    Child child;
+    child.sandbox->confine(options);
     child.started = Clock::now();
-    child.pid = lab::process::start(runner_command(runner, request, dir, first), options);
+    child.pid = lab::process::start(child.sandbox->argv(), options);
     return child;
 }
 
@@ -158,12 +155,18 @@ void kill_runner(Child& child)
     child.pid = -1;
 }
 
-std::string describe_exit(int status)
+std::string describe_exit(int status, const Child& child)
 {
-    if (WIFSIGNALED(status)) {
-        const int sig = WTERMSIG(status);
+    const std::string limit = child.sandbox ? child.sandbox->limit_reached() : "";
+    if (!limit.empty()) return "the runner was stopped: " + limit;
+    // Killed by a signal: the runner itself, or as its sandbox reports it (exit code 128 + the signal).
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+    if (WIFSIGNALED(status) || (code > 128 && code < 128 + NSIG)) {
+        const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : code - 128;
         return std::string("the runner was killed by signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")" +
-               (sig == SIGXFSZ ? ": it wrote more than the grader allows" : "");
+               (sig == SIGXFSZ   ? ": it wrote more than the grader allows"
+                : sig == SIGXCPU ? ": it used more CPU time than the rubric allows"
+                                 : "");
     }
     if (WIFEXITED(status)) {
         if (WEXITSTATUS(status) == kStickyExit) return "a CUDA error that leaves the GPU unusable for this process";
@@ -188,13 +191,13 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
     std::size_t next = 0;
     int hung = 0;
     while (next < count) {
-        Child child = start_runner(runner, request, dir, std::to_string(next));
+        Child child = start_runner(runner, request, dir, std::to_string(next), limits);
         if (child.pid < 0) {
-            for (std::size_t i = next; i < count; ++i) outcome.lost[i] = "the runner could not be started (fork failed)";
+            for (std::size_t i = next; i < count; ++i) outcome.lost[i] = "the runner could not be started (fork failed, or its cgroup could not be joined)";
             return outcome;
         }
-        long current = -1;
-        auto current_since = Clock::now();
+        long current = -1, ended = -1;
+        auto current_since = Clock::now(), changed_since = Clock::now();
         int status = 0;
         bool exited = false, stopped = false;
         std::string stop_reason;
@@ -207,18 +210,28 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             }
             const Progress p = read_progress(progress_path);
             if (p.last_started != current) current = p.last_started, current_since = Clock::now();
+            if (p.last_started != current || p.last_ended != ended) ended = p.last_ended, changed_since = Clock::now();
             const auto now = Clock::now();
             const double case_elapsed = std::chrono::duration<double>(now - current_since).count();
+            const double idle = std::chrono::duration<double>(now - changed_since).count();
             const double rung_elapsed = std::chrono::duration<double>(now - rung_start).count();
+            const std::string limit = std::to_string(static_cast<int>(limits.case_seconds)) + " s";
             if (current >= 0 && p.last_ended < current && case_elapsed > limits.case_seconds) {
-                stop_reason = "stopped after " + std::to_string(static_cast<int>(limits.case_seconds)) +
-                              " s, the rubric's limit for one case: a loop that never ends, or far too slow";
+                stop_reason = "stopped after " + limit + ", the rubric's limit for one case: a loop that never ends, or far too slow";
+                stopped = true;
+            } else if ((current < 0 || p.last_ended >= current) && idle > limits.case_seconds) {
+                // Outside any case: code that runs before main, or after a case, and does not end.
+                stop_reason = "stopped after " + limit + (current < 0 ? " without starting its first case" : " between cases") +
+                              " (the rubric's limit for one case): code outside the kernel that never ends";
                 stopped = true;
             } else if (rung_elapsed > limits.rung_seconds) {
                 stop_reason = "rung_limit";
                 stopped = true;
             }
             if (stopped) {
+                // What its cgroup stopped meanwhile (a fork bomb at the process limit) says why.
+                if (const std::string limit = child.sandbox->limit_reached(); !limit.empty() && stop_reason != "rung_limit")
+                    stop_reason += "; meanwhile " + limit;
                 kill_runner(child);
                 break;
             }
@@ -237,7 +250,7 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             return outcome;
         // The runner stopped before the end: the job it was in fails, and a fresh runner goes on.
         if (p.last_started > p.last_ended) {
-            std::string why = stopped ? stop_reason : describe_exit(status) + " in the middle of this case";
+            std::string why = stopped ? stop_reason : describe_exit(status, child) + " in the middle of this case";
             const std::string log = tail_of(dir + "/runner.log");
             if (!log.empty() && !stopped) why += "; it printed, at the end:\n" + log;
             outcome.lost[static_cast<std::size_t>(p.last_started)] = why;
@@ -252,7 +265,7 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             next = static_cast<std::size_t>(resume) + 1;
         } else {
             // It ended between jobs without finishing (or never started one): nothing more will come of it.
-            const std::string why = (exited ? describe_exit(status) : stop_reason) + " before reaching this case" +
+            const std::string why = (exited ? describe_exit(status, child) : stop_reason) + " before reaching this case" +
                                     (tail_of(dir + "/runner.log").empty() ? "" : ":\n" + tail_of(dir + "/runner.log"));
             for (std::size_t i = static_cast<std::size_t>(resume + 1); i < count; ++i) outcome.lost[i] = why;
             return outcome;
@@ -401,7 +414,7 @@ SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJ
     request.speed = job;
     const std::string request_path = work_dir + "/request.json";
     std::ofstream(request_path) << to_json(request);
-    Child child = start_runner(runner, request_path, work_dir, "speed");
+    Child child = start_runner(runner, request_path, work_dir, "speed", limits);
     int status = 0;
     bool exited = false;
     while (std::chrono::duration<double>(Clock::now() - child.started).count() < limits.case_seconds) {
@@ -429,7 +442,7 @@ SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJ
         std::uint32_t bits = 0;
         if (!(lines >> ms >> bits)) {
             result.wrong = "the runner handed back " + std::to_string(s) + " of its " + std::to_string(launches) +
-                           " timed launches (" + describe_exit(status) + ")";
+                           " timed launches (" + describe_exit(status, child) + ")";
             return result;
         }
         float got;

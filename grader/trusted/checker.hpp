@@ -15,6 +15,7 @@
 #include "lab/registry.hpp"
 #include "protocol.hpp"
 #include "result.hpp"
+#include "sandbox.hpp"
 
 namespace lab::grading {
 
@@ -30,6 +31,7 @@ struct Limits {
     double case_seconds = 60, rung_seconds = 600;
     int hung_before_giving_up = 3;
     int check_threads = 1;  // cases checked at once, once the runner is done
+    SandboxLimits runner;   // each runner's CPU time, files, processes and memory
 };
 
 // `replay` makes the command that replays one case on the student's machine.

@@ -69,7 +69,70 @@ std::string open_todos(const std::string& id, const std::string& contents)
     return todos.empty() ? "" : lab::describe_todos("exercises/" + id + ".cu", todos, lab::Registry::kit().get(id).number);
 }
 
-Limits limits_of(const Rubric& rubric) { return {rubric.case_seconds, rubric.rung_seconds, 3}; }
+Limits limits_of(const Rubric& rubric)
+{
+    Limits limits;
+    limits.case_seconds = rubric.case_seconds;
+    limits.rung_seconds = rubric.rung_seconds;
+    limits.runner.cpu_seconds = static_cast<std::uint64_t>(rubric.cpu_seconds);
+    limits.runner.file_bytes = std::uint64_t{256} << 20;  // far more than honest results need
+    limits.runner.memory_bytes = static_cast<std::uint64_t>(rubric.memory_mib) << 20;
+    limits.runner.processes = static_cast<int>(rubric.processes);
+    return limits;
+}
+
+std::string self_path()
+{
+    std::error_code error;
+    return fs::read_symlink("/proc/self/exe", error).string();
+}
+
+// "" when CUDA starts inside the sandbox as it does outside; else what went wrong. A GPU that
+// nvidia-smi shows is no proof that a sandboxed process can use it (without /sys, cuInit fails).
+std::string check_device_in_sandbox(std::string& seen)
+{
+    const std::string log = grading_build_dir() + "/sandbox-device.log";
+    SandboxSpec spec;
+    const Sandbox sandbox({self_path(), "device"}, spec);
+    lab::process::Options options;
+    options.output = log;
+    options.group = lab::process::Options::Group::session;
+    options.null_stdin = true;
+    sandbox.confine(options);
+    const int status = lab::process::run(sandbox.argv(), options);
+    std::ifstream in(log);
+    std::getline(in, seen);
+    const lab::DeviceStatus& outside = lab::device_status();
+    const std::string expected = outside.emulated ? "the CPU backend" : outside.name;
+    if (status == 0 && seen == expected) return "";
+    return "inside the sandbox (" + isolation().name + ") the device is \"" + seen + "\" (exit " + std::to_string(status) +
+           "), but outside it is \"" + expected + "\": the sandbox lacks what CUDA needs (a device node, /sys)";
+}
+
+// `lab-grade device`: what this process finds, on one line (run inside the sandbox by grade).
+int print_device()
+{
+    const lab::DeviceStatus& d = lab::device_status();
+    std::cout << (d.emulated ? std::string("the CPU backend") : d.usable ? d.name : "not usable: " + d.reason) << '\n';
+    return d.usable ? 0 : 1;
+}
+
+// `lab-grade sandbox`: how submissions would be confined here, and whether CUDA starts inside.
+int print_sandbox()
+{
+    const IsolationChoice& c = isolation();
+    if (!c.error.empty()) {
+        std::cout << "no sandbox: " << c.error << '\n';
+        return 2;
+    }
+    std::cout << "isolation: " << c.name << (c.fallback.empty() ? "" : " (" + c.fallback + ")") << '\n'
+              << isolation_summary(limits_of(load_rubric(lab::kit_path("grader/rubric.toml"))).runner) << '\n';
+    std::string seen;
+    const std::string wrong = check_device_in_sandbox(seen);
+    std::cout << "device inside: " << seen << '\n';
+    if (!wrong.empty()) std::cout << "problem: " << wrong << '\n';
+    return wrong.empty() ? 0 : 2;
+}
 
 std::string device_name()
 {
@@ -163,11 +226,22 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     std::filesystem::create_directories(out_dir);
     hide_in_sandbox(out_dir);
     hide_in_sandbox(rubric.path);
-    const std::string missing = sandbox_missing();
-    g.sandbox = missing.empty() ? "built and ran in a bubblewrap sandbox (read-only files but their own folder, the hidden "
-                                  "cases, solutions and reports out of sight, no network, a clean environment)"
-                                : "built and ran WITHOUT a sandbox: " + missing;
-    if (!missing.empty()) std::cout << "  warning: submissions build and run without a sandbox: " << missing << '\n';
+    // Nothing submitted runs unless it can be confined, and CUDA starts inside the sandbox as it does
+    // outside (else every rung would fail for the sandbox's sake, not the submission's).
+    const IsolationChoice& confined = isolation();
+    if (!confined.error.empty()) throw std::runtime_error(confined.error);
+    Limits limits = limits_of(rubric);
+    g.sandbox = isolation_summary(limits.runner);
+    if (confined.kind == Isolation::none) {
+        std::cout << "  warning: submissions build and run WITHOUT a sandbox (" << confined.fallback << ")\n";
+    } else {
+        std::string seen;
+        const std::string wrong = check_device_in_sandbox(seen);
+        if (!wrong.empty()) throw std::runtime_error("nothing was graded: " + wrong);
+        g.sandbox += "; the device, seen from inside: " + seen;
+        std::cout << "  sandbox: " << confined.name << (confined.fallback.empty() ? "" : " (" + confined.fallback + ")")
+                  << "; device inside: " << seen << '\n';
+    }
 
     // A file that still has the skeleton's TODO lines is unfinished: not built, no points (the suites
     // refuse to run it too; its stubs are there to compile, not to be graded). One that reaches into
@@ -188,7 +262,6 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     // speed is measured here), one at a time on the CPU backend, whose runners use every core.
     const auto& rungs = lab::Registry::kit().rungs();
     const int side_by_side = device.emulated ? 1 : 3;
-    Limits limits = limits_of(rubric);
     limits.check_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / side_by_side);
     g.rungs.resize(rungs.size());
     std::atomic<std::size_t> next{0};
@@ -266,7 +339,9 @@ int replay(const std::string& key, const std::string& op, const std::string& inp
         std::cout << source << " did not build:\n" << built.logs.at(rung.id) << '\n';
         return 1;
     }
-    const auto results = run_and_check(rung, built.runners.at(rung.id), {p}, orders(), {60, 600, 1, 1},
+    Limits limits;
+    limits.hung_before_giving_up = 1;
+    const auto results = run_and_check(rung, built.runners.at(rung.id), {p}, orders(), limits,
                                        grading_build_dir() + "/grading/replay", replay_command);
     const CaseResult& r = results.front();
     std::cout << "rung " << rung.id << ", " << op << " case " << r.name << " (seed " << seed_text << "): " << r.status
@@ -303,8 +378,13 @@ int main(int argc, char** argv)
     replay_cmd->add_option("--grid", grid, "blocks (grid-stride rungs)");
     replay_cmd->add_option("--offset", offset, "elements the input starts into its buffer");
     replay_cmd->add_option("--file", file, "the kernel file (default: the kit's exercises/NN_name.cu)");
+    auto* device_cmd = app.add_subcommand("device", "print the device this process finds (the sandbox check runs it)");
+    auto* sandbox_cmd =
+        app.add_subcommand("sandbox", "say how submissions are confined here, and whether CUDA starts inside");
     CLI11_PARSE(app, argc, argv);
     try {
+        if (*device_cmd) return print_device();
+        if (*sandbox_cmd) return print_sandbox();
         if (*grade_cmd) return grade(submission, rubric, out, seed, jobs);
         return replay(rung, op, input, n, block, replay_seed, grid, offset, file);
     } catch (const std::exception& e) {

@@ -121,9 +121,12 @@ Rubric load_rubric(const std::string& path)
         rubric.proportional = partial == "proportional";
     }
     if (const auto* limits = r.table(doc, "limits", "")) {
-        r.only(*limits, "limits.", {"case_seconds", "rung_seconds"});
+        r.only(*limits, "limits.", {"case_seconds", "rung_seconds", "cpu_seconds", "memory_mib", "processes"});
         r.number(*limits, "case_seconds", "limits.", rubric.case_seconds, 1);
         r.number(*limits, "rung_seconds", "limits.", rubric.rung_seconds, 1);
+        r.number(*limits, "cpu_seconds", "limits.", rubric.cpu_seconds, 1);
+        r.number(*limits, "memory_mib", "limits.", rubric.memory_mib, 64);
+        r.number(*limits, "processes", "limits.", rubric.processes, 16);
     }
     if (const auto* cpu = r.table(doc, "no_gpu", "")) {
         r.only(*cpu, "no_gpu.", {"speed", "visible_groups", "hidden_groups", "max_n"});

@@ -19,6 +19,9 @@ struct Rubric {
     std::map<std::string, RungPoints> rungs;  // by rung id: every rung of the registry
     bool proportional = true;                // else all_or_nothing
     double case_seconds = 60, rung_seconds = 600;
+    // Per runner: CPU seconds of each of its processes, its memory and its processes and threads
+    // at once (the last two through a cgroup, where the machine allows one).
+    double cpu_seconds = 3600, memory_mib = 8192, processes = 1024;
     bool speed_zero_without_gpu = false;     // else not graded without a GPU
     double cpu_max_n = 262144;               // without a GPU, larger cases are left to the GPU
     std::vector<std::string> cpu_visible_groups, cpu_hidden_groups;  // empty: every group

@@ -5,13 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <sstream>
 
 #include "builder.hpp"
-#include "lab/process.hpp"
 #include "lab/registry.hpp"
 
 namespace lab::grading {
@@ -30,15 +31,9 @@ std::string absolute(const std::string& path)
     return error ? path : full.string();
 }
 
-// What no submission may read: the hidden cases, the reference solutions, the corpus (its
-// expected verdicts), every grading's files in the build tree, and this run's report and rubric.
-std::vector<std::string> hidden_paths()
+bool inside(const std::string& path, const std::string& folder)
 {
-    std::vector<std::string> paths{kit_root() + "/grader/hidden_cases.json", kit_root() + "/solutions",
-                                   kit_root() + "/grader/corpus", grading_build_dir() + "/grading"};
-    std::lock_guard<std::mutex> lock(g_hidden_mutex);
-    paths.insert(paths.end(), g_hidden_extra.begin(), g_hidden_extra.end());
-    return paths;
+    return path == folder || path.rfind(folder + "/", 0) == 0;
 }
 
 // An empty file dated 1970, which hidden files are replaced by.
@@ -66,19 +61,255 @@ std::vector<std::string> gpu_nodes()
         const std::string name = entry.path().filename().string();
         if (name.rfind("nvidia", 0) == 0 && !entry.is_directory(error)) nodes.push_back(entry.path().string());
     }
+    std::sort(nodes.begin(), nodes.end());
     return nodes;
 }
 
 // The environment a sandboxed program gets: these variables of the grader's, and nothing else
-// (no CI tokens).
-std::vector<std::string> passed_environment()
+// (no CI tokens), with HOME and TMPDIR its own /tmp.
+std::vector<std::pair<std::string, std::string>> passed_environment()
 {
-    // What a build or a runner needs to find its tools and libraries, and the kit's own settings.
-    return {"PATH", "LD_LIBRARY_PATH", "LANG", "LAB_ROOT", "LAB_CPU_WORKERS", "CUDA_VISIBLE_DEVICES", "CUDA_HOME"};
+    std::vector<std::pair<std::string, std::string>> passed;
+    for (const char* name : {"PATH", "LD_LIBRARY_PATH", "LANG", "LAB_ROOT", "LAB_CPU_WORKERS", "CUDA_VISIBLE_DEVICES", "CUDA_HOME"})
+        if (const char* value = std::getenv(name)) passed.emplace_back(name, value);
+    passed.emplace_back("HOME", "/tmp");
+    passed.emplace_back("TMPDIR", "/tmp");
+    return passed;
+}
+
+// What the sandbox's file system is made of, whichever way it is made.
+struct Layout {
+    std::vector<std::string> fresh;         // empty and writable, its own: /tmp and the home folders
+    std::vector<std::string> seen;          // read-only, seen again inside a fresh folder: the kit, its build tree
+    std::vector<std::string> hidden_dirs;   // empty (the corpus, other gradings, this run's reports)
+    std::vector<std::string> hidden_files;  // replaced by an empty file (the hidden cases, each solution)
+    std::vector<std::string> writable, readable;
+};
+
+Layout layout_of(const SandboxSpec& spec)
+{
+    Layout l;
+    const std::string kit = kit_root(), build = absolute(grading_build_dir());
+    l.fresh = {"/tmp", "/root", "/home"};
+    if (const char* home = std::getenv("HOME"); home && *home && absolute(home) != "/") l.fresh.push_back(absolute(home));
+    std::error_code error;
+    l.fresh.erase(std::remove_if(l.fresh.begin(), l.fresh.end(),
+                                 [&](const std::string& f) { return !fs::is_directory(f, error); }),
+                  l.fresh.end());
+    std::sort(l.fresh.begin(), l.fresh.end());
+    l.fresh.erase(std::unique(l.fresh.begin(), l.fresh.end()), l.fresh.end());
+    // A home folder inside another fresh one (/home/grader) is emptied with it.
+    std::vector<std::string> outermost;
+    for (const auto& f : l.fresh)
+        if (std::none_of(l.fresh.begin(), l.fresh.end(), [&](const std::string& o) { return o != f && inside(f, o); }))
+            outermost.push_back(f);
+    l.fresh = outermost;
+    l.seen = {kit, build};
+    for (const auto& w : spec.writable) l.writable.push_back(absolute(w));
+    for (const auto& r : spec.readable) l.readable.push_back(absolute(r));
+    std::vector<std::string> hidden{kit + "/grader/hidden_cases.json", kit + "/solutions", kit + "/grader/corpus",
+                                    build + "/grading"};
+    {
+        std::lock_guard<std::mutex> lock(g_hidden_mutex);
+        hidden.insert(hidden.end(), g_hidden_extra.begin(), g_hidden_extra.end());
+    }
+    for (const auto& path : hidden) {
+        // A report folder that holds the kit (--out .) stays in sight, read-only like the rest.
+        if (!fs::exists(path, error) || inside(kit, path) || inside(build, path)) continue;
+        if (path == kit + "/solutions") {
+            // The build files name each solution (the planted mistakes are made from them): each
+            // stays a file, empty and older than the build, so that nothing is rebuilt for it.
+            for (const auto& entry : fs::directory_iterator(path, error))
+                if (entry.is_regular_file(error)) l.hidden_files.push_back(entry.path().string());
+        } else if (fs::is_directory(path, error)) {
+            l.hidden_dirs.push_back(path);
+        } else {
+            l.hidden_files.push_back(path);
+        }
+    }
+    // What lies in a hidden folder is hidden with it (and has no mount point left to cover).
+    const auto in_other_hidden = [&](const std::string& p) {
+        return std::any_of(l.hidden_dirs.begin(), l.hidden_dirs.end(),
+                           [&](const std::string& d) { return d != p && inside(p, d); });
+    };
+    std::vector<std::string> dirs, files;
+    for (const auto& d : l.hidden_dirs)
+        if (!in_other_hidden(d) && std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(d);
+    for (const auto& f : l.hidden_files)
+        if (!in_other_hidden(f)) files.push_back(f);
+    l.hidden_dirs = dirs;
+    l.hidden_files = files;
+    return l;
+}
+
+bool inside_any(const std::string& path, const std::vector<std::string>& folders)
+{
+    return std::any_of(folders.begin(), folders.end(), [&](const std::string& f) { return inside(path, f); });
 }
 
 // The namespaces: all bubblewrap knows (network, processes, IPC, host name, user, cgroup).
-const std::vector<std::string> kIsolation{"--unshare-all", "--die-with-parent", "--new-session"};
+// Every capability dropped: as root, bubblewrap would otherwise leave the program root in its own
+// namespaces, able to unmount what hides the secrets.
+const std::vector<std::string> kBwrapIsolation{"--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"};
+
+std::vector<std::string> bwrap_command(const std::vector<std::string>& command, const SandboxSpec& spec)
+{
+    const Layout l = layout_of(spec);
+    std::vector<std::string> w{bwrap(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/sys", "/sys"};
+    if (spec.gpu)
+        for (const auto& node : gpu_nodes()) w.insert(w.end(), {"--dev-bind", node, node});
+    // Mounts stack in order: fresh folders, the kit seen again in them, writable trees, then the
+    // secrets over them, then what may be seen or written inside a hidden folder.
+    for (const auto& f : l.fresh) w.insert(w.end(), {"--tmpfs", f});
+    for (const auto& s : l.seen) w.insert(w.end(), {"--ro-bind", s, s});
+    for (const auto& path : l.writable)
+        if (!inside_any(path, l.hidden_dirs)) w.insert(w.end(), {"--bind", path, path});
+    for (const auto& d : l.hidden_dirs) w.insert(w.end(), {"--tmpfs", d});
+    for (const auto& f : l.hidden_files) w.insert(w.end(), {"--ro-bind", empty_file(), f});
+    for (const auto& path : l.readable) w.insert(w.end(), {"--ro-bind", path, path});
+    for (const auto& path : l.writable)
+        if (inside_any(path, l.hidden_dirs)) w.insert(w.end(), {"--bind", path, path});
+    w.push_back("--clearenv");
+    for (const auto& [name, value] : passed_environment()) w.insert(w.end(), {"--setenv", name, value});
+    w.insert(w.end(), kBwrapIsolation.begin(), kBwrapIsolation.end());
+    w.push_back("--");
+    w.insert(w.end(), command.begin(), command.end());
+    return w;
+}
+
+std::string shell_quoted(const std::string& text)
+{
+    std::string q = "'";
+    for (const char c : text) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+// The same sandbox made without bubblewrap: `unshare` gives new mount, network, IPC, host-name and
+// process namespaces, a script makes the mounts, and `setpriv` drops every capability before the
+// command runs, so that it can undo none of them (and, with no network namespace of its own to
+// configure, has no loopback either).
+std::vector<std::string> unshare_command(const std::vector<std::string>& command, const SandboxSpec& spec)
+{
+    const Layout l = layout_of(spec);
+    std::vector<std::string> replaced = l.fresh;  // folders whose contents are replaced, outermost first
+    replaced.push_back("/dev");
+    replaced.insert(replaced.end(), l.hidden_dirs.begin(), l.hidden_dirs.end());
+    std::stable_sort(replaced.begin(), replaced.end(),
+                     [](const std::string& a, const std::string& b) { return a.size() < b.size(); });
+    const auto innermost = [&](const std::string& path) {
+        std::string best;
+        for (const auto& r : replaced)
+            if (inside(path, r) && path != r && r.size() > best.size()) best = r;
+        return best;
+    };
+    // What must still be seen inside a replaced folder, staged before the folder is replaced.
+    struct Keep {
+        std::string path;
+        bool writable, directory;
+    };
+    std::vector<Keep> keeps;
+    std::error_code error;
+    auto keep = [&](const std::string& path, bool writable) {
+        if (!innermost(path).empty()) keeps.push_back({path, writable, fs::is_directory(path, error)});
+    };
+    for (const auto& s : l.seen) keep(s, false);
+    for (const auto& r : l.readable) keep(r, false);
+    for (const auto& w : l.writable) keep(w, true);
+    for (const char* node : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}) keep(node, true);
+    if (spec.gpu)
+        for (const auto& node : gpu_nodes()) keep(node, true);
+    std::stable_sort(keeps.begin(), keeps.end(), [](const Keep& a, const Keep& b) { return a.path.size() < b.path.size(); });
+
+    const std::string stage = grading_build_dir() + "/sandbox-stage";
+    fs::create_directories(stage, error);
+    std::ostringstream s;
+    s << "fail() { echo \"lab sandbox (unshare): $*\" >&2; exit 126; }\n"
+      << "mount --make-rprivate / || fail 'cannot make the mounts private'\n"
+      << "mount -t tmpfs lab-stage " << shell_quoted(stage) << " || fail 'cannot make the staging folder'\n";
+    for (std::size_t k = 0; k < keeps.size(); ++k) {
+        const std::string staged = shell_quoted(stage + "/" + std::to_string(k));
+        s << (keeps[k].directory ? "mkdir " : "touch ") << staged << " && mount --bind " << shell_quoted(keeps[k].path) << ' '
+          << staged << " || fail " << shell_quoted("cannot stage " + keeps[k].path) << '\n';
+    }
+    // Everything read-only, the staged copies too.
+    s << "for m in $(cut -d' ' -f5 /proc/self/mountinfo); do\n"
+      << "  case \"$m\" in *\\\\*) fail \"a mount point with an escaped name: $m\";; esac\n"
+      << "  mount -o remount,bind,ro \"$m\" || fail \"cannot make $m read-only\"\n"
+      << "done\n";
+    for (const auto& w : l.writable)
+        if (innermost(w).empty())
+            // --rbind: what is mounted inside it (the staging folder, in a build tree) comes along.
+            s << "mount --rbind " << shell_quoted(w) << ' ' << shell_quoted(w) << " && mount -o remount,bind,rw " << shell_quoted(w)
+              << " || fail " << shell_quoted("cannot make " + w + " writable") << '\n';
+    for (const auto& r : replaced) {
+        const bool fresh = std::find(l.fresh.begin(), l.fresh.end(), r) != l.fresh.end() || r == "/dev";
+        s << "mount -t tmpfs -o mode=" << (r == "/tmp" ? "1777" : "755") << " lab-" << (fresh ? "fresh " : "hidden ")
+          << shell_quoted(r) << " || fail " << shell_quoted("cannot replace " + r) << '\n';
+        for (std::size_t k = 0; k < keeps.size(); ++k) {
+            if (innermost(keeps[k].path) != r) continue;
+            const std::string path = shell_quoted(keeps[k].path), parent = shell_quoted(fs::path(keeps[k].path).parent_path().string());
+            s << "mkdir -p " << (keeps[k].directory ? path : parent + " && touch " + path) << " && mount --bind "
+              << shell_quoted(stage + "/" + std::to_string(k)) << ' ' << path
+              << (keeps[k].writable ? " && mount -o remount,bind,rw " + path : std::string()) << " || fail "
+              << shell_quoted("cannot see " + keeps[k].path + " again") << '\n';
+        }
+        if (r == "/dev")
+            s << "ln -s /proc/self/fd /dev/fd && ln -s /proc/self/fd/0 /dev/stdin && ln -s /proc/self/fd/1 /dev/stdout"
+                 " && ln -s /proc/self/fd/2 /dev/stderr && mkdir /dev/shm && mount -t tmpfs -o mode=1777 lab-shm /dev/shm"
+                 " || fail 'cannot make /dev'\n";
+        if (!fresh) s << "mount -o remount,ro " << shell_quoted(r) << " || fail " << shell_quoted("cannot make " + r + " read-only") << '\n';
+    }
+    for (const auto& f : l.hidden_files)
+        s << "mount --bind " << shell_quoted(empty_file()) << ' ' << shell_quoted(f) << " && mount -o remount,bind,ro " << shell_quoted(f)
+          << " || fail " << shell_quoted("cannot hide " + f) << '\n';
+    s << "umount -l " << shell_quoted(stage) << " || fail 'cannot remove the staging folder'\n"
+      << "cd -- \"$PWD\" 2>/dev/null || cd /\n"
+      // Not the namespace's first process, which the kernel spares the signals it does not handle
+      // (SIGXCPU at the CPU limit): a child, whose end the script reports as 128 + the signal.
+      << "setpriv --no-new-privs --bounding-set=-all --inh-caps=-all -- env -i";
+    for (const auto& [name, value] : passed_environment()) s << ' ' << shell_quoted(name + "=" + value);
+    s << " \"$@\" &\nwait $!\n";
+    std::vector<std::string> w{lab::process::find_program("unshare"),
+                               "--mount", "--net", "--ipc", "--uts", "--pid", "--fork", "--kill-child", "--mount-proc",
+                               "--", "/bin/sh", "-c", s.str(), "lab-sandbox"};
+    w.insert(w.end(), command.begin(), command.end());
+    return w;
+}
+
+std::vector<std::string> wrap(Isolation kind, const std::vector<std::string>& command, const SandboxSpec& spec)
+{
+    switch (kind) {
+    case Isolation::bubblewrap: return bwrap_command(command, spec);
+    case Isolation::unshare: return unshare_command(command, spec);
+    case Isolation::none: break;
+    }
+    return command;
+}
+
+// "" when `kind` can run a program here; else why not, with the first line it printed.
+std::string try_isolation(Isolation kind)
+{
+    if (kind == Isolation::bubblewrap && bwrap().empty())
+        return "bubblewrap (bwrap) is not installed: apt-get install bubblewrap";
+    if (kind == Isolation::unshare) {
+        if (geteuid() != 0) return "the unshare fallback needs root (this is uid " + std::to_string(geteuid()) + ")";
+        for (const char* tool : {"unshare", "setpriv"})
+            if (lab::process::find_program(tool).empty())
+                return std::string(tool) + " is not installed: apt-get install util-linux";
+    }
+    const std::string log = grading_build_dir() + "/sandbox-probe.log";
+    lab::process::Options quiet;
+    quiet.output = log;
+    SandboxSpec spec;
+    spec.gpu = false;
+    const int status = lab::process::run(wrap(kind, {"/bin/true"}, spec), quiet);
+    if (status == 0) return "";
+    std::ifstream in(log);
+    std::string first;
+    std::getline(in, first);
+    const std::string name = kind == Isolation::bubblewrap ? "bubblewrap" : "unshare";
+    return name + " cannot make its sandbox here" + (first.empty() ? std::string() : ": " + first);
+}
 
 }  // namespace
 
@@ -92,20 +323,45 @@ const std::string& bwrap()
     return path;
 }
 
-std::string sandbox_missing()
+const IsolationChoice& isolation()
 {
-    static const std::string why = [] {
-        if (bwrap().empty()) return std::string("bubblewrap (bwrap) is not installed: apt-get install bubblewrap");
-        std::vector<std::string> probe{bwrap(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"};
-        probe.insert(probe.end(), kIsolation.begin(), kIsolation.end());
-        probe.insert(probe.end(), {"--", "/bin/true"});
-        lab::process::Options quiet;
-        quiet.output = "/dev/null";
-        if (lab::process::run(probe, quiet) != 0)
-            return std::string("bubblewrap cannot make its namespaces on this machine (user namespaces refused?)");
-        return std::string();
+    static const IsolationChoice choice = [] {
+        IsolationChoice c;
+        const char* asked = std::getenv("LAB_ISOLATION");
+        const std::string want = asked ? asked : "";
+        if (want == "none") {
+            c.kind = Isolation::none;
+            c.name = "none";
+            c.fallback = "LAB_ISOLATION=none was asked for";
+            return c;
+        }
+        if (!want.empty() && want != "bubblewrap" && want != "unshare") {
+            c.error = "LAB_ISOLATION=" + want + " is not one of bubblewrap, unshare, none";
+            return c;
+        }
+        const std::string no_bwrap = want == "unshare" ? "LAB_ISOLATION=unshare was asked for" : try_isolation(Isolation::bubblewrap);
+        if (no_bwrap.empty()) {
+            c.kind = Isolation::bubblewrap;
+            c.name = "bubblewrap";
+            return c;
+        }
+        if (want == "bubblewrap") {
+            c.error = no_bwrap;
+            return c;
+        }
+        const std::string no_unshare = try_isolation(Isolation::unshare);
+        if (no_unshare.empty()) {
+            c.kind = Isolation::unshare;
+            c.name = "unshare";
+            c.fallback = no_bwrap;
+            return c;
+        }
+        c.error = "no sandbox can be made on this machine, so no submission is run. " + no_bwrap + "; " + no_unshare +
+                  (no_unshare.back() == '.' ? " " : ". ") + "Install bubblewrap (apt-get install bubblewrap) or grade as root; LAB_ISOLATION=none grades "
+                  "without one (only for code you trust), and every report then says so.";
+        return c;
     }();
-    return why;
+    return choice;
 }
 
 void hide_in_sandbox(const std::string& path)
@@ -114,55 +370,48 @@ void hide_in_sandbox(const std::string& path)
     g_hidden_extra.push_back(absolute(path));
 }
 
-std::vector<std::string> sandboxed(const std::vector<std::string>& command, const SandboxSpec& spec)
+Sandbox::Sandbox(const std::vector<std::string>& command, const SandboxSpec& spec)
+    : argv_(wrap(isolation().kind, command, spec)), limits_(spec.limits),
+      cgroup_(std::make_unique<Cgroup>(CgroupLimits{spec.limits.processes, spec.limits.memory_bytes}))
 {
-    if (!sandbox_missing().empty()) return command;
-    std::vector<std::string> wrapped{bwrap(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/sys",
-                                     "/sys", "--tmpfs", "/tmp"};
-    if (spec.gpu)
-        for (const auto& node : gpu_nodes()) wrapped.insert(wrapped.end(), {"--dev-bind", node, node});
-    // /tmp is the sandbox's own; the kit and its build tree are seen again even when they live there.
-    const std::string build_root = absolute(grading_build_dir());
-    for (const auto& tree : {kit_root(), build_root}) wrapped.insert(wrapped.end(), {"--ro-bind", tree, tree});
-    const std::vector<std::string> hidden = hidden_paths();
-    const auto inside_hidden = [&](const std::string& path) {
-        for (const auto& h : hidden)
-            if (path == h || path.rfind(h + "/", 0) == 0) return true;
-        return false;
-    };
-    // Mounts stack in order: writable trees, then the secrets over them, then what may be seen
-    // or written inside a hidden folder.
-    for (const auto& path : spec.writable)
-        if (!inside_hidden(path)) wrapped.insert(wrapped.end(), {"--bind", path, path});
-    std::error_code error;
-    const std::string empty = empty_file();
-    for (const auto& path : hidden) {
-        // A report folder that holds the kit (--out .) stays in sight, read-only like the rest.
-        if (!fs::exists(path, error) || (kit_root() + "/").rfind(path + "/", 0) == 0 ||
-            (build_root + "/").rfind(path + "/", 0) == 0)
-            continue;
-        if (path == kit_root() + "/solutions") {
-            // The build files name each solution (the planted mistakes are made from them): each
-            // stays a file, empty and older than the build, so that nothing is rebuilt for it.
-            for (const auto& entry : fs::directory_iterator(path, error))
-                if (entry.is_regular_file(error)) wrapped.insert(wrapped.end(), {"--ro-bind", empty, entry.path().string()});
-        } else if (fs::is_directory(path, error)) {
-            wrapped.insert(wrapped.end(), {"--tmpfs", path});
-        } else {
-            wrapped.insert(wrapped.end(), {"--ro-bind", empty, path});
-        }
+}
+
+void Sandbox::confine(lab::process::Options& options) const
+{
+    options.max_cpu_seconds = limits_.cpu_seconds;
+    options.max_file_bytes = limits_.file_bytes;
+    options.no_core_files = true;
+    options.cgroups = cgroup_->folders();
+}
+
+std::string Sandbox::limit_reached() const
+{
+    return cgroup_->limit_reached();
+}
+
+std::string isolation_summary(const SandboxLimits& limits)
+{
+    const IsolationChoice& c = isolation();
+    std::string text;
+    if (c.kind == Isolation::none) {
+        text = "built and ran WITHOUT a sandbox (" + c.fallback + ")";
+    } else {
+        text = "built and ran in " +
+               std::string(c.kind == Isolation::bubblewrap ? "a bubblewrap sandbox"
+                                                           : "an unshare sandbox with every capability dropped (" +
+                                                                 c.fallback + ")") +
+               ": the files read-only but its own folder, the hidden cases, solutions, reports and home folders out of "
+               "sight, no network, a clean environment";
     }
-    for (const auto& path : spec.readable) wrapped.insert(wrapped.end(), {"--ro-bind", path, path});
-    for (const auto& path : spec.writable)
-        if (inside_hidden(path)) wrapped.insert(wrapped.end(), {"--bind", path, path});
-    wrapped.push_back("--clearenv");
-    for (const auto& name : passed_environment())
-        if (const char* value = std::getenv(name.c_str())) wrapped.insert(wrapped.end(), {"--setenv", name, value});
-    wrapped.insert(wrapped.end(), {"--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp"});
-    wrapped.insert(wrapped.end(), kIsolation.begin(), kIsolation.end());
-    wrapped.push_back("--");
-    wrapped.insert(wrapped.end(), command.begin(), command.end());
-    return wrapped;
+    const CgroupSupport& cg = cgroup_support();
+    text += "; limits: " + std::to_string(limits.cpu_seconds) + " s of CPU per process, " +
+            std::to_string(limits.file_bytes >> 20) + " MiB per file, " +
+            (cg.processes.empty() ? std::to_string(limits.processes) + " processes and threads"
+                                  : "processes not limited (" + cg.processes + ")") +
+            ", " +
+            (cg.memory.empty() ? std::to_string(limits.memory_bytes >> 20) + " MiB of memory"
+                               : "memory not limited (" + cg.memory + ")");
+    return text;
 }
 
 }  // namespace lab::grading

@@ -1,32 +1,75 @@
-// TRUSTED SIDE. The sandbox every submission's build and runner run in: bubblewrap, with the
-// whole file system read-only, the grader's secrets out of sight, only the named folders writable,
-// no network, a clean environment, and only the GPU's device nodes.
+// TRUSTED SIDE. The sandbox every submission's build and runner run in: the whole file system
+// read-only, the grader's secrets out of sight, only the named folders writable, no network, a
+// clean environment, only the GPU's device nodes, and limits on time, files, processes and memory.
+//
+// Two ways to make it, chosen once per grading (isolation()):
+//  - bubblewrap, where it can make its namespaces;
+//  - else, as root, `unshare` (util-linux): the same mounts made by a short script in new mount,
+//    network, IPC, host-name and process namespaces, then every capability dropped (`setpriv`), so
+//    that the program cannot undo them. /sys and the device nodes are the machine's, read-only.
+// $LAB_ISOLATION=bubblewrap|unshare|none asks for one; "none" (trusted code only) runs unconfined
+// and every report says so. Where neither can be made and none was asked for, nothing is graded.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "cgroup.hpp"
+#include "lab/process.hpp"
+
 namespace lab::grading {
+
+enum class Isolation { bubblewrap, unshare, none };
+
+struct IsolationChoice {
+    Isolation kind = Isolation::none;
+    std::string name;     // "bubblewrap", "unshare" or "none"
+    std::string fallback; // why a stronger one was not used ("" for bubblewrap)
+    std::string error;    // why nothing can be used ("" when kind can): grading stops with it
+};
+const IsolationChoice& isolation();
 
 // bubblewrap: $LAB_BWRAP when set, else /usr/bin/bwrap, else the first bwrap on PATH; "" if none.
 const std::string& bwrap();
-
-// Why no sandbox can be made here ("" when one can): bwrap is missing, or it cannot make its
-// namespaces. Checked once, by making one.
-std::string sandbox_missing();
 
 // What the sandbox hides besides the kit's own secrets (the hidden cases, the solutions, the
 // corpus, the build tree's grading folder): the report folder and the rubric of this run.
 void hide_in_sandbox(const std::string& path);
 
+struct SandboxLimits {
+    std::uint64_t cpu_seconds = 0;   // per process (RLIMIT_CPU)
+    std::uint64_t file_bytes = 0;    // per file written (RLIMIT_FSIZE)
+    int processes = 0;               // processes and threads at once (a cgroup's pids.max)
+    std::uint64_t memory_bytes = 0;  // all its processes together (a cgroup's memory limit)
+};
+
 struct SandboxSpec {
     std::vector<std::string> writable;  // bound read-write (inside hidden folders too)
     std::vector<std::string> readable;  // bound read-only again inside a hidden folder
     bool gpu = true;                    // the NVIDIA device nodes
+    SandboxLimits limits;
 };
 
-// `command` wrapped in bubblewrap as the spec says; `command` itself where no sandbox can be made
-// (the report says so: see sandbox_missing).
-std::vector<std::string> sandboxed(const std::vector<std::string>& command, const SandboxSpec& spec);
+// One confined run of a command: its command line, and what the process that runs it is started
+// with (limits, its cgroup). Lives as long as the child: at its end, what is left of it is killed.
+class Sandbox {
+public:
+    Sandbox(const std::vector<std::string>& command, const SandboxSpec& spec);
+    const std::vector<std::string>& argv() const { return argv_; }
+    // Sets the limits and the cgroup on the options the child is started with. No core files.
+    void confine(lab::process::Options& options) const;
+    // "" or what stopped it: a limit its cgroup reached (memory, processes).
+    std::string limit_reached() const;
+
+private:
+    std::vector<std::string> argv_;
+    SandboxLimits limits_;
+    std::unique_ptr<Cgroup> cgroup_;
+};
+
+// The sentence every report gives: which isolation, what it hides, which limits hold.
+std::string isolation_summary(const SandboxLimits& limits);
 
 }  // namespace lab::grading

@@ -1,8 +1,10 @@
 // The one way the kit starts children (lab/process.hpp): exit codes, signals, output, environment,
 // working directory, limits, and a program that does not exist.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -101,6 +103,24 @@ TEST(Process, TheFileSizeLimitStopsAChildThatWritesTooMuch)
     const int status = lab::process::run({"/bin/sh", "-c", "head -c 100000 /dev/zero > big"}, options);
     EXPECT_NE(status, 0);
     EXPECT_LE(fs::file_size(scratch.file("big")), 4096u);
+}
+
+TEST(Process, TheCpuTimeLimitStopsAChildThatSpins)
+{
+    auto options = into("/dev/null");
+    options.max_cpu_seconds = 1;
+    const auto started = std::chrono::steady_clock::now();
+    const int status = lab::process::run({"/bin/sh", "-c", "while :; do :; done"}, options);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    EXPECT_EQ(status, 128 + SIGXCPU);
+    EXPECT_LT(seconds, 10.0);
+}
+
+TEST(Process, ACgroupThatCannotBeJoinedStopsTheStart)
+{
+    auto options = into("/dev/null");
+    options.cgroups = {"/nonexistent-cgroup"};
+    EXPECT_EQ(lab::process::start({"/bin/true"}, options), -1);
 }
 
 TEST(Process, KillGroupStopsTheChildAndWhatItStarted)

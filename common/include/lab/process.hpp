@@ -31,10 +31,14 @@ struct Options {
     std::string directory;         // the child's working directory; "" keeps this one's
     std::vector<std::pair<std::string, std::string>> environment;  // set (or replaced) in the child
     std::uint64_t max_file_bytes = 0;                                 // RLIMIT_FSIZE; 0 leaves it
+    std::uint64_t max_cpu_seconds = 0;  // RLIMIT_CPU (killed past it); 0 leaves it
     bool no_core_files = false;
+    // cgroup folders the child moves itself into before it runs anything (their limits hold for
+    // it and everything it starts); the child exits with 127 when it cannot join one.
+    std::vector<std::string> cgroups;
 };
 
-// Starts argv; returns the child's pid, or -1 when fork failed. When the program cannot be
+// Starts argv; returns the child's pid, or -1 when fork failed or a cgroup cannot be opened. When the program cannot be
 // started, the child writes "cannot start PROGRAM: why" to its output and exits with 127.
 pid_t start(const std::vector<std::string>& argv, const Options& options = {});
 
