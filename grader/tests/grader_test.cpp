@@ -209,6 +209,7 @@ TEST(Sandbox, HidesTheSecretsTheEnvironmentAndTheKit)
         "ls -A /root /home 2>/dev/null | grep -v ':$' | grep -q . && echo saw-a-home; "
         "ls /dev | grep -qx sda && echo saw-a-disk; "
         "grep -qv -e '^Inter' -e '^ face' -e 'lo:' /proc/net/dev && echo has-a-network; "
+        "(echo lab-sandbox-test > /proc/sys/kernel/hostname) 2>/dev/null && echo wrote-a-kernel-setting; "
         "grep CapEff /proc/self/status | grep -qv 0000000000000000 && echo has-capabilities; echo done";
     SandboxSpec spec;
     spec.writable = {work};

@@ -156,6 +156,11 @@ std::vector<std::string> bwrap_command(const std::vector<std::string>& command, 
 {
     const Layout l = layout_of(spec);
     std::vector<std::string> w{bwrap(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/sys", "/sys"};
+    // As root, the sandbox's uid is the machine's root, which may write the kernel's settings under
+    // /proc/sys (no capability is asked for most) and the files under /proc/irq and /proc/bus;
+    // bubblewrap covers them only when their folder is writable, which it is not.
+    for (const char* p : {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"})
+        if (access(p, F_OK) == 0) w.insert(w.end(), {"--ro-bind", p, p});
     if (spec.gpu)
         for (const auto& node : gpu_nodes()) w.insert(w.end(), {"--dev-bind", node, node});
     // Mounts stack in order: fresh folders, the kit seen again in them, writable trees, then the
@@ -231,10 +236,16 @@ std::vector<std::string> unshare_command(const std::vector<std::string>& command
         s << (keeps[k].directory ? "mkdir " : "touch ") << staged << " && mount --bind " << shell_quoted(keeps[k].path) << ' '
           << staged << " || fail " << shell_quoted("cannot stage " + keeps[k].path) << '\n';
     }
-    // Everything read-only, the staged copies too.
+    // Everything read-only, the staged copies too; but /proc, which CUDA needs writable (a read-only
+    // /proc makes cuInit fail), has only what could change the machine made read-only, as
+    // bubblewrap does: the kernel's settings, the SysRq trigger, interrupts and buses.
     s << "for m in $(cut -d' ' -f5 /proc/self/mountinfo); do\n"
-      << "  case \"$m\" in *\\\\*) fail \"a mount point with an escaped name: $m\";; esac\n"
+      << "  case \"$m\" in /proc|/proc/*) continue;; *\\\\*) fail \"a mount point with an escaped name: $m\";; esac\n"
       << "  mount -o remount,bind,ro \"$m\" || fail \"cannot make $m read-only\"\n"
+      << "done\n"
+      << "for p in sys sysrq-trigger irq bus fs; do\n"
+      << "  [ -e /proc/$p ] || continue\n"
+      << "  mount --bind /proc/$p /proc/$p && mount -o remount,bind,ro /proc/$p || fail \"cannot make /proc/$p read-only\"\n"
       << "done\n";
     for (const auto& w : l.writable)
         if (innermost(w).empty())
