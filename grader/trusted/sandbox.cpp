@@ -225,8 +225,33 @@ std::vector<std::string> unshare_command(const std::vector<std::string>& command
         for (const auto& node : gpu_nodes()) keep(node, true);
     std::stable_sort(keeps.begin(), keeps.end(), [](const Keep& a, const Keep& b) { return a.path.size() < b.path.size(); });
 
-    const std::string stage = grading_build_dir() + "/sandbox-stage";
-    fs::create_directories(stage, error);
+    // The staging folder: a tmpfs mounted, in the sandbox's own mount namespace, over a system
+    // folder that nothing here replaces (not in the build tree, which may lie in /tmp), and
+    // unmounted again at the end, which shows the folder as it was.
+    std::vector<std::string> mount_points;  // none may lie under it: the read-only pass would miss them
+    {
+        std::ifstream info("/proc/self/mountinfo");
+        for (std::string line; std::getline(info, line);) {
+            std::istringstream fields(line);
+            std::string field;
+            for (int k = 0; k < 5 && fields >> field; ++k) {
+            }
+            mount_points.push_back(field);
+        }
+    }
+    std::string stage;
+    for (const char* candidate : {"/mnt", "/media", "/srv", "/opt", "/var/tmp", "/usr/src", "/usr/share"}) {
+        const std::string c = candidate;
+        const bool covered = inside_any(c, replaced) || inside_any(c, l.seen) || inside_any(c, l.writable) ||
+                             inside_any(c, l.readable) ||
+                             std::any_of(replaced.begin(), replaced.end(), [&](const std::string& r) { return inside(r, c); }) ||
+                             std::any_of(mount_points.begin(), mount_points.end(), [&](const std::string& m) { return inside(m, c); });
+        if (!covered && fs::is_directory(c, error)) {
+            stage = c;
+            break;
+        }
+    }
+    if (stage.empty()) stage = "/mnt";
     std::ostringstream s;
     s << "fail() { echo \"lab sandbox (unshare): $*\" >&2; exit 126; }\n"
       << "mount --make-rprivate / || fail 'cannot make the mounts private'\n"
