@@ -182,11 +182,8 @@ std::string in_sandbox(const std::string& script, SandboxSpec spec, int& status,
 {
     const std::string log = grading_build_dir() + "/grading/sandbox-test.log";
     const Sandbox sandbox({"/bin/sh", "-c", script}, spec);
-    lab::process::Options options;
-    options.output = log;
+    lab::process::Options options = sandbox.options(log);
     options.environment = environment;
-    options.group = lab::process::Options::Group::session;
-    sandbox.confine(options);
     status = lab::process::run(sandbox.argv(), options);
     std::ifstream in(log);
     const std::string printed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

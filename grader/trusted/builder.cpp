@@ -50,12 +50,8 @@ SandboxLimits build_limits(int jobs)
 int run_confined(const std::vector<std::string>& args, const SandboxSpec& spec, const std::string& log)
 {
     const Sandbox sandbox(args, spec);
-    lab::process::Options options;
-    options.output = log;
-    options.search_path = true;
-    options.null_stdin = true;
-    options.group = lab::process::Options::Group::session;
-    sandbox.confine(options);
+    lab::process::Options options = sandbox.options(log);
+    options.search_path = true;  // cmake, where no sandbox wraps it
     const int status = lab::process::run(sandbox.argv(), options);
     if (const std::string why = sandbox.limit_reached(); !why.empty())
         std::ofstream(log, std::ios::app) << "\nThe build was stopped: " << why << ".\n";

@@ -137,15 +137,8 @@ Child start_runner(const std::string& runner, const std::string& request, const 
     spec.limits = limits.runner;
     Child child;
     child.sandbox = std::make_unique<Sandbox>(std::vector<std::string>{runner, request, dir, first}, spec);
-    lab::process::Options options;
-    options.output = dir + "/runner.log";
-    options.append = true;
-    // A session of its own: no controlling terminal to type into, one process group to kill.
-    options.group = lab::process::Options::Group::session;
-    options.null_stdin = true;
-    child.sandbox->confine(options);
     child.started = Clock::now();
-    child.pid = lab::process::start(child.sandbox->argv(), options);
+    child.pid = lab::process::start(child.sandbox->argv(), child.sandbox->options(dir + "/runner.log", true));
     return child;
 }
 
@@ -188,6 +181,7 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
     outcome.lost.assign(count, "");
     const auto rung_start = Clock::now();
     const std::string progress_path = dir + "/progress";
+    const std::string case_limit = std::to_string(static_cast<int>(limits.case_seconds)) + " s";
     std::size_t next = 0;
     int hung = 0;
     while (next < count) {
@@ -215,13 +209,12 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             const double case_elapsed = std::chrono::duration<double>(now - current_since).count();
             const double idle = std::chrono::duration<double>(now - changed_since).count();
             const double rung_elapsed = std::chrono::duration<double>(now - rung_start).count();
-            const std::string limit = std::to_string(static_cast<int>(limits.case_seconds)) + " s";
             if (current >= 0 && p.last_ended < current && case_elapsed > limits.case_seconds) {
-                stop_reason = "stopped after " + limit + ", the rubric's limit for one case: a loop that never ends, or far too slow";
+                stop_reason = "stopped after " + case_limit + ", the rubric's limit for one case: a loop that never ends, or far too slow";
                 stopped = true;
             } else if ((current < 0 || p.last_ended >= current) && idle > limits.case_seconds) {
                 // Outside any case: code that runs before main, or after a case, and does not end.
-                stop_reason = "stopped after " + limit + (current < 0 ? " without starting its first case" : " between cases") +
+                stop_reason = "stopped after " + case_limit + (current < 0 ? " without starting its first case" : " between cases") +
                               " (the rubric's limit for one case): code outside the kernel that never ends";
                 stopped = true;
             } else if (rung_elapsed > limits.rung_seconds) {
@@ -230,8 +223,8 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             }
             if (stopped) {
                 // What its cgroup stopped meanwhile (a fork bomb at the process limit) says why.
-                if (const std::string limit = child.sandbox->limit_reached(); !limit.empty() && stop_reason != "rung_limit")
-                    stop_reason += "; meanwhile " + limit;
+                if (const std::string reached = child.sandbox->limit_reached(); !reached.empty() && stop_reason != "rung_limit")
+                    stop_reason += "; meanwhile " + reached;
                 kill_runner(child);
                 break;
             }
@@ -265,8 +258,9 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             next = static_cast<std::size_t>(resume) + 1;
         } else {
             // It ended between jobs without finishing (or never started one): nothing more will come of it.
+            const std::string log = tail_of(dir + "/runner.log");
             const std::string why = (exited ? describe_exit(status, child) : stop_reason) + " before reaching this case" +
-                                    (tail_of(dir + "/runner.log").empty() ? "" : ":\n" + tail_of(dir + "/runner.log"));
+                                    (log.empty() ? "" : ":\n" + log);
             for (std::size_t i = static_cast<std::size_t>(resume + 1); i < count; ++i) outcome.lost[i] = why;
             return outcome;
         }

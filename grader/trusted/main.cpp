@@ -94,12 +94,7 @@ std::string check_device_in_sandbox(std::string& seen)
     const std::string log = grading_build_dir() + "/sandbox-device.log";
     SandboxSpec spec;
     const Sandbox sandbox({self_path(), "device"}, spec);
-    lab::process::Options options;
-    options.output = log;
-    options.group = lab::process::Options::Group::session;
-    options.null_stdin = true;
-    sandbox.confine(options);
-    const int status = lab::process::run(sandbox.argv(), options);
+    const int status = lab::process::run(sandbox.argv(), sandbox.options(log));
     std::ifstream in(log);
     std::getline(in, seen);
     const lab::DeviceStatus& outside = lab::device_status();

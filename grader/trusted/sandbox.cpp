@@ -412,12 +412,18 @@ Sandbox::Sandbox(const std::vector<std::string>& command, const SandboxSpec& spe
 {
 }
 
-void Sandbox::confine(lab::process::Options& options) const
+lab::process::Options Sandbox::options(const std::string& log, bool append) const
 {
+    lab::process::Options options;
+    options.output = log;
+    options.append = append;
+    options.group = lab::process::Options::Group::session;
+    options.null_stdin = true;
     options.max_cpu_seconds = limits_.cpu_seconds;
     options.max_file_bytes = limits_.file_bytes;
     options.no_core_files = true;
     options.cgroups = cgroup_->folders();
+    return options;
 }
 
 std::string Sandbox::limit_reached() const

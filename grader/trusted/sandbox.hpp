@@ -58,8 +58,10 @@ class Sandbox {
 public:
     Sandbox(const std::vector<std::string>& command, const SandboxSpec& spec);
     const std::vector<std::string>& argv() const { return argv_; }
-    // Sets the limits and the cgroup on the options the child is started with. No core files.
-    void confine(lab::process::Options& options) const;
+    // What every sandboxed child is started with: its output into `log` (appended to when
+    // `append`), a session of its own (no terminal; one process group to kill), stdin from
+    // /dev/null, the limits, no core files, and its cgroup.
+    lab::process::Options options(const std::string& log, bool append = false) const;
     // "" or what stopped it: a limit its cgroup reached (memory, processes).
     std::string limit_reached() const;
 
