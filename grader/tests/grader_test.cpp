@@ -176,11 +176,18 @@ TEST(Rubric, AMistakeIsNamedWithItsLineAndKey)
     EXPECT_EQ(refusal("[rungs.07_coarsening]\nspeed = 0\n"), "accepted");
 }
 
+// A folder of this test process's own: the sandbox tests run at once under both isolations
+// (Kit.Grader.Sandbox.* and Kit.Grader.Unshare), and one must not delete the other's files.
+std::string sandbox_test_dir()
+{
+    return grading_build_dir() + "/grading/sandbox-test-" + std::to_string(getpid());
+}
+
 // Runs a shell script in the sandbox; what it printed, and its exit code in `status`.
 std::string in_sandbox(const std::string& script, SandboxSpec spec, int& status,
                        const std::vector<std::pair<std::string, std::string>>& environment = {})
 {
-    const std::string log = grading_build_dir() + "/grading/sandbox-test.log";
+    const std::string log = sandbox_test_dir() + ".log";
     const Sandbox sandbox({"/bin/sh", "-c", script}, spec);
     lab::process::Options options = sandbox.options(log);
     options.environment = environment;
@@ -202,7 +209,7 @@ TEST(Sandbox, HidesTheSecretsTheEnvironmentAndTheKit)
         GTEST_SKIP() << isolation().error;
     }
     if (isolation().kind == Isolation::none) GTEST_SKIP() << "LAB_ISOLATION=none";
-    const std::string work = grading_build_dir() + "/grading/sandbox-test";
+    const std::string work = sandbox_test_dir();
     fs::remove_all(work);
     fs::create_directories(work);
     const std::string kit = lab::kit_root();
@@ -233,7 +240,7 @@ TEST(Sandbox, StopsWhatGoesPastItsLimits)
         if (geteuid() == 0 && !lab::process::find_program("unshare").empty()) FAIL() << isolation().error;
         GTEST_SKIP() << isolation().error;
     }
-    const std::string work = grading_build_dir() + "/grading/sandbox-test";
+    const std::string work = sandbox_test_dir();
     fs::remove_all(work);
     fs::create_directories(work);
     SandboxSpec spec;
