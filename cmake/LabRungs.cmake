@@ -68,14 +68,18 @@ function(lab_nvcc_command out id source object)
       -MD -MF "${object}.d" -x cu -c "${PROJECT_SOURCE_DIR}/common/src/rung_glue.cu" -o "${object}" PARENT_SCOPE)
 endfunction()
 
-# lab_nvcc_check(<target> <id> <kernel file>): on the CPU backend with LAB_NVCC_CHECKED, <target>
-# builds only once nvcc accepts the kernel file (lab_nvcc_command).
+# lab_nvcc_check(<target> <id> <kernel file> [<keep dir>]): on the CPU backend with LAB_NVCC_CHECKED,
+# <target> builds only once nvcc accepts the kernel file (lab_nvcc_command); with <keep dir>, nvcc
+# keeps its intermediate files there (the grader's integrity checks read them).
 function(lab_nvcc_check target id source)
   if(NOT LAB_ACTIVE_BACKEND STREQUAL "cpu" OR NOT LAB_NVCC_CHECKED)
     return()
   endif()
   set(object "${CMAKE_BINARY_DIR}/nvcc_check/${target}.o")
   lab_nvcc_command(command ${id} "${source}" "${object}")
+  if(ARGC GREATER 3)
+    list(APPEND command --keep "--keep-dir=${ARGV3}")
+  endif()
   add_custom_command(OUTPUT "${object}"
     COMMAND ${command}
     DEPENDS "${source}" "${PROJECT_SOURCE_DIR}/common/src/rung_glue.cu"

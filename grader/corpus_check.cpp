@@ -12,6 +12,9 @@
 //   "correctness": "full": every point of the visible and hidden parts
 //   "most":    a fraction of the rung's points it may not exceed: for a kernel that hands back 0 or a
 //              multiple of the sum, which a case whose random input happens to sum to 0 lets pass
+//   "message": a regular expression some failed case's message must match
+//   "findings": regular expressions each of which some integrity finding must match; a rung
+//              without it must have no finding at all
 // A rung not named there must get no points at all.
 #include <fstream>
 #include <iostream>
@@ -93,6 +96,18 @@ int main(int argc, char** argv)
             for (const auto& c : rung.at("cases"))
                 said |= c.at("status") == "failed" && std::regex_search(c.at("message").get<std::string>(), why);
             if (!said) mismatch(id, "no failed case says why as expected (" + w.at("message").get<std::string>() + ")");
+        }
+        // "findings": patterns each of which some integrity finding must match; without it, none may be found.
+        const auto& found = rung.at("findings");
+        if (w.contains("findings")) {
+            for (const auto& pattern : w.at("findings")) {
+                const std::regex wanted(pattern.get<std::string>());
+                bool matched = false;
+                for (const auto& f : found) matched |= std::regex_search(f.get<std::string>(), wanted);
+                if (!matched) mismatch(id, "no integrity finding matches " + pattern.get<std::string>() + " (found: " + found.dump() + ")");
+            }
+        } else if (!found.empty()) {
+            mismatch(id, "the integrity checks found what no one planted: " + found.dump());
         }
         if (w.contains("failing") && failing == 0) mismatch(id, "no case failed; expected some matching " + w.value("failing", ""));
         if (w.contains("passing") && passing_matched == 0)

@@ -86,6 +86,7 @@ RungInfo parse_rung(const nlohmann::json& j)
     else throw UsageError("rung " + r.id + ": block rule must be power_of_two or multiple_of_warp");
     for (const auto& op : j.at("ops")) r.ops.push_back(parse_op(op.get<std::string>()));
     r.hints = j.at("hints").get<std::vector<std::string>>();
+    r.forbids = j.at("forbids").get<std::vector<std::string>>();
     return r;
 }
 

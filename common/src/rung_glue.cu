@@ -39,7 +39,7 @@ void launch_sum(const lab::LaunchPlan& plan, const void* in, void* out, std::siz
     lab::launch(LAB_RUNG_NS::reduce<T>, plan.grid, plan.block, plan.shared_bytes, input<T>(in), output<T>(out), n);
 }
 
-const lab::RungBinding binding{LAB_RUNG_ID,
+__attribute__((init_priority(60000))) const lab::RungBinding binding{LAB_RUNG_ID,
                                LAB_RUNG_ORIGINAL,
                                {{Op::sum, Dtype::i32, &launch_sum<int>}, {Op::sum, Dtype::f32, &launch_sum<float>}}};
 
@@ -55,7 +55,7 @@ void launch_sum(const lab::LaunchPlan& plan, const void* in, void* out, std::siz
     });
 }
 
-const lab::RungBinding binding{LAB_RUNG_ID,
+__attribute__((init_priority(60000))) const lab::RungBinding binding{LAB_RUNG_ID,
                                LAB_RUNG_ORIGINAL,
                                {{Op::sum, Dtype::i32, &launch_sum<int>}, {Op::sum, Dtype::f32, &launch_sum<float>}}};
 
@@ -69,7 +69,7 @@ void launch_with(const lab::LaunchPlan& plan, const void* in, void* out, std::si
                 output<T>(out), n);
 }
 
-const lab::RungBinding binding{LAB_RUNG_ID,
+__attribute__((init_priority(60000))) const lab::RungBinding binding{LAB_RUNG_ID,
                                LAB_RUNG_ORIGINAL,
                                {{Op::sum, Dtype::i32, &launch_with<LAB_RUNG_NS::Sum, int>},
                                 {Op::sum, Dtype::f32, &launch_with<LAB_RUNG_NS::Sum, float>},
@@ -84,6 +84,14 @@ const lab::RungBinding binding{LAB_RUNG_ID,
 #error "rung_glue.cu: unknown kernel form; rungs.json's \"form\" must name one handled here"
 #endif
 
-[[maybe_unused]] const bool registered = (lab::register_rung(binding), true);
+// The glue's code before main (building the binding, registering it) runs at a priority of its own,
+// so that the compiler puts it in a function of its own (.init_array.60000): the grader's integrity
+// checks count each object's initialisers against the reference's, and a kernel file's own (a
+// dynamic initialiser, a static constructor) must not be merged into the glue's, where it could not
+// be told apart.
+struct Registration {
+    explicit Registration(const lab::RungBinding& b) { lab::register_rung(b); }
+};
+__attribute__((init_priority(60000))) const Registration registration(binding);
 
 }  // namespace

@@ -13,7 +13,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "elf.hpp"
 #include "intake.hpp"
+#include "integrity.hpp"
 #include "builder.hpp"
 #include "lab/process.hpp"
 #include "lab/registry.hpp"
@@ -136,6 +138,7 @@ TEST(Screen, RefusesWhatReachesIntoTheKit)
         {"__attribute__((constructor)) static void early() {}\n", "line 1: code that runs before"},
         {"static auto f = std::fopen(\"x\", \"w\");\n", "line 1: touches files"},
         {"#include \"../tests/cases.json\"\n", "line 1: includes a file"},
+        {"int x;\n  #  ifdef __CUDA_ARCH__\n", "line 2: conditional compilation"},
     };
     for (const auto& [text, expected] : cases) {
         const auto problems = screen_source(text);
@@ -145,6 +148,87 @@ TEST(Screen, RefusesWhatReachesIntoTheKit)
     // Comments and strings neither hide nor fake a construct.
     EXPECT_TRUE(screen_source("// namespace lab {\nconst char* s = \"namespace lab\";\n").empty());
     EXPECT_FALSE(screen_source("/* x */ namespace /* y */ lab {}\n").empty());
+}
+
+// The preprocessed text the integrity checks read: the file's own lines (by the compiler's line
+// markers) after every macro, and the headers it brought in.
+TEST(Integrity, ReadsTheFilesOwnLinesAfterPreprocessing)
+{
+    lab::RungInfo rung = lab::Registry::kit().get("07");
+    CompiledRung compiled;
+    compiled.student_file = "/build/grading/submission/07_coarsening.cu";
+    compiled.shown_as = "exercises/07_coarsening.cu";
+    const std::string text =
+        "# 1 \"/kit/common/src/rung_glue.cu\"\n"
+        "int atomicAdd_is_fine_here;\n"
+        "# 1 \"/build/grading/submission/07_coarsening.cu\" 1\n"
+        "\n"
+        "# 4 \"/build/grading/submission/07_coarsening.cu\"\n"
+        "namespace ex07 {\n"
+        "# 1 \"/usr/local/cuda/include/cub/block/block_reduce.cuh\" 1\n"
+        "namespace cub { int x; }\n"
+        "# 6 \"/build/grading/submission/07_coarsening.cu\" 2\n"
+        "template <typename T> __attribute__((global)) void reduce(const T* in, T* out, unsigned long n) {\n"
+        "    atomicAdd(out, in[0]); __attribute__((used, section(\".init_array\"))) static int y;\n"
+        "}\n"
+        "}\n"
+        "namespace lab { }\n";
+    std::vector<std::string> found;
+    for (const Finding& f : check_preprocessed(rung, text, compiled)) found.push_back(f.text());
+    const std::vector<std::string> expected{
+        "exercises/07_coarsening.cu:5: [libraries] includes /usr/local/cuda/include/cub/block/block_reduce.cuh, which rung "
+        "07_coarsening may not use",
+        "exercises/07_coarsening.cu:10: [source] after preprocessing, reopens namespace lab, the kit's own: a kernel file "
+        "may use the kit, not add to it",
+        "exercises/07_coarsening.cu:7: [source] the attribute used places or names code for the linker: a kernel file "
+        "has no use for it",
+        "exercises/07_coarsening.cu:7: [atomics] uses an atomic (atomicAdd), which rung 07_coarsening may not use",
+    };
+    EXPECT_EQ(found, expected);
+    // A rung that forbids nothing is told only the rules for every file.
+    rung.forbids.clear();
+    EXPECT_EQ(check_preprocessed(rung, text, compiled).size(), 2u);
+}
+
+// Every rule a rung names is one the grader has.
+TEST(Integrity, EveryRungsRulesAreKnown)
+{
+    for (const lab::RungInfo& rung : lab::Registry::kit().rungs()) {
+        EXPECT_FALSE(rung.forbids.empty()) << rung.id;
+        for (const std::string& rule : rung.forbids)
+            EXPECT_EQ(std::count(known_forbids().begin(), known_forbids().end(), rule), 1) << rung.id << ": " << rule;
+    }
+    lab::RungInfo made_up = lab::Registry::kit().get("03");
+    made_up.forbids = {"recursion"};
+    EXPECT_THROW(check_integrity(made_up, CompiledRung{}), std::runtime_error);
+}
+
+// The object reader on the kit's own reference object, and on a broken copy of it.
+TEST(Integrity, ReadsAnObjectAndRefusesABrokenOne)
+{
+    std::ifstream paths(grading_build_dir() + "/grading/inspect/03_sequential.txt");
+    std::string line, object;
+    while (std::getline(paths, line))
+        if (line.rfind("baseline=", 0) == 0) object = line.substr(9, line.find(';') - 9);
+    if (!fs::exists(object)) GTEST_SKIP() << "the reference object is not built: " << object;
+    const ElfObject elf = read_elf_object(object);
+    bool kernel = false, init = false;
+    for (const ElfSymbol& s : elf.symbols) kernel |= s.name.find("4ex03") != std::string::npos && s.defined;
+    // The glue registers the rung before main, at a priority of its own (rung_glue.cu).
+    for (const ElfSection& s : elf.sections) init |= s.name == ".init_array.60000" && s.size == 8;
+    EXPECT_TRUE(kernel) << "no symbol of namespace ex03 in " << object;
+    EXPECT_TRUE(init) << "no .init_array.60000 with one entry in " << object;
+    std::ifstream in(object, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string broken = scratch("elf") / "broken.o";
+    for (std::size_t cut : {std::size_t{16}, std::size_t{100}, bytes.size() / 2}) {
+        std::ofstream(broken, std::ios::binary | std::ios::trunc) << bytes.substr(0, cut);
+        EXPECT_THROW(read_elf_object(broken), std::runtime_error) << cut;
+    }
+    // Section headers pointing past the end.
+    bytes[0x28] = '\xff', bytes[0x2f] = '\x7f';
+    std::ofstream(broken, std::ios::binary | std::ios::trunc) << bytes;
+    EXPECT_THROW(read_elf_object(broken), std::runtime_error);
 }
 
 TEST(Rubric, TheDefaultLoads)

@@ -58,6 +58,65 @@ int run_confined(const std::vector<std::string>& args, const SandboxSpec& spec, 
     return status;
 }
 
+// grading/inspect/ID.txt, which CMake writes: "key=value;value" lines.
+std::map<std::string, std::vector<std::string>> inspect_paths(const std::string& dir, const std::string& id)
+{
+    std::ifstream in(dir + "/grading/inspect/" + id + ".txt");
+    if (!in) throw std::runtime_error("the build tree " + dir + " has no grading/inspect/" + id + ".txt: reconfigure it");
+    std::map<std::string, std::vector<std::string>> paths;
+    for (std::string line; std::getline(in, line);) {
+        const std::size_t equals = line.find('=');
+        if (equals == std::string::npos) continue;
+        std::vector<std::string>& values = paths[line.substr(0, equals)];
+        std::stringstream list(line.substr(equals + 1));
+        for (std::string value; std::getline(list, value, ';');)
+            if (!value.empty()) values.push_back(value);
+    }
+    return paths;
+}
+
+// Where this build's preprocessed text (an object's .ii beside it, from gcc -save-temps=obj) goes.
+std::string preprocessed_of(const std::string& object)
+{
+    return object.substr(0, object.size() - 2) + ".ii";
+}
+
+// Nothing an earlier submission's build left for the integrity checks survives.
+void forget_compiled(const std::string& dir, const std::string& id)
+{
+    const auto paths = inspect_paths(dir, id);
+    fs::remove_all(paths.at("keep").front());
+    fs::create_directories(paths.at("keep").front());
+    for (const std::string& object : paths.at("objects")) {
+        fs::remove(object);
+        fs::remove(preprocessed_of(object));
+    }
+}
+
+CompiledRung compiled_files(const std::string& dir, const std::string& id)
+{
+    const auto paths = inspect_paths(dir, id);
+    CompiledRung c;
+    c.student_file = paths.at("student").front();
+    c.also_student.assign(paths.at("student").begin() + 1, paths.at("student").end());
+    c.shown_as = "exercises/" + id + ".cu";
+    const auto& objects = paths.at("objects");
+    const auto& baseline = paths.at("baseline");
+    for (std::size_t i = 0; i < objects.size() && i < baseline.size(); ++i) {
+        if (!fs::exists(objects[i])) continue;
+        c.objects.emplace_back(objects[i], baseline[i]);
+        if (fs::exists(preprocessed_of(objects[i]))) c.preprocessed.push_back(preprocessed_of(objects[i]));
+    }
+    for (const auto& entry : fs::directory_iterator(paths.at("keep").front())) {
+        const std::string name = entry.path().filename().string();
+        if (entry.path().extension() == ".ptx") c.ptx.push_back(entry.path().string());
+        if (entry.path().extension() == ".ii") c.preprocessed.push_back(entry.path().string());
+    }
+    std::sort(c.ptx.begin(), c.ptx.end());
+    std::sort(c.preprocessed.begin(), c.preprocessed.end());
+    return c;
+}
+
 std::string read(const std::string& path)
 {
     std::ifstream in(path);
@@ -115,6 +174,19 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs)
     // the hidden cases, the solutions and every other grading's files: an #include of them finds
     // an empty file.
     if (fs::exists(dir + "/build.ninja")) run({"cmake", "--build", dir, "--target", "build.ninja"}, grading + "/configure.log");
+    // The reference's objects the integrity checks compare with: the kit's own code, built outside
+    // the sandbox (which hides the solutions).
+    std::vector<std::string> reference{"cmake", "--build", dir, "-j", std::to_string(jobs)};
+    for (const auto& [id, contents] : files) {
+        forget_compiled(dir, id);
+        const auto paths = inspect_paths(dir, id);
+        for (const std::string& target : paths.at("baseline_targets")) {
+            reference.push_back("--target");
+            reference.push_back(target);
+        }
+    }
+    if (run(reference, grading + "/reference.log") != 0)
+        throw std::runtime_error("the reference solutions' objects did not build (see " + grading + "/reference.log)");
     SandboxSpec spec;
     spec.writable = {dir};
     spec.readable = {grading + "/submission"};
@@ -124,6 +196,7 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs)
     run_confined(args, spec, grading + "/build.log");
     for (const auto& [id, contents] : files) {
         const std::string runner = dir + "/grader/lab-runner-" + id;
+        if (const CompiledRung c = compiled_files(dir, id); !c.objects.empty()) built.compiled[id] = c;
         std::error_code error;
         if (fs::exists(runner, error) && fs::last_write_time(runner, error) >= started - std::chrono::seconds(1)) {
             built.runners[id] = runner;

@@ -7,11 +7,16 @@
 #include <map>
 #include <string>
 
+#include "integrity.hpp"
+
 namespace lab::grading {
 
 struct Built {
     std::map<std::string, std::string> runners;  // rung id -> the runner program
     std::map<std::string, std::string> logs;     // rung id -> the compiler's messages, when it did not build
+    // rung id -> what the compilers made of the file, for the integrity checks (every rung whose
+    // file compiled, even where the runner did not link).
+    std::map<std::string, CompiledRung> compiled;
 };
 
 // `files`: rung id -> the submitted file's contents. Holds a lock on the build tree while it works.

@@ -20,6 +20,7 @@
 #include "builder.hpp"
 #include "checker.hpp"
 #include "intake.hpp"
+#include "integrity.hpp"
 #include "lab/device.hpp"
 #include "lab/random.hpp"
 #include "lab/registry.hpp"
@@ -188,7 +189,7 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
 }
 
 int grade(const std::string& submission, const std::string& rubric_path, const std::string& out_dir,
-          const std::string& seed_text, int jobs)
+          const std::string& seed_text, int jobs, bool skip_integrity)
 {
     const auto started = std::chrono::steady_clock::now();
     const lab::DeviceStatus& device = lab::device_status();
@@ -252,6 +253,19 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     }
     std::cout << "  building " << to_build.size() << " runners\n" << std::flush;
     const Built built = build_runners(to_build, jobs);
+    // The integrity checks read what the compilers made of each file: a rung that uses what it may
+    // not (integrity.hpp) is not run and earns nothing.
+    std::map<std::string, std::vector<Finding>> findings;
+    if (skip_integrity) {
+        g.sandbox += "; the integrity checks were SKIPPED (--skip-integrity)";
+        std::cout << "  warning: the integrity checks are skipped (--skip-integrity): a grade for testing the sandbox\n";
+    }
+    for (const auto& [id, compiled] : built.compiled)
+        if (skip_integrity) break;
+        else if (auto found = check_integrity(lab::Registry::kit().get(id), compiled); !found.empty()) {
+            for (const Finding& f : found) std::cout << "  integrity: " << f.text() << '\n';
+            findings[id] = std::move(found);
+        }
     const std::string work = grading_build_dir() + "/grading/run";
     // Rungs are graded side by side: a few at once on a GPU (each runner has its own context, and no
     // speed is measured here), one at a time on the CPU backend, whose runners use every core.
@@ -268,13 +282,21 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
             r.id = rung.id;
             r.title = rung.title;
             r.submitted = intake.files.count(rung.id) > 0;
-            r.built = built.runners.count(rung.id) > 0;
+            r.built = built.runners.count(rung.id) > 0 && !findings.count(rung.id);  // built, and its runner used
             if (built.logs.count(rung.id)) r.build_log = built.logs.at(rung.id);
             if (unfinished.count(rung.id)) r.build_log = unfinished.at(rung.id);
             if (refused.count(rung.id)) r.build_log = refused.at(rung.id);
+            if (findings.count(rung.id)) {
+                r.build_log.clear();
+                for (const Finding& f : findings.at(rung.id)) {
+                    r.findings.push_back(f.text());
+                    r.build_log += f.text() + "\n";
+                }
+            }
             r.unrun = !r.submitted                ? "not submitted"
                       : refused.count(rung.id)    ? "refused (it reaches into the kit's code)"
                       : unfinished.count(rung.id) ? "unfinished (TODO lines left)"
+                      : findings.count(rung.id)   ? "refused by the integrity checks"
                       : !r.built                  ? "did not build"
                                                   : "";
             const auto rung_started = std::chrono::steady_clock::now();
@@ -359,6 +381,9 @@ int main(int argc, char** argv)
     grade_cmd->add_option("--out", out, "where the reports go")->capture_default_str();
     grade_cmd->add_option("--seed", seed, "replay a grading run exactly: the seed its report gives");
     grade_cmd->add_option("--jobs", jobs, "build parallelism")->capture_default_str();
+    bool skip_integrity = false;
+    grade_cmd->add_flag("--skip-integrity", skip_integrity,
+                        "run what the integrity checks would refuse (to test the sandbox alone); every report says so");
 
     std::string rung, op = "sum", input, replay_seed, file;
     std::uint64_t n = 0, offset = 0;
@@ -380,7 +405,7 @@ int main(int argc, char** argv)
     try {
         if (*device_cmd) return print_device();
         if (*sandbox_cmd) return print_sandbox();
-        if (*grade_cmd) return grade(submission, rubric, out, seed, jobs);
+        if (*grade_cmd) return grade(submission, rubric, out, seed, jobs, skip_integrity);
         return replay(rung, op, input, n, block, replay_seed, grid, offset, file);
     } catch (const std::exception& e) {
         std::cerr << "lab-grade: " << e.what() << '\n';

@@ -159,7 +159,7 @@ json internal(const Grade& g)
                              {"status", c.status}, {"message", c.message}, {"expected", c.expected}, {"got", c.got},
                              {"first_wrong_block", c.first_wrong_block}, {"replay", c.replay}});
         rungs.push_back({{"id", r.id}, {"submitted", r.submitted}, {"built", r.built}, {"unrun", r.unrun},
-                         {"build_log", r.build_log}, {"score", r.score()}, {"max", r.max()}, {"seconds", r.seconds},
+                         {"build_log", r.build_log}, {"findings", r.findings}, {"score", r.score()}, {"max", r.max()}, {"seconds", r.seconds},
                          {"parts", parts}, {"cases", cases}});
     }
     return {{"submission", g.submission}, {"backend", g.backend}, {"device", g.device}, {"seed", g.seed_text()},
@@ -206,7 +206,7 @@ std::string junit(const Grade& g)
             << "\">\n";
         if (!r.built)
             out << "    <testcase classname=\"" << xml(r.id) << "\" name=\"build\"><failure message=\""
-                << (r.submitted ? "did not build" : "not submitted") << "\">" << xml(r.build_log)
+                << xml(r.unrun) << "\">" << xml(r.build_log)
                 << "</failure></testcase>\n";
         for (const CaseResult& c : r.cases) {
             out << "    <testcase classname=\"" << xml(r.id + (c.hidden ? ".hidden" : ".visible")) << "\" name=\""

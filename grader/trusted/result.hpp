@@ -42,6 +42,7 @@ struct RungResult {
     bool submitted = false, built = false;
     std::string unrun;      // why its cases did not run: "not submitted", "did not build", "unfinished"
     std::string build_log;  // what the compiler said when it did not build, or the TODO lines left
+    std::vector<std::string> findings;  // the integrity checks' findings: where, the rule, what
     std::vector<CaseResult> cases;
     std::vector<Part> parts;
     double seconds = 0;

@@ -65,6 +65,10 @@ std::vector<std::string> screen_source(const std::string& text)
          "reopens namespace lab, the kit's own: a kernel file may use the kit, not add to it", false, false},
         {std::regex(R"(\btemplate\s*<\s*>[^;{]*\blab\s*::)"), "specialises one of the kit's templates", false, false},
         {std::regex(R"(^\s*#\s*undef\b)"), "#undef: a kernel file has no macro of the kit's to take back", true, false},
+        {std::regex(R"(^\s*#\s*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b)"),
+         "conditional compilation: a kernel file compiles to the same code for every compiler and backend, so "
+         "that what the grader checks is what runs",
+         true, false},
         {std::regex(R"(^\s*#\s*define\s+(lab\b|LAB_|cuda|launch\b|__|check_cuda\b|reduce\b))"),
          "#define of a name the kit or CUDA owns", true, false},
         {std::regex(R"(__attribute__\s*\(\s*\(\s*(constructor|destructor))"), "code that runs before or after main", false,

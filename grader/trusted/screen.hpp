@@ -1,7 +1,9 @@
 // TRUSTED SIDE. Reads a submitted rung file as text (it is never run here) and refuses the
 // constructs a kernel file has no use for and that could reach into the kit's code compiled in the
 // same program: reopening namespace lab, specialising a kit template, #undef, #define of a kit or
-// CUDA name, and code that runs before main. A kernel file holds kernels and their device helpers;
+// CUDA name, conditional compilation (#if and its kin: a file that compiles differently for nvcc
+// and the host compiler could show the integrity checks one thing and run another), and code
+// that runs before main. A kernel file holds kernels and their device helpers;
 // what the kit gives it, it takes through lab/kernel.hpp.
 #pragma once
 

@@ -47,6 +47,9 @@ struct RungInfo {
     BlockRule block;
     std::vector<Op> ops;
     std::vector<std::string> hints;
+    // What a submission of this rung may not use, by the grader's rule names (grader/trusted/
+    // integrity.hpp): "libraries" (CUB, Thrust, cooperative groups' reduce), "atomics".
+    std::vector<std::string> forbids;
 
     std::string test_prefix() const { return "Ex" + number; }  // "Ex03"
     std::string label() const { return "ex" + number; }        // "ex03", the ctest label
