@@ -58,12 +58,15 @@ int run_confined(const std::vector<std::string>& args, const SandboxSpec& spec, 
     return status;
 }
 
-// grading/inspect/ID.txt, which CMake writes: "key=value;value" lines.
-std::map<std::string, std::vector<std::string>> inspect_paths(const std::string& dir, const std::string& id)
+// grading/inspect/ID.txt, which CMake writes (grader/CMakeLists.txt): "key=value;value" lines
+// naming the rung's objects, their baselines, the targets that build those, nvcc's keep folder and
+// the paths the compilers see the submitted file under.
+using InspectPaths = std::map<std::string, std::vector<std::string>>;
+InspectPaths inspect_paths(const std::string& dir, const std::string& id)
 {
     std::ifstream in(dir + "/grading/inspect/" + id + ".txt");
     if (!in) throw std::runtime_error("the build tree " + dir + " has no grading/inspect/" + id + ".txt: reconfigure it");
-    std::map<std::string, std::vector<std::string>> paths;
+    InspectPaths paths;
     for (std::string line; std::getline(in, line);) {
         const std::size_t equals = line.find('=');
         if (equals == std::string::npos) continue;
@@ -82,9 +85,8 @@ std::string preprocessed_of(const std::string& object)
 }
 
 // Nothing an earlier submission's build left for the integrity checks survives.
-void forget_compiled(const std::string& dir, const std::string& id)
+void forget_compiled(const InspectPaths& paths)
 {
-    const auto paths = inspect_paths(dir, id);
     fs::remove_all(paths.at("keep").front());
     fs::create_directories(paths.at("keep").front());
     for (const std::string& object : paths.at("objects")) {
@@ -93,9 +95,8 @@ void forget_compiled(const std::string& dir, const std::string& id)
     }
 }
 
-CompiledRung compiled_files(const std::string& dir, const std::string& id)
+CompiledRung compiled_files(const InspectPaths& paths, const std::string& id)
 {
-    const auto paths = inspect_paths(dir, id);
     CompiledRung c;
     c.student_file = paths.at("student").front();
     c.also_student.assign(paths.at("student").begin() + 1, paths.at("student").end());
@@ -108,7 +109,6 @@ CompiledRung compiled_files(const std::string& dir, const std::string& id)
         if (fs::exists(preprocessed_of(objects[i]))) c.preprocessed.push_back(preprocessed_of(objects[i]));
     }
     for (const auto& entry : fs::directory_iterator(paths.at("keep").front())) {
-        const std::string name = entry.path().filename().string();
         if (entry.path().extension() == ".ptx") c.ptx.push_back(entry.path().string());
         if (entry.path().extension() == ".ii") c.preprocessed.push_back(entry.path().string());
     }
@@ -177,9 +177,10 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs)
     // The reference's objects the integrity checks compare with: the kit's own code, built outside
     // the sandbox (which hides the solutions).
     std::vector<std::string> reference{"cmake", "--build", dir, "-j", std::to_string(jobs)};
+    std::map<std::string, InspectPaths> inspected;
     for (const auto& [id, contents] : files) {
-        forget_compiled(dir, id);
-        const auto paths = inspect_paths(dir, id);
+        const InspectPaths& paths = inspected[id] = inspect_paths(dir, id);
+        forget_compiled(paths);
         for (const std::string& target : paths.at("baseline_targets")) {
             reference.push_back("--target");
             reference.push_back(target);
@@ -196,7 +197,7 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs)
     run_confined(args, spec, grading + "/build.log");
     for (const auto& [id, contents] : files) {
         const std::string runner = dir + "/grader/lab-runner-" + id;
-        if (const CompiledRung c = compiled_files(dir, id); !c.objects.empty()) built.compiled[id] = c;
+        if (CompiledRung c = compiled_files(inspected.at(id), id); !c.objects.empty()) built.compiled[id] = std::move(c);
         std::error_code error;
         if (fs::exists(runner, error) && fs::last_write_time(runner, error) >= started - std::chrono::seconds(1)) {
             built.runners[id] = runner;

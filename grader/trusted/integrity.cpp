@@ -72,6 +72,12 @@ std::string outer_namespace(const std::string& mangled)
     return "";
 }
 
+// Whether the registry's "forbids" for the rung names `rule`; "" is a rule of every rung.
+bool forbids(const lab::RungInfo& rung, const std::string& rule)
+{
+    return rule.empty() || std::find(rung.forbids.begin(), rung.forbids.end(), rule) != rung.forbids.end();
+}
+
 bool is_weak(ElfSymbol::Binding b) { return b == ElfSymbol::Binding::weak || b == ElfSymbol::Binding::unique; }
 
 // Host calls a kernel file has no use for, by the name the object asks for.
@@ -88,21 +94,17 @@ const std::regex& forbidden_call()
     return pattern;
 }
 
-struct ObjectFindings {
-    std::vector<Finding>& out;
-    const lab::RungInfo& rung;
-    std::string where;
-
-    void add(const std::string& rule, const std::string& what) { out.push_back({where, rule, what}); }
-};
-
 void check_object(const lab::RungInfo& rung, const std::string& path, const std::string& baseline_path,
                   std::vector<Finding>& out)
 {
     const ElfObject object = read_elf_object(path), baseline = read_elf_object(baseline_path);
-    ObjectFindings f{out, rung, "object " + fs::path(path).filename().string()};
+    const std::string where = "object " + fs::path(path).filename().string();
+    const auto add = [&](const std::string& rule, const std::string& what) { out.push_back({where, rule, what}); };
     const std::string rung_ns = "ex" + rung.number;
-    const bool libraries = std::count(rung.forbids.begin(), rung.forbids.end(), "libraries") > 0;
+    const bool libraries = forbids(rung, "libraries");
+    // Weak definitions <new> makes inline; C names the CUDA runtime and driver own.
+    static const std::regex placement(R"(operator (new|delete)(\[\])?\((unsigned long|void\*), void\*\))"),
+        cuda_name(R"(^(cuda|cu[A-Z]|__cuda|nv))");
 
     // Code before or after main: every entry of these tables is a function the loader runs.
     std::map<std::string, std::uint64_t> tables, reference_tables;
@@ -114,7 +116,7 @@ void check_object(const lab::RungInfo& rung, const std::string& path, const std:
     for (const auto& [name, size] : tables) {
         const std::uint64_t reference = reference_tables.count(name) ? reference_tables.at(name) : 0;
         if (size > reference)
-            f.add("code-before-main", "section " + name + " holds " + std::to_string((size - reference) / 8) +
+            add("code-before-main", "section " + name + " holds " + std::to_string((size - reference) / 8) +
                                           " more function(s) than the kit's own: a static constructor, a dynamic "
                                           "initialiser or a destructor at exit, which a kernel file may not have");
     }
@@ -132,25 +134,25 @@ void check_object(const lab::RungInfo& rung, const std::string& path, const std:
         const std::string ns = outer_namespace(s.name);
         if (libraries && (ns == "cub" || ns == "thrust" || plain.find("cub::") != std::string::npos ||
                           plain.find("thrust::") != std::string::npos)) {
-            f.add("libraries", std::string(s.defined ? "defines " : "calls ") + plain + ": rung " + rung.id +
+            add("libraries", std::string(s.defined ? "defines " : "calls ") + plain + ": rung " + rung.id +
                                    " is written without CUB or Thrust");
             continue;
         }
         if (!s.defined) {
             if (reference_undefined.count(s.name)) continue;
             if (std::regex_search(plain, forbidden_call()))
-                f.add("host-calls", "calls " + plain + " from the host: a kernel file computes on the GPU and "
+                add("host-calls", "calls " + plain + " from the host: a kernel file computes on the GPU and "
                                     "touches nothing else");
             continue;
         }
         if (s.name == "main") {
-            f.add("symbols", "defines main");
+            add("symbols", "defines main");
             continue;
         }
         if (s.binding == ElfSymbol::Binding::local) continue;  // nothing outside this object can call it
         if (const auto known = reference_defined.find(s.name); known != reference_defined.end()) {
             if (is_weak(known->second) && !is_weak(s.binding))
-                f.add("symbols", "replaces the kit's " + plain + " with a definition of its own");
+                add("symbols", "replaces the kit's " + plain + " with a definition of its own");
             continue;
         }
         // The file's own namespace; or an anonymous one, whose names (nvcc makes them weak globals)
@@ -162,34 +164,33 @@ void check_object(const lab::RungInfo& rung, const std::string& path, const std:
         // which <new> defines inline, likewise.
         if (is_weak(s.binding) &&
             (ns == "lab" || ns == "std" || ns == "__gnu_cxx" || ns == "cuda" ||
-             std::regex_match(plain, std::regex(R"(operator (new|delete)(\[\])?\((unsigned long|void\*), void\*\))"))))
+             std::regex_match(plain, placement)))
             continue;
         const bool c_name = s.name.rfind("_Z", 0) != 0;
         const std::string why =
             ns == "lab" ? "defines " + plain + " in namespace lab, the kit's own"
-            : c_name && std::regex_search(plain, std::regex(R"(^(cuda|cu[A-Z]|__cuda|nv))"))
+            : c_name && std::regex_search(plain, cuda_name)
                 ? "defines " + plain + ", a CUDA name: it would replace the runtime's own for the whole runner"
                 : "defines " + plain + " outside namespace " + rung_ns +
                       ": anything else it defines could replace a function the runner uses";
-        f.add("symbols", why);
+        add("symbols", why);
     }
 }
 
-// "exercises/NN.cu:LINE" for each finding in the text.
+// The rung's forbidden instructions in one PTX file, each kind once (PTX has no lines of the file's own).
 std::vector<Finding> check_ptx(const lab::RungInfo& rung, const std::string& path, const std::string& shown_as)
 {
     std::vector<Finding> out;
-    const auto forbids = [&](const char* rule) { return std::count(rung.forbids.begin(), rung.forbids.end(), rule) > 0; };
     static const std::regex atomic(R"(^\s*(@!?%\w+\s+)?(atom|red)\.)"), redux(R"(\bredux\.sync\b)"),
         library(R"(N3cub|N6thrust)");
     std::istringstream text(read_text(path));
     std::set<std::string> said;
     for (std::string line; std::getline(text, line);) {
         std::string what, rule;
-        if (forbids("atomics") && std::regex_search(line, atomic)) rule = "atomics", what = "an atomic instruction";
-        else if (forbids("libraries") && std::regex_search(line, redux))
+        if (forbids(rung, "atomics") && std::regex_search(line, atomic)) rule = "atomics", what = "an atomic instruction";
+        else if (forbids(rung, "libraries") && std::regex_search(line, redux))
             rule = "libraries", what = "a warp reduction instruction (redux.sync, from __reduce_*_sync)";
-        else if (forbids("libraries") && std::regex_search(line, library))
+        else if (forbids(rung, "libraries") && std::regex_search(line, library))
             rule = "libraries", what = "a function of CUB or Thrust";
         if (rule.empty() || !said.insert(rule + what).second) continue;
         out.push_back({shown_as + " (PTX " + fs::path(path).filename().string() + ")", rule,
@@ -258,9 +259,6 @@ const std::vector<std::string>& known_forbids()
 std::vector<Finding> check_preprocessed(const lab::RungInfo& rung, const std::string& text, const CompiledRung& compiled)
 {
     std::vector<Finding> out;
-    const auto forbids = [&](const std::string& rule) {
-        return rule.empty() || std::count(rung.forbids.begin(), rung.forbids.end(), rule) > 0;
-    };
     const auto is_student = [&](const std::string& file) {
         if (file == compiled.student_file) return true;
         return std::count(compiled.also_student.begin(), compiled.also_student.end(), file) > 0;
@@ -289,7 +287,7 @@ std::vector<Finding> check_preprocessed(const lab::RungInfo& rung, const std::st
             const std::string flags = m[3].str();
             if (flags.find('1') != std::string::npos && is_student(from)) top = file, top_said = false;
             // One finding per #include of the file's own, naming what it brought in.
-            if (forbids("libraries") && !top_said && std::regex_search(file, forbidden_header)) {
+            if (forbids(rung, "libraries") && !top_said && std::regex_search(file, forbidden_header)) {
                 pending.push_back(top == file || top.empty() ? file : top + " (which brings in " + file + ")");
                 top_said = true;
             }
@@ -325,7 +323,7 @@ std::vector<Finding> check_preprocessed(const lab::RungInfo& rung, const std::st
                            "the attribute " + m[1].str() + " places or names code for the linker: a kernel file has no use for it"});
     }
     for (const SourceRule& rule : source_rules()) {
-        if (!forbids(rule.forbid)) continue;
+        if (!forbids(rung, rule.forbid)) continue;
         std::set<long> lines_said;
         for (auto it = std::sregex_iterator(own.begin(), own.end(), rule.pattern); it != std::sregex_iterator(); ++it) {
             const long at_line = line_of(static_cast<std::size_t>(it->position()));
@@ -340,9 +338,12 @@ std::vector<Finding> check_preprocessed(const lab::RungInfo& rung, const std::st
 std::vector<Finding> check_integrity(const lab::RungInfo& rung, const CompiledRung& compiled)
 {
     for (const std::string& name : rung.forbids)
-        if (std::count(known_forbids().begin(), known_forbids().end(), name) == 0)
+        if (std::find(known_forbids().begin(), known_forbids().end(), name) == known_forbids().end()) {
+            std::string known;
+            for (const std::string& k : known_forbids()) known += (known.empty() ? "" : ", ") + k;
             throw std::runtime_error("rungs.json: rung " + rung.id + " forbids \"" + name +
-                                     "\", which this grader has no rule for (known: libraries, atomics)");
+                                     "\", which this grader has no rule for (known: " + known + ")");
+        }
     std::vector<Finding> out;
     std::set<std::string> said;
     const auto add = [&](const std::vector<Finding>& found) {

@@ -32,8 +32,8 @@ struct Finding {
     std::string text() const { return where + ": [" + rule + "] " + what; }
 };
 
-// One compile of the rung's file: its object, and the same glue compiled with the reference
-// solution by the same compiler (its baseline); or a preprocessed file, or a PTX file.
+// What the build made of one rung's file: each object with its baseline (the same glue compiled
+// with the reference solution by the same compiler), the preprocessed texts and the PTX files.
 struct CompiledRung {
     std::string student_file;  // the submitted file's path as the compiler saw it
     std::vector<std::string> also_student;  // other paths of it (the CPU backend's rewritten copy)

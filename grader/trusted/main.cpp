@@ -259,13 +259,13 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     if (skip_integrity) {
         g.sandbox += "; the integrity checks were SKIPPED (--skip-integrity)";
         std::cout << "  warning: the integrity checks are skipped (--skip-integrity): a grade for testing the sandbox\n";
+    } else {
+        for (const auto& [id, compiled] : built.compiled)
+            if (auto found = check_integrity(lab::Registry::kit().get(id), compiled); !found.empty()) {
+                for (const Finding& f : found) std::cout << "  integrity: " << f.text() << '\n';
+                findings[id] = std::move(found);
+            }
     }
-    for (const auto& [id, compiled] : built.compiled)
-        if (skip_integrity) break;
-        else if (auto found = check_integrity(lab::Registry::kit().get(id), compiled); !found.empty()) {
-            for (const Finding& f : found) std::cout << "  integrity: " << f.text() << '\n';
-            findings[id] = std::move(found);
-        }
     const std::string work = grading_build_dir() + "/grading/run";
     // Rungs are graded side by side: a few at once on a GPU (each runner has its own context, and no
     // speed is measured here), one at a time on the CPU backend, whose runners use every core.
