@@ -139,6 +139,8 @@ TEST(Screen, RefusesWhatReachesIntoTheKit)
         {"static auto f = std::fopen(\"x\", \"w\");\n", "line 1: touches files"},
         {"#include \"../tests/cases.json\"\n", "line 1: includes a file"},
         {"int x;\n  #  ifdef __CUDA_ARCH__\n", "line 2: conditional compilation"},
+        {"namespace std {\ninline void f() {}\n}\n", "line 1: reopens a library's namespace"},
+        {"template <>\ninline float* std::vector<float>::data() noexcept { return nullptr; }\n", "line 1: specialises"},
     };
     for (const auto& [text, expected] : cases) {
         const auto problems = screen_source(text);

@@ -159,9 +159,10 @@ void check_object(const lab::RungInfo& rung, const std::string& path, const std:
         // carry a hash of this very compile, so nothing outside it can be replaced by them.
         if (ns == rung_ns || ns.rfind("_GLOBAL__N", 0) == 0) continue;
         // Instantiations of the kit's and the standard library's templates with the file's own types.
-        // (A weak definition cannot take the place of a strong one, and the file cannot reopen these
-        // namespaces or classes: the preprocessed text shows it if it tries.) Placement new and delete,
-        // which <new> defines inline, likewise.
+        // (A weak definition cannot take the place of a strong one, and a weak one of its own there
+        // would need the file to reopen these namespaces or specialise their templates, which the
+        // screen refuses in the preprocessed text.) Placement new and delete, which <new> defines
+        // inline, likewise.
         if (is_weak(s.binding) &&
             (ns == "lab" || ns == "std" || ns == "__gnu_cxx" || ns == "cuda" ||
              std::regex_match(plain, placement)))

@@ -63,7 +63,12 @@ std::vector<std::string> screen_source(const std::string& text)
     static const std::vector<Rule> rules{
         {std::regex(R"(\bnamespace\s+lab\b)"),
          "reopens namespace lab, the kit's own: a kernel file may use the kit, not add to it", false, false},
-        {std::regex(R"(\btemplate\s*<\s*>[^;{]*\blab\s*::)"), "specialises one of the kit's templates", false, false},
+        {std::regex(R"(\bnamespace\s+(::\s*)?(std|cuda|__gnu_cxx|cub|thrust)\b)"),
+         "reopens a library's namespace: a definition there could take the place of one the runner uses", false, false},
+        {std::regex(R"(\btemplate\s*<\s*>[^;{]*::)"),
+         "specialises a template by a qualified name (the kit's, the standard library's): the runner could use the "
+         "specialisation in place of its own code; a kernel file specialises only its own templates",
+         false, false},
         {std::regex(R"(^\s*#\s*undef\b)"), "#undef: a kernel file has no macro of the kit's to take back", true, false},
         {std::regex(R"(^\s*#\s*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b)"),
          "conditional compilation: a kernel file compiles to the same code for every compiler and backend, so "

@@ -1,6 +1,7 @@
 // TRUSTED SIDE. Reads a submitted rung file as text (it is never run here) and refuses the
 // constructs a kernel file has no use for and that could reach into the kit's code compiled in the
-// same program: reopening namespace lab, specialising a kit template, #undef, #define of a kit or
+// same program: reopening namespace lab or a library's (std, cuda, ...), specialising a template by
+// a qualified name (the kit's, the standard library's), #undef, #define of a kit or
 // CUDA name, conditional compilation (#if and its kin: a file that compiles differently for nvcc
 // and the host compiler could show the integrity checks one thing and run another), and code
 // that runs before main. A kernel file holds kernels and their device helpers;
