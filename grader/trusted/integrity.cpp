@@ -95,10 +95,10 @@ const std::regex& forbidden_call()
 }
 
 void check_object(const lab::RungInfo& rung, const std::string& path, const std::string& baseline_path,
-                  std::vector<Finding>& out)
+                  const std::string& shown_as, std::vector<Finding>& out)
 {
     const ElfObject object = read_elf_object(path), baseline = read_elf_object(baseline_path);
-    const std::string where = "object " + fs::path(path).filename().string();
+    const std::string where = shown_as + " as compiled (" + fs::path(path).filename().string() + ")";
     const auto add = [&](const std::string& rule, const std::string& what) { out.push_back({where, rule, what}); };
     const std::string rung_ns = "ex" + rung.number;
     const bool libraries = forbids(rung, "libraries");
@@ -355,7 +355,7 @@ std::vector<Finding> check_integrity(const lab::RungInfo& rung, const CompiledRu
     for (const std::string& path : compiled.ptx) add(check_ptx(rung, path, compiled.shown_as));
     for (const auto& [object, baseline] : compiled.objects) {
         std::vector<Finding> found;
-        check_object(rung, object, baseline, found);
+        check_object(rung, object, baseline, compiled.shown_as, found);
         add(found);
     }
     return out;

@@ -26,7 +26,7 @@
 namespace lab::grading {
 
 struct Finding {
-    std::string where;  // "exercises/07_coarsening.cu:12", or "object grade_kernel_07.o"
+    std::string where;  // "exercises/07_coarsening.cu:12", or "exercises/07_coarsening.cu as compiled (rung_glue.cu.o)"
     std::string rule;   // "atomics", "libraries", "code-before-main", "symbols", "host-calls", "source"
     std::string what;   // what was found, and why it is not allowed
     std::string text() const { return where + ": [" + rule + "] " + what; }
