@@ -15,6 +15,11 @@
 //   "message": a regular expression some failed case's message must match
 //   "findings": regular expressions each of which some integrity finding must match; a rung
 //              without it must have no finding at all
+//   "sanitizer_findings": the same for the sanitizer category's findings
+//   "sanitizer": "full", "zero" or "penalty": the sanitizer part's points
+// Any of these may instead be an object of values by backend, {"cuda": ..., "cpu": ...}: a GPU's
+// tools and the CPU backend's thread orders see different things. A backend it does not name has
+// no such expectation.
 // A rung not named there must get no points at all.
 #include <fstream>
 #include <iostream>
@@ -51,7 +56,16 @@ int main(int argc, char** argv)
             if (score != 0) mismatch(id, "not in expect.json, so it must earn nothing; it earned " + std::to_string(score));
             continue;
         }
-        const auto& w = wanted.at(id);
+        // A key whose value is an object of values by backend ("cuda", "cpu") takes this run's value,
+        // or none (the key is left out) when the object has none for it.
+        nlohmann::json w = nlohmann::json::object();
+        for (const auto& [key, value] : wanted.at(id).items()) {
+            if (value.is_object() && (value.contains("cuda") || value.contains("cpu"))) {
+                if (value.contains(grade.value("backend", ""))) w[key] = value.at(grade.value("backend", ""));
+            } else {
+                w[key] = value;
+            }
+        }
         const std::string verdict = w.value("score", "");
         if (verdict == "full" && !(max > 0 && score == max))
             mismatch(id, "expected full marks, got " + std::to_string(score) + " of " + std::to_string(max));
@@ -64,7 +78,7 @@ int main(int argc, char** argv)
         if (w.contains("unrun") && unrun.find(w.at("unrun").get<std::string>()) == std::string::npos)
             mismatch(id, "expected it not to run for \"" + w.at("unrun").get<std::string>() + "\", but: \"" + unrun + "\"");
         for (const auto& part : rung.at("parts"))
-            if (w.value("correctness", "") == "full" && part.at("name") != "speed" &&
+            if (w.value("correctness", "") == "full" && (part.at("name") == "visible" || part.at("name") == "hidden") &&
                 part.at("score").get<double>() != part.at("max").get<double>())
                 mismatch(id, "expected every " + part.at("name").get<std::string>() + " point, got " +
                                  std::to_string(part.at("score").get<double>()) + " of " +
@@ -108,6 +122,38 @@ int main(int argc, char** argv)
             }
         } else if (!found.empty()) {
             mismatch(id, "the integrity checks found what no one planted: " + found.dump());
+        }
+        // "sanitizer_findings": patterns each of which some finding of the sanitizer category must match
+        // (a list, or an object of lists by backend: "cuda", "cpu"); without it, none may be found.
+        const auto& pass = rung.at("sanitizer");
+        const auto& sanitized = pass.at("findings");
+        const nlohmann::json* patterns = w.contains("sanitizer_findings") ? &w.at("sanitizer_findings") : nullptr;
+        if (patterns && !patterns->empty()) {
+            for (const auto& pattern : *patterns) {
+                const std::regex wanted(pattern.get<std::string>());
+                bool matched = false;
+                for (const auto& f : sanitized) matched |= std::regex_search(f.get<std::string>(), wanted);
+                if (!matched)
+                    mismatch(id, "no sanitizer finding matches " + pattern.get<std::string>() + " (found: " + sanitized.dump() +
+                                     (pass.at("note").get<std::string>().empty() ? "" : "; note: " + pass.at("note").get<std::string>()) + ")");
+            }
+        } else if (!sanitized.empty()) {
+            mismatch(id, "the sanitizer category found what no one planted: " + sanitized.dump());
+        }
+        // "sanitizer": "full", "zero" or "penalty" (below zero): the sanitizer part's points, where graded
+        // (a text, or an object of texts by backend).
+        if (w.contains("sanitizer")) {
+            const std::string wanted_points = w.at("sanitizer");
+            for (const auto& part : rung.at("parts")) {
+                if (part.at("name") != "sanitizer" || wanted_points.empty()) continue;
+                const double points = part.at("score"), most = part.at("max");
+                const bool ok = wanted_points == "full" ? points == most && most > 0
+                                : wanted_points == "zero" ? points == 0
+                                                          : points < 0;
+                if (!ok)
+                    mismatch(id, "expected the sanitizer part to be " + wanted_points + ", got " + std::to_string(points) +
+                                     " of " + std::to_string(most) + ": " + part.at("note").get<std::string>());
+            }
         }
         if (w.contains("failing") && failing == 0) mismatch(id, "no case failed; expected some matching " + w.value("failing", ""));
         if (w.contains("passing") && passing_matched == 0)

@@ -19,8 +19,10 @@
 #include "builder.hpp"
 #include "lab/process.hpp"
 #include "lab/registry.hpp"
+#include "plan.hpp"
 #include "rubric.hpp"
 #include "sandbox.hpp"
+#include "sanitizer.hpp"
 #include "screen.hpp"
 
 namespace {
@@ -260,6 +262,156 @@ TEST(Rubric, AMistakeIsNamedWithItsLineAndKey)
     EXPECT_NE(refusal("[no_gpu]\nspeed = \"half\"\n").find("r.toml:2: key no_gpu.speed: must be one of"), std::string::npos);
     EXPECT_NE(refusal("[points\n").find("r.toml:1"), std::string::npos);
     EXPECT_EQ(refusal("[rungs.07_coarsening]\nspeed = 0\n"), "accepted");
+    EXPECT_NE(refusal("[sanitizer]\npoints = 1\ntools = [\"memcheck\", \"racecheck\", \"leakcheck\"]\n")
+                  .find("r.toml:3: key sanitizer.tools: \"leakcheck\" is not a compute-sanitizer tool"),
+              std::string::npos);
+    EXPECT_NE(refusal("[sanitizer]\nthread_orders = \"yes\"\n").find("r.toml:2: key sanitizer.thread_orders: must be true or false"),
+              std::string::npos);
+    EXPECT_NE(refusal("[sanitizer]\npenalty = -1\n").find("r.toml:2: key sanitizer.penalty: must be at least"), std::string::npos);
+}
+
+// compute-sanitizer's logs, as its tools write them (CUDA 13), with the student's file compiled
+// from the grader's build tree.
+const std::string kSubmitted = "/kit/build/cuda-solutions/grading/submission/05_unroll_last_warp.cu";
+const std::string kShown = "exercises/05_unroll_last_warp.cu";
+
+TEST(SanitizerLog, ReadsEachToolsSummarySingularAndPlural)
+{
+    const std::string racecheck_one =
+        "========= COMPUTE-SANITIZER\n"
+        "========= Error: Race reported between Write access at void ex05::reduce<float>(const float *, float *, "
+        "unsigned long)+0x2a0 in " + kSubmitted + ":41\n"
+        "=========     and Read access at void ex05::reduce<float>(const float *, float *, unsigned long)+0x280 in " +
+        kSubmitted + ":41 [992 hazards]\n"
+        "=========\n"
+        "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n";
+    ToolLog log = read_tool_log("racecheck", racecheck_one, {kSubmitted}, kShown);
+    EXPECT_TRUE(log.summary);
+    EXPECT_EQ(log.count, 1);
+    ASSERT_EQ(log.locations.size(), 1u);
+    EXPECT_EQ(log.locations.front(), kShown + ":41");
+    ASSERT_FALSE(log.reports.empty());
+    EXPECT_NE(log.reports.front().find("Race reported between Write access"), std::string::npos);
+    EXPECT_NE(log.reports.front().find(kShown + ":41"), std::string::npos);  // the student's path, not the grader's
+
+    log = read_tool_log("racecheck", "========= RACECHECK SUMMARY: 12 hazards displayed (3 errors, 9 warnings)\n", {}, kShown);
+    EXPECT_TRUE(log.summary);
+    EXPECT_EQ(log.count, 12);
+    log = read_tool_log("racecheck", "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n", {}, kShown);
+    EXPECT_TRUE(log.summary);
+    EXPECT_EQ(log.count, 0);
+
+    const std::string memcheck =
+        "========= COMPUTE-SANITIZER\n"
+        "========= Invalid __global__ write of size 4 bytes\n"
+        "=========     at void ex03::reduce<float>(const float *, float *, unsigned long)+0x1c0 in "
+        "build/cuda-solutions/grading/submission/05_unroll_last_warp.cu:27\n"
+        "=========     by thread (31,0,0) in block (3,0,0)\n"
+        "=========     Address 0x7f3a00000400 is out of bounds\n"
+        "=========\n"
+        "========= ERROR SUMMARY: 1 error\n";
+    log = read_tool_log("memcheck", memcheck, {kSubmitted}, kShown);  // relative to the kit, as printed there
+    EXPECT_TRUE(log.summary);
+    EXPECT_EQ(log.count, 1);
+    ASSERT_EQ(log.reports.size(), 1u);  // the details are indented; only the report's first line counts
+    EXPECT_EQ(log.reports.front(), "Invalid __global__ write of size 4 bytes");
+    ASSERT_EQ(log.locations.size(), 1u);
+    EXPECT_EQ(log.locations.front(), kShown + ":27");
+    log = read_tool_log("synccheck", "========= ERROR SUMMARY: 7 errors\n", {}, kShown);
+    EXPECT_EQ(log.count, 7);
+    log = read_tool_log("memcheck", "========= ERROR SUMMARY: 0 errors\n", {}, kShown);
+    EXPECT_TRUE(log.summary);
+    EXPECT_EQ(log.count, 0);
+}
+
+TEST(SanitizerLog, ARunCutShortOrForgedHasNoSummary)
+{
+    // Killed before its end: the reports, but no summary, which the category counts as a finding.
+    ToolLog log = read_tool_log("memcheck", "========= COMPUTE-SANITIZER\n========= Invalid __shared__ read of size 4 bytes\n", {},
+                                kShown);
+    EXPECT_FALSE(log.summary);
+    // The runner's own output has no "=========" margin: a kernel file that prints a clean summary
+    // is not read as one.
+    log = read_tool_log("racecheck", "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\nERROR SUMMARY: 0 errors\n",
+                        {}, kShown);
+    EXPECT_FALSE(log.summary);
+    // Locations outside the student's file (the kit's glue) are not theirs.
+    log = read_tool_log("memcheck", "========= Invalid __global__ read\n=========     at f()+0x10 in /kit/common/src/rung_glue.cu:40\n"
+                        "========= ERROR SUMMARY: 2 errors\n", {kSubmitted}, kShown);
+    EXPECT_EQ(log.count, 2);
+    EXPECT_TRUE(log.locations.empty());
+}
+
+TEST(Sanitizer, ChoosesSmallVisibleCasesOnePerGroupFirst)
+{
+    std::vector<PlannedCase> planned;
+    auto add = [&](const std::string& group, std::uint64_t n, bool hidden, const std::string& skip = "") {
+        PlannedCase p;
+        p.c.group = group;
+        p.c.n = n;
+        p.c.name = group + std::to_string(n);
+        p.hidden = hidden;
+        p.skip = skip;
+        planned.push_back(p);
+    };
+    add("edges", 1, false);
+    add("edges", 1000, false);
+    add("prime", 65521, false);
+    add("large", 1 << 24, false);          // too large
+    add("hidden_sizes", 4099, true);       // hidden: never in the pass
+    add("grids", 40000, false, "skipped"); // not run here
+    add("powers_of_two", 4096, false);
+    SanitizerRules rules;
+    rules.max_n = 65536;
+    rules.cases = 3;
+    const auto chosen = sanitizer_cases(planned, rules);
+    ASSERT_EQ(chosen.size(), 3u);
+    EXPECT_EQ(chosen[0].c.name, "prime65521");
+    EXPECT_EQ(chosen[1].c.name, "powers_of_two4096");
+    EXPECT_EQ(chosen[2].c.name, "edges1000");
+    rules.cases = 10;
+    EXPECT_EQ(sanitizer_cases(planned, rules).size(), 4u);
+}
+
+TEST(Sanitizer, PointsOnlyWhenCleanAndCorrectAndAPenaltyNeverBelowZero)
+{
+    Rubric rubric = load_rubric(std::string(LAB_SOURCE_DIR) + "/grader/rubric.toml");
+    rubric.sanitizer.points = 1;
+    RungResult r;
+    r.id = "05_unroll_last_warp";
+    r.submitted = r.built = true;
+    CaseResult pass;
+    pass.status = "passed";
+    pass.group = "edges";
+    r.cases = {pass};
+    auto sanitizer_part = [&]() {
+        for (const Part& p : r.parts)
+            if (p.name == "sanitizer") return p;
+        return Part{};
+    };
+    r.sanitizer.ran = true;
+    r.sanitizer.checks = {"racecheck"};
+    score_rung(r, rubric, true);
+    EXPECT_EQ(sanitizer_part().score, 1);
+    r.sanitizer.findings = {kShown + ":41: [racecheck] 1 hazard"};
+    score_rung(r, rubric, true);
+    EXPECT_EQ(sanitizer_part().score, 0);
+    EXPECT_NE(sanitizer_part().note.find(":41: [racecheck]"), std::string::npos);
+    rubric.sanitizer.penalty = 2;
+    score_rung(r, rubric, true);
+    EXPECT_EQ(sanitizer_part().score, -2);
+    EXPECT_EQ(r.score(), rubric.points.visible - 2);
+    rubric.sanitizer.penalty = 100;  // never below zero for the rung
+    score_rung(r, rubric, true);
+    EXPECT_EQ(r.score(), 0);
+    // Clean, but a visible case fails: nothing earned.
+    r.sanitizer.findings.clear();
+    CaseResult fail = pass;
+    fail.status = "failed";
+    r.cases.push_back(fail);
+    score_rung(r, rubric, true);
+    EXPECT_EQ(sanitizer_part().score, 0);
+    EXPECT_NE(sanitizer_part().note.find("once every visible case passes"), std::string::npos);
 }
 
 // A folder of this test process's own: the sandbox tests run at once under both isolations

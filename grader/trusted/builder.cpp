@@ -143,9 +143,35 @@ std::string shown_log(std::string log, const std::string& dir, const std::string
 
 std::string grading_build_dir() { return LAB_BINARY_DIR; }
 
-Built build_runners(const std::map<std::string, std::string>& files, int jobs)
+std::string cpu_backend_tree(int jobs, std::string& why)
 {
-    const std::string dir = grading_build_dir();
+    const std::string main_tree = grading_build_dir();
+    std::ifstream in(main_tree + "/grading/cpu-backend.args");
+    if (!in) {
+        why = "this grader's build tree has no grading/cpu-backend.args (it is written for CUDA builds: reconfigure it)";
+        return "";
+    }
+    std::vector<std::string> configure{"cmake"};
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty()) configure.push_back(line);
+    const std::string dir = main_tree + "/grader/cpu-backend";
+    const std::string log = main_tree + "/grading/cpu-backend.log";
+    fs::create_directories(main_tree + "/grading");
+    if (!fs::exists(dir + "/build.ninja") && !fs::exists(dir + "/Makefile") && run(configure, log) != 0) {
+        why = "configuring the CPU backend's build tree " + dir + " failed (see " + log + ")";
+        return "";
+    }
+    if (run({"cmake", "--build", dir, "-j", std::to_string(jobs), "--target", "lab_device", "lab_protocol",
+             "lab-cpu-rewrite"},
+            log) != 0) {
+        why = "the kit's CPU backend did not build in " + dir + " (see " + log + ")";
+        return "";
+    }
+    return dir;
+}
+
+Built build_runners(const std::map<std::string, std::string>& files, int jobs, const std::string& dir, bool inspect)
+{
     const std::string grading = dir + "/grading";
     fs::create_directories(grading + "/submission");
     const int lock = open((grading + "/lock").c_str(), O_RDWR | O_CREAT, 0644);
@@ -179,6 +205,7 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs)
     std::vector<std::string> reference{"cmake", "--build", dir, "-j", std::to_string(jobs)};
     std::map<std::string, InspectPaths> inspected;
     for (const auto& [id, contents] : files) {
+        if (!inspect) break;
         const InspectPaths& paths = inspected[id] = inspect_paths(dir, id);
         forget_compiled(paths);
         for (const std::string& target : paths.at("baseline_targets")) {
@@ -186,7 +213,7 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs)
             reference.push_back(target);
         }
     }
-    if (run(reference, grading + "/reference.log") != 0)
+    if (inspect && run(reference, grading + "/reference.log") != 0)
         throw std::runtime_error("the reference solutions' objects did not build (see " + grading + "/reference.log)");
     SandboxSpec spec;
     spec.writable = {dir};
@@ -197,7 +224,8 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs)
     run_confined(args, spec, grading + "/build.log");
     for (const auto& [id, contents] : files) {
         const std::string runner = dir + "/grader/lab-runner-" + id;
-        if (CompiledRung c = compiled_files(inspected.at(id), id); !c.objects.empty()) built.compiled[id] = std::move(c);
+        if (inspect)
+            if (CompiledRung c = compiled_files(inspected.at(id), id); !c.objects.empty()) built.compiled[id] = std::move(c);
         std::error_code error;
         if (fs::exists(runner, error) && fs::last_write_time(runner, error) >= started - std::chrono::seconds(1)) {
             built.runners[id] = runner;

@@ -19,10 +19,19 @@ struct Built {
     std::map<std::string, CompiledRung> compiled;
 };
 
-// `files`: rung id -> the submitted file's contents. Holds a lock on the build tree while it works.
-Built build_runners(const std::map<std::string, std::string>& files, int jobs);
-
 // The build tree lab-grade belongs to.
 std::string grading_build_dir();
+
+// `files`: rung id -> the submitted file's contents. Holds a lock on the build tree while it works.
+// `dir`: the build tree (this grader's, or the CPU backend's beside it); `inspect`: also build the
+// reference's objects and gather what the integrity checks read (this grader's tree only).
+Built build_runners(const std::map<std::string, std::string>& files, int jobs,
+                    const std::string& dir = grading_build_dir(), bool inspect = true);
+
+// On a GPU machine, a build tree of this kit for the CPU backend (grader/cpu-backend in this one),
+// where the sanitizer category builds the same files again to run them under the CPU backend's
+// thread orders. Configured, and the kit's own libraries built, the first time (outside the
+// sandbox: the kit's code only). "" and `why` when it cannot be made.
+std::string cpu_backend_tree(int jobs, std::string& why);
 
 }  // namespace lab::grading

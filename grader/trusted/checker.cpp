@@ -49,6 +49,8 @@ std::uint32_t bits(T value)
     return b;
 }
 
+}  // namespace
+
 Job job_for(const PlannedCase& p)
 {
     Job j;
@@ -74,7 +76,7 @@ Job job_for(const PlannedCase& p)
 // read, never a link (which could point at what the sandbox hides from the runner: the hidden
 // cases, the solutions) or a pipe. At most `limit` bytes, from the file's end when `tail`;
 // nothing when there is no such file.
-std::optional<std::string> read_runner_file(const std::string& path, std::size_t limit, bool tail = false)
+std::optional<std::string> read_runner_file(const std::string& path, std::size_t limit, bool tail)
 {
     const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return std::nullopt;
@@ -96,6 +98,8 @@ std::optional<std::string> read_runner_file(const std::string& path, std::size_t
     text.resize(done);
     return text;
 }
+
+namespace {
 
 std::string read_bounded(const std::string& path, std::size_t limit) { return read_runner_file(path, limit).value_or(""); }
 
@@ -286,6 +290,7 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
             const bool bad_address = what.find("IllegalAddress") != std::string::npos ||
                                      what.find("illegal memory access") != std::string::npos ||
                                      what.find("MisalignedAddress") != std::string::npos;
+            if (result.kernel_error.empty()) result.kernel_error = what;
             failure = "the kernel failed" + in_order + ": " + what +
                       (bad_address ? "\n  An illegal address usually means an index past the end of an array: compare "
                                      "your indices with n and with the size of the shared array."
@@ -297,8 +302,10 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
             std::vector<T> buffer(raw.size() / sizeof(T));
             std::memcpy(buffer.data(), raw.data(), raw.size());
             const std::string overrun = overwritten_guard(buffer, p.plan.grid);
-            if (!overrun.empty()) failure = "the kernel wrote outside its output" + in_order + ": " + overrun;
-            else {
+            if (!overrun.empty()) {
+                failure = "the kernel wrote outside its output" + in_order + ": " + overrun;
+                result.overran = true;
+            } else {
                 std::vector<T> slots(buffer.begin() + kCanaryCount, buffer.begin() + kCanaryCount + p.plan.grid);
                 verdict = check_output(rung, p.c.op, p.plan, input.values, slots);
                 if (!verdict.ok) {
@@ -315,6 +322,12 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
         (failure.empty() ? passed_in : failed_in).push_back(orders[o]);
         if (!failure.empty() && first_failure.empty()) first_failure = failure;
     }
+    result.passed_orders = passed_in;
+    result.failed_orders = failed_in;
+    // Bit for bit (a NaN is not equal to itself, but the same NaN in every order agrees).
+    for (const auto& out : outputs)
+        result.orders_differ |= out.size() != outputs.front().size() ||
+                                std::memcmp(out.data(), outputs.front().data(), out.size() * sizeof(T)) != 0;
     if (failed_in.empty()) {
         result.status = "passed";
         return;
@@ -325,9 +338,7 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
         result.message += "\n  The same case passes when the threads run in " + passed_in.front() + " order. " +
                           thread_order_advice();
     else {
-        bool differ = false;
-        for (const auto& out : outputs) differ |= out != outputs.front();
-        if (differ) result.message += "\n  The block results also differ between thread orders. " + thread_order_advice();
+        if (result.orders_differ) result.message += "\n  The block results also differ between thread orders. " + thread_order_advice();
     }
 }
 

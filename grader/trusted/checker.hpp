@@ -7,6 +7,7 @@
 // the case it was running, and a fresh runner starts at the next one.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,13 @@ struct Limits {
     int check_threads = 1;  // cases checked at once, once the runner is done
     SandboxLimits runner;   // each runner's CPU time, files, processes and memory
 };
+
+// The runner's job for one planned case, with the canary, guard and poison values of its type.
+Job job_for(const PlannedCase& p);
+
+// A file a runner wrote, read from outside its sandbox: a regular file only, never through a link;
+// at most `limit` bytes (its last ones when `tail`); nothing when there is no such file.
+std::optional<std::string> read_runner_file(const std::string& path, std::size_t limit, bool tail = false);
 
 // `replay` makes the command that replays one case on the student's machine.
 std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& runner,

@@ -31,6 +31,7 @@
 #include "reports.hpp"
 #include "rubric.hpp"
 #include "sandbox.hpp"
+#include "sanitizer.hpp"
 #include "screen.hpp"
 
 namespace {
@@ -188,6 +189,72 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
     }
 }
 
+// The sanitizer category (sanitizer.hpp): for each rung that passes every visible case (or every
+// rung that built, when the rubric takes a penalty), an untimed pass over a few small cases under
+// compute-sanitizer's tools on a GPU and under the CPU backend's thread orders everywhere.
+void grade_sanitizer(Grade& g, const Rubric& rubric, const Built& built,
+                     const std::map<std::string, std::vector<PlannedCase>>& planned,
+                     const std::map<std::string, std::string>& files, Limits limits, const std::string& work, int jobs)
+{
+    const SanitizerRules& rules = rubric.sanitizer;
+    if (!rules.on()) return;
+    const bool gpu = !lab::device_status().emulated;
+    std::vector<RungResult*> chosen;
+    for (RungResult& r : g.rungs)
+        if (r.built && (rules.penalty > 0 || (r.count("failed", 0) == 0 && r.count("passed", 0) > 0))) chosen.push_back(&r);
+    if (chosen.empty()) return;
+    SanitizerRun base;
+    if (gpu) {
+        base.tool_path = compute_sanitizer();
+        base.tools = rules.tools;
+        base.orders = {"forward", "reverse"};
+    } else {
+        base.orders = lab::thread_orders();
+    }
+    std::string cpu_tree;
+    std::map<std::string, std::string> cpu_runners, cpu_logs;
+    std::string cpu_missing = gpu && !rules.thread_orders ? "the rubric's sanitizer.thread_orders is false" : "";
+    if (gpu && rules.thread_orders) {
+        std::cout << "  sanitizer: building the files again for the CPU backend's thread orders\n" << std::flush;
+        cpu_tree = cpu_backend_tree(jobs, cpu_missing);
+        if (!cpu_tree.empty()) {
+            std::map<std::string, std::string> subset;
+            for (const RungResult* r : chosen) subset[r->id] = files.at(r->id);
+            const Built cpu = build_runners(subset, jobs, cpu_tree, false);
+            cpu_runners = cpu.runners;
+            cpu_logs = cpu.logs;
+        }
+    }
+    limits.check_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const std::string main_tree = grading_build_dir();
+    for (RungResult* r : chosen) {
+        const lab::RungInfo& rung = lab::Registry::kit().get(r->id);
+        SanitizerRun run = base;
+        for (const std::string& tree : {main_tree, cpu_tree})
+            if (!tree.empty())
+                run.submitted.insert(run.submitted.end(), {tree + "/grading/submission/" + r->id + ".cu",
+                                                           tree + "/cpu_sources/grade_kernel_" + r->id + ".cu"});
+        if (gpu) {
+            run.runner = built.runners.at(r->id);
+            if (cpu_runners.count(r->id)) run.cpu_runner = cpu_runners.at(r->id);
+            else if (!cpu_missing.empty()) run.cpu_missing = cpu_missing;
+            else
+                run.cpu_missing = "the file did not build for the CPU backend:\n" +
+                                  (cpu_logs.count(r->id) ? cpu_logs.at(r->id) : std::string("(no message)"));
+        } else {
+            run.cpu_runner = built.runners.at(r->id);
+        }
+        run_sanitizer(rung, run, sanitizer_cases(planned.at(r->id), rules), limits, work + "/" + r->id + "-sanitizer",
+                      r->sanitizer);
+        score_sanitizer(*r, rubric);
+        std::printf("  %-20s sanitizer: %s\n", r->id.c_str(),
+                    r->sanitizer.findings.empty()
+                        ? ("nothing found" + std::string(r->sanitizer.note.empty() ? "" : " (" + r->sanitizer.note + ")")).c_str()
+                        : (std::to_string(r->sanitizer.findings.size()) + " finding(s): " + r->sanitizer.findings.front()).c_str());
+        std::fflush(stdout);
+    }
+}
+
 int grade(const std::string& submission, const std::string& rubric_path, const std::string& out_dir,
           const std::string& seed_text, int jobs, bool skip_integrity)
 {
@@ -319,6 +386,7 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     for (int t = 1; t < side_by_side; ++t) graders.emplace_back(grade_some);
     grade_some();
     for (auto& t : graders) t.join();
+    grade_sanitizer(g, rubric, built, planned, to_build, limits, work, jobs);
     if (!device.emulated) grade_speed(g, rubric, built, limits, work);
     g.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     write_reports(g, out_dir);

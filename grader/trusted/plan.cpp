@@ -129,6 +129,47 @@ void score_rung(RungResult& rung, const Rubric& rubric, bool gpu, const SpeedVer
         speed.note = "not measured";
     }
     if (speed.max > 0) rung.parts.push_back(speed);
+    score_sanitizer(rung, rubric);
+}
+
+void score_sanitizer(RungResult& rung, const Rubric& rubric)
+{
+    const SanitizerRules& rules = rubric.sanitizer;
+    rung.parts.erase(std::remove_if(rung.parts.begin(), rung.parts.end(), [](const Part& p) { return p.name == "sanitizer"; }),
+                     rung.parts.end());
+    if (!rules.on()) return;
+    Part part;
+    part.name = "sanitizer";
+    part.max = rules.points;
+    const SanitizerResult& s = rung.sanitizer;
+    const bool visible_pass = rung.count("failed", 0) == 0 && rung.count("passed", 0) > 0;
+    if (!rung.built) {
+        part.note = rung.unrun;
+    } else if (!s.findings.empty()) {
+        double others = 0;
+        for (const Part& p : rung.parts) others += p.graded ? p.score : 0;
+        part.score = -std::min(rules.penalty, std::max(0.0, others));
+        part.note = "found (" + std::to_string(s.findings.size()) + "):";
+        for (const std::string& f : s.findings) part.note += "\n- " + f;
+        if (part.score < 0) {
+            char penalty[64];
+            std::snprintf(penalty, sizeof penalty, "\npenalty: %.2f points (the rubric's sanitizer.penalty)", part.score);
+            part.note += penalty;
+        }
+    } else if (!s.ran) {
+        part.graded = visible_pass ? false : true;
+        part.note = !visible_pass ? "not earned: the sanitizer pass counts once every visible case passes"
+                                  : "not run here" + (s.note.empty() ? std::string() : ": " + s.note);
+    } else if (!visible_pass) {
+        part.note = "nothing found, but not earned: the sanitizer pass counts once every visible case passes";
+    } else {
+        part.score = rules.points;
+        std::string checks;
+        for (const std::string& c : s.checks) checks += (checks.empty() ? "" : ", ") + c;
+        part.note = "nothing found by " + checks + (s.note.empty() ? "" : ". " + s.note);
+    }
+    part.score = std::round(part.score * 1e6) / 1e6;
+    rung.parts.push_back(part);
 }
 
 std::string replay_command(const RungInfo& rung, const Case& c, const LaunchPlan& plan)

@@ -30,6 +30,11 @@ struct SpeedVerdict {
 // from `speed` on a GPU (nullptr: not measured yet), by the rubric's no_gpu.speed without one.
 void score_rung(RungResult& rung, const Rubric& rubric, bool gpu, const SpeedVerdict* speed = nullptr);
 
+// The sanitizer part (the rubric's [sanitizer]) from rung.sanitizer: its points when the pass found
+// nothing and every visible case passes; when it found something, nothing, less the rubric's
+// penalty (never below zero for the rung). score_rung calls it too.
+void score_sanitizer(RungResult& rung, const Rubric& rubric);
+
 // "./lab replay 07 --op sum --input float --n 1025 --block 256 --seed 0x..." for one case (with
 // --grid for the rungs whose grid is not fixed by n, and --offset for a misaligned input).
 std::string replay_command(const RungInfo& rung, const Case& c, const LaunchPlan& plan);

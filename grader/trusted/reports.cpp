@@ -79,9 +79,10 @@ json gradescope(const Grade& g)
             if (p.groups.empty()) {
                 tests.push_back({{"name", r.id + " " + p.name},
                                  {"number", std::to_string(number) + "." + std::to_string(++sub)},
-                                 {"score", rounded(p.score)},
+                                 // A penalty (the sanitizer's) shows as 0 here; the top-level score takes it off.
+                                 {"score", rounded(std::max(0.0, p.score))},
                                  {"max_score", rounded(p.max)},
-                                 {"status", p.score >= p.max ? "passed" : "failed"},
+                                 {"status", p.score >= p.max && (p.name != "sanitizer" || r.sanitizer.findings.empty()) ? "passed" : "failed"},
                                  {"output", part_output(r, p)},
                                  {"tags", {r.id, p.name}},
                                  {"visibility", visibility}});
@@ -126,7 +127,7 @@ json prairielearn(const Grade& g)
             std::string output = part_output(r, p);
             for (const GroupScore& grp : p.groups) output += failures_of(r, p.name, grp.name);
             tests.push_back({{"name", r.id + " " + p.name},
-                             {"points", rounded(p.score)},
+                             {"points", rounded(std::max(0.0, p.score))},
                              {"max_points", rounded(p.max)},
                              {"message", p.note},
                              {"output", output}});
@@ -158,9 +159,11 @@ json internal(const Grade& g)
                              {"n", c.n}, {"seed", c.seed}, {"offset", c.offset}, {"block", c.block}, {"grid", c.grid},
                              {"status", c.status}, {"message", c.message}, {"expected", c.expected}, {"got", c.got},
                              {"first_wrong_block", c.first_wrong_block}, {"replay", c.replay}});
+        const json sanitizer = {{"ran", r.sanitizer.ran}, {"checks", r.sanitizer.checks},
+                                {"findings", r.sanitizer.findings}, {"note", r.sanitizer.note}};
         rungs.push_back({{"id", r.id}, {"submitted", r.submitted}, {"built", r.built}, {"unrun", r.unrun},
-                         {"build_log", r.build_log}, {"findings", r.findings}, {"score", r.score()}, {"max", r.max()}, {"seconds", r.seconds},
-                         {"parts", parts}, {"cases", cases}});
+                         {"build_log", r.build_log}, {"findings", r.findings}, {"sanitizer", sanitizer},
+                         {"score", r.score()}, {"max", r.max()}, {"seconds", r.seconds}, {"parts", parts}, {"cases", cases}});
     }
     return {{"submission", g.submission}, {"backend", g.backend}, {"device", g.device}, {"seed", g.seed_text()},
             {"rubric", g.rubric}, {"sandbox", g.sandbox}, {"score", g.score()}, {"max", g.max()}, {"seconds", g.seconds},
@@ -200,14 +203,23 @@ std::string junit(const Grade& g)
     std::ostringstream out;
     out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"lab-grade\">\n";
     for (const RungResult& r : g.rungs) {
-        const int failures = r.count("failed") + (r.submitted && !r.built ? 1 : 0);
-        out << "  <testsuite name=\"" << xml(r.id) << "\" tests=\"" << r.cases.size() + (r.built ? 0 : 1)
+        const int failures = r.count("failed") + (r.submitted && !r.built ? 1 : 0) + (r.sanitizer.findings.empty() ? 0 : 1);
+        out << "  <testsuite name=\"" << xml(r.id) << "\" tests=\"" << r.cases.size() + (r.built ? 0 : 1) + (r.sanitizer.ran ? 1 : 0)
             << "\" failures=\"" << failures << "\" skipped=\"" << r.count("skipped") << "\" time=\"" << r.seconds
             << "\">\n";
         if (!r.built)
             out << "    <testcase classname=\"" << xml(r.id) << "\" name=\"build\"><failure message=\""
                 << xml(r.unrun) << "\">" << xml(r.build_log)
                 << "</failure></testcase>\n";
+        if (r.sanitizer.ran) {
+            out << "    <testcase classname=\"" << xml(r.id + ".sanitizer") << "\" name=\"sanitizer\">";
+            if (!r.sanitizer.findings.empty()) {
+                std::string text;
+                for (const std::string& f : r.sanitizer.findings) text += f + "\n";
+                out << "<failure message=\"" << xml(r.sanitizer.findings.front()) << "\">" << xml(text) << "</failure>";
+            }
+            out << "</testcase>\n";
+        }
         for (const CaseResult& c : r.cases) {
             out << "    <testcase classname=\"" << xml(r.id + (c.hidden ? ".hidden" : ".visible")) << "\" name=\""
                 << xml(c.op + "/" + c.name) << "\">";
@@ -228,10 +240,16 @@ std::string markdown(const Grade& g)
 {
     std::ostringstream out;
     out << "## Grade: " << points(g.score()) << " / " << points(g.max()) << "\n\n" << header(g) << "\n\n";
-    out << "| Rung | Visible cases | Hidden cases | Speed | Points |\n|---|---|---|---|---|\n";
+    bool any_sanitizer = false;
+    for (const RungResult& r : g.rungs)
+        for (const Part& p : r.parts) any_sanitizer |= p.name == "sanitizer";
+    std::vector<std::string> columns{"visible", "hidden", "speed"};
+    if (any_sanitizer) columns.push_back("sanitizer");
+    out << "| Rung | Visible cases | Hidden cases | Speed " << (any_sanitizer ? "| Sanitizer " : "") << "| Points |\n|---|---|---|---|"
+        << (any_sanitizer ? "---|" : "") << "---|\n";
     for (const RungResult& r : g.rungs) {
         out << "| " << r.id << " ";
-        for (const std::string part : {"visible", "hidden", "speed"}) {
+        for (const std::string& part : columns) {
             const Part* p = nullptr;
             for (const Part& q : r.parts)
                 if (q.name == part) p = &q;
@@ -239,6 +257,9 @@ std::string markdown(const Grade& g)
             else if (!r.built) out << "| " << r.unrun << " ";
             else if (!p->graded) out << "| not graded ";
             else if (part == "speed") out << "| " << points(p->score) << " / " << points(p->max) << " ";
+            else if (part == "sanitizer")
+                out << "| " << points(p->score) << " / " << points(p->max)
+                    << (r.sanitizer.findings.empty() ? "" : " (" + std::to_string(r.sanitizer.findings.size()) + " found)") << " ";
             else
                 out << "| " << r.count("passed", part == "hidden") << " of "
                     << r.count("passed", part == "hidden") + r.count("failed", part == "hidden") << " passed ";
@@ -255,6 +276,10 @@ std::string markdown(const Grade& g)
         }
         if (shown > kFailuresShown) out << "- ... and " << shown - kFailuresShown << " more\n";
         if (r.submitted && !r.built) out << "\n### " << r.id << ": " << r.unrun << "\n\n```\n" << r.build_log << "\n```\n";
+        if (!r.sanitizer.findings.empty()) {
+            out << "\n### " << r.id << ": sanitizer findings\n\n";
+            for (const std::string& f : r.sanitizer.findings) out << "- " << f << "\n";
+        }
     }
     if (!g.refused.empty()) {
         out << "\n### Files refused\n\n";

@@ -20,6 +20,12 @@ struct CaseResult {
     std::string expected, got;  // for a wrong answer: the first wrong slot's
     long first_wrong_block = -1;
     std::string replay;      // one command that replays it on the student's machine
+    // How it went under each thread order (the CPU backend's; one order on a GPU), for the
+    // sanitizer category: the orders it passed and failed in, whether the block results differed
+    // between orders, what the kernel's failure said, and whether it wrote outside its output.
+    std::vector<std::string> passed_orders, failed_orders;
+    bool orders_differ = false, overran = false;
+    std::string kernel_error;
 };
 
 // One group of cases of a part: it earns its share of the part's points (the rubric's "partial").
@@ -37,12 +43,21 @@ struct Part {
     std::string note;
 };
 
+// The sanitizer category's pass over one rung (grader/trusted/sanitizer.hpp).
+struct SanitizerResult {
+    bool ran = false;
+    std::vector<std::string> checks;    // what ran: "memcheck", "racecheck", "synccheck", "thread orders"
+    std::vector<std::string> findings;  // each: where (file:line), the check, what it saw
+    std::string note;                   // what did not run, and why
+};
+
 struct RungResult {
     std::string id, title;
     bool submitted = false, built = false;
     std::string unrun;      // why its cases did not run: "not submitted", "did not build", "unfinished"
     std::string build_log;  // what the compiler said when it did not build, or the TODO lines left
     std::vector<std::string> findings;  // the integrity checks' findings: where, the rule, what
+    SanitizerResult sanitizer;
     std::vector<CaseResult> cases;
     std::vector<Part> parts;
     double seconds = 0;

@@ -71,10 +71,10 @@ struct Reader {
     {
         const toml::node* node = t.get(key);
         if (!node) return;
-        if (!node->is_array()) fail(*node, where + key, "must be a list of group names");
+        if (!node->is_array()) fail(*node, where + key, "must be a list of names");
         out.clear();
         for (const auto& item : *node->as_array()) {
-            if (!item.is_string()) fail(item, where + key, "must be a list of group names (strings)");
+            if (!item.is_string()) fail(item, where + key, "must be a list of names (strings)");
             out.push_back(*item.value<std::string>());
         }
     }
@@ -153,7 +153,23 @@ Rubric load_rubric(const std::string& path)
             r.points(*node.as_table(), "rungs." + name + ".", rubric.rungs[name]);
         }
     }
-    if (const auto* t = r.table(doc, "sanitizer", "")) r.only(*t, "sanitizer.", {});
+    if (const auto* t = r.table(doc, "sanitizer", "")) {
+        SanitizerRules& s = rubric.sanitizer;
+        r.only(*t, "sanitizer.", {"points", "penalty", "tools", "thread_orders", "max_n", "cases"});
+        r.number(*t, "points", "sanitizer.", s.points, 0);
+        r.number(*t, "penalty", "sanitizer.", s.penalty, 0);
+        r.number(*t, "max_n", "sanitizer.", s.max_n, 1);
+        r.number(*t, "cases", "sanitizer.", s.cases, 1);
+        r.strings(*t, "tools", "sanitizer.", s.tools);
+        for (const std::string& tool : s.tools)
+            if (tool != "memcheck" && tool != "racecheck" && tool != "synccheck" && tool != "initcheck")
+                r.fail(*t->get("tools"), "sanitizer.tools",
+                       "\"" + tool + "\" is not a compute-sanitizer tool (memcheck, racecheck, synccheck, initcheck)");
+        if (const toml::node* node = t->get("thread_orders")) {
+            if (!node->is_boolean()) r.fail(*node, "sanitizer.thread_orders", "must be true or false");
+            s.thread_orders = *node->value<bool>();
+        }
+    }
     if (const auto* t = r.table(doc, "integrity", "")) r.only(*t, "integrity.", {});
     return rubric;
 }

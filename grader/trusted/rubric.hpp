@@ -13,6 +13,18 @@ struct RungPoints {
     double visible = 0, hidden = 0, speed = 0;
 };
 
+// The sanitizer category ([sanitizer]): an untimed pass on a few small visible cases under
+// compute-sanitizer's tools (on a GPU) and under every thread order of the CPU backend (everywhere).
+struct SanitizerRules {
+    double points = 0;   // per rung, earned when the pass finds nothing and every visible case passes
+    double penalty = 0;  // per rung, taken off (never below zero) when the pass finds something
+    std::vector<std::string> tools{"memcheck", "racecheck", "synccheck"};  // on a GPU
+    bool thread_orders = true;  // on a GPU too (a second, CPU-backend build of the file)
+    double max_n = 65536;       // the pass's cases are the rung's visible cases up to this size
+    double cases = 6;           // at most this many, one per group first
+    bool on() const { return points > 0 || penalty > 0; }
+};
+
 struct Rubric {
     std::string path, course;
     RungPoints points;                       // the default for every rung
@@ -26,6 +38,7 @@ struct Rubric {
     double cpu_max_n = 262144;               // without a GPU, larger cases are left to the GPU
     std::vector<std::string> cpu_visible_groups, cpu_hidden_groups;  // empty: every group
     std::vector<std::string> gpu_visible_groups, gpu_hidden_groups;
+    SanitizerRules sanitizer;
 
     const RungPoints& for_rung(const std::string& id) const;
 };

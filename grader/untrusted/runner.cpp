@@ -109,6 +109,11 @@ void run_job(const lab::RungBinding& binding, const Job& job, const std::string&
             ok(cudaMemcpy(out.data(), device_out, out.size() * sizeof(T), cudaMemcpyDeviceToHost), error,
                "copying the output back");
     }
+#if defined(LAB_BACKEND_CPU)
+    // The CPU backend says where it went wrong (a barrier some threads never reach, an index out of
+    // bounds, with the file and line), which the CUDA error's name alone does not.
+    if (!error.empty() && *lab::cpu::last_error_detail()) error += std::string("\n") + lab::cpu::last_error_detail();
+#endif
     if (device_in) cudaFree(device_in);
     if (device_out) cudaFree(device_out);
     if (!error.empty()) {
