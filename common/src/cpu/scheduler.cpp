@@ -310,6 +310,16 @@ public:
 
     // Called from the fault handler while a fiber runs.
     bool in_fiber() const { return in_fiber_; }
+    // True while the fiber runs the backend's own code (a barrier, a warp intrinsic, fiber set-up),
+    // which may be inside malloc: the watchdog's signal must not interrupt that with its own
+    // allocations (a crash under load instead of "stopped after 20 s"). That code checks for an
+    // overdue launch itself; the watchdog's signal comes again 100 ms later.
+    bool in_runtime() const { return in_runtime_.load(std::memory_order_relaxed); }
+    void set_in_runtime(bool on)
+    {
+        in_runtime_.store(on, std::memory_order_relaxed);
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+    }
     [[noreturn]] void fault(const char* what, std::uintptr_t address, std::uintptr_t pc);
     [[noreturn]] void timed_out(std::uintptr_t pc);
     // Keeps the interrupted address and the return addresses above it (on the fiber's stack, through
@@ -362,6 +372,7 @@ private:
     std::vector<Fiber*> fiber_;  // fiber_[t] == &fibers_[t], without the deque's arithmetic in hot loops
     Fiber* current_ = nullptr;
     bool in_fiber_ = false;
+    std::atomic<bool> in_runtime_{false};
     Launch* launch_ = nullptr;
     std::vector<char> alt_stack_;
 
@@ -410,7 +421,9 @@ void fiber_main()
 {
     for (;;) {
         Worker& worker = *tls_worker;
+        worker.set_in_runtime(false);
         worker.launch_->invocation->run_thread(worker.launch_->invocation->closure);
+        worker.set_in_runtime(true);
         worker.thread_finished();
         Fiber& self = worker.current();
         self.state = State::done;
@@ -1137,7 +1150,8 @@ void on_fault(int number, siginfo_t* info, void* context)
 void on_timeout(int, siginfo_t*, void* context)
 {
     Worker* worker = tls_worker;
-    if (!worker || !worker->in_fiber()) return;  // between threads: the watchdog tries again
+    // Between threads, or in the backend's own code: the watchdog tries again.
+    if (!worker || !worker->in_fiber() || worker->in_runtime()) return;
     worker->timed_out(interrupted_pc(context));
 }
 
@@ -1310,22 +1324,48 @@ void run_kernel(const KernelInvocation& invocation)
     if (launch.failed) set_error(launch.error, launch.detail);
 }
 
+// The backend's own code entered from a kernel (Worker::in_runtime): marked for as long as it runs.
+// A fiber that switches away inside it keeps the mark until it comes back and returns; a fiber
+// that starts afresh clears it (fiber_main).
+class RuntimeCall {
+public:
+    RuntimeCall() : worker_(this_worker()), outer_(worker_.in_runtime()) { worker_.set_in_runtime(true); }
+    ~RuntimeCall() { worker_.set_in_runtime(outer_); }
+    RuntimeCall(const RuntimeCall&) = delete;
+    RuntimeCall& operator=(const RuntimeCall&) = delete;
+    Worker& worker() { return worker_; }
+
+private:
+    Worker& worker_;
+    bool outer_;  // already in the backend's code when this call began
+};
+
 int barrier(BarrierKind kind, int predicate, const char* name, const char* file, int line)
 {
-    return this_worker().barrier(kind, predicate, Site{name, file, line});
+    RuntimeCall call;
+    return call.worker().barrier(kind, predicate, Site{name, file, line});
 }
 
 std::uint64_t warp_op(WarpKind kind, unsigned mask, std::uint64_t value, int arg, int width, const char* name,
                       const char* file, int line)
 {
-    return this_worker().warp_op(kind, mask, value, arg, width, Site{name, file, line});
+    RuntimeCall call;
+    return call.worker().warp_op(kind, mask, value, arg, width, Site{name, file, line});
 }
 
-unsigned active_mask(const char* file, int line) { return this_worker().active_mask(Site{"__activemask", file, line}); }
+unsigned active_mask(const char* file, int line)
+{
+    RuntimeCall call;
+    return call.worker().active_mask(Site{"__activemask", file, line});
+}
 
 void threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 
-void shared_declared(void* address, std::size_t bytes) { this_worker().shared_declared(address, bytes); }
+void shared_declared(void* address, std::size_t bytes)
+{
+    RuntimeCall call;
+    call.worker().shared_declared(address, bytes);
+}
 
 }  // namespace lab::cpu
 
@@ -1337,11 +1377,15 @@ void* dynamic_shared_memory() { return this_worker().dynamic_shared(); }
 
 void spin_point(bool now)
 {
-    if (tls_worker) tls_worker->spin_point(now);
+    if (!tls_worker) return;
+    RuntimeCall call;
+    call.worker().spin_point(now);
 }
 
 void* shared_storage(std::size_t bytes, std::size_t alignment, const char* name, const char* file, int line)
 {
+    if (!tls_worker) return allocate_shared(bytes, alignment, name, file, line);
+    RuntimeCall call;
     return allocate_shared(bytes, alignment, name, file, line);
 }
 
