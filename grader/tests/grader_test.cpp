@@ -285,7 +285,7 @@ TEST(SanitizerLog, ReadsEachToolsSummarySingularAndPlural)
         kSubmitted + ":41 [992 hazards]\n"
         "=========\n"
         "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n";
-    ToolLog log = read_tool_log("racecheck", racecheck_one, {kSubmitted}, kShown);
+    ToolLog log = read_tool_log(racecheck_one, {kSubmitted}, kShown);
     EXPECT_TRUE(log.summary);
     EXPECT_EQ(log.count, 1);
     ASSERT_EQ(log.locations.size(), 1u);
@@ -294,10 +294,10 @@ TEST(SanitizerLog, ReadsEachToolsSummarySingularAndPlural)
     EXPECT_NE(log.reports.front().find("Race reported between Write access"), std::string::npos);
     EXPECT_NE(log.reports.front().find(kShown + ":41"), std::string::npos);  // the student's path, not the grader's
 
-    log = read_tool_log("racecheck", "========= RACECHECK SUMMARY: 12 hazards displayed (3 errors, 9 warnings)\n", {}, kShown);
+    log = read_tool_log("========= RACECHECK SUMMARY: 12 hazards displayed (3 errors, 9 warnings)\n", {}, kShown);
     EXPECT_TRUE(log.summary);
     EXPECT_EQ(log.count, 12);
-    log = read_tool_log("racecheck", "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n", {}, kShown);
+    log = read_tool_log("========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n", {}, kShown);
     EXPECT_TRUE(log.summary);
     EXPECT_EQ(log.count, 0);
 
@@ -310,16 +310,16 @@ TEST(SanitizerLog, ReadsEachToolsSummarySingularAndPlural)
         "=========     Address 0x7f3a00000400 is out of bounds\n"
         "=========\n"
         "========= ERROR SUMMARY: 1 error\n";
-    log = read_tool_log("memcheck", memcheck, {kSubmitted}, kShown);  // relative to the kit, as printed there
+    log = read_tool_log(memcheck, {kSubmitted}, kShown);  // relative to the kit, as printed there
     EXPECT_TRUE(log.summary);
     EXPECT_EQ(log.count, 1);
     ASSERT_EQ(log.reports.size(), 1u);  // the details are indented; only the report's first line counts
     EXPECT_EQ(log.reports.front(), "Invalid __global__ write of size 4 bytes");
     ASSERT_EQ(log.locations.size(), 1u);
     EXPECT_EQ(log.locations.front(), kShown + ":27");
-    log = read_tool_log("synccheck", "========= ERROR SUMMARY: 7 errors\n", {}, kShown);
+    log = read_tool_log("========= ERROR SUMMARY: 7 errors\n", {}, kShown);
     EXPECT_EQ(log.count, 7);
-    log = read_tool_log("memcheck", "========= ERROR SUMMARY: 0 errors\n", {}, kShown);
+    log = read_tool_log("========= ERROR SUMMARY: 0 errors\n", {}, kShown);
     EXPECT_TRUE(log.summary);
     EXPECT_EQ(log.count, 0);
 }
@@ -327,16 +327,16 @@ TEST(SanitizerLog, ReadsEachToolsSummarySingularAndPlural)
 TEST(SanitizerLog, ARunCutShortOrForgedHasNoSummary)
 {
     // Killed before its end: the reports, but no summary, which the category counts as a finding.
-    ToolLog log = read_tool_log("memcheck", "========= COMPUTE-SANITIZER\n========= Invalid __shared__ read of size 4 bytes\n", {},
+    ToolLog log = read_tool_log("========= COMPUTE-SANITIZER\n========= Invalid __shared__ read of size 4 bytes\n", {},
                                 kShown);
     EXPECT_FALSE(log.summary);
     // The runner's own output has no "=========" margin: a kernel file that prints a clean summary
     // is not read as one.
-    log = read_tool_log("racecheck", "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\nERROR SUMMARY: 0 errors\n",
+    log = read_tool_log("RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\nERROR SUMMARY: 0 errors\n",
                         {}, kShown);
     EXPECT_FALSE(log.summary);
     // Locations outside the student's file (the kit's glue) are not theirs.
-    log = read_tool_log("memcheck", "========= Invalid __global__ read\n=========     at f()+0x10 in /kit/common/src/rung_glue.cu:40\n"
+    log = read_tool_log("========= Invalid __global__ read\n=========     at f()+0x10 in /kit/common/src/rung_glue.cu:40\n"
                         "========= ERROR SUMMARY: 2 errors\n", {kSubmitted}, kShown);
     EXPECT_EQ(log.count, 2);
     EXPECT_TRUE(log.locations.empty());
@@ -389,7 +389,12 @@ TEST(Sanitizer, PointsOnlyWhenCleanAndCorrectAndAPenaltyNeverBelowZero)
             if (p.name == "sanitizer") return p;
         return Part{};
     };
-    r.sanitizer.ran = true;
+    // Nothing ran (no case small enough, say): no points, and the part is not graded.
+    r.sanitizer.note = "no visible case small enough for the pass runs here";
+    score_rung(r, rubric, true);
+    EXPECT_EQ(sanitizer_part().score, 0);
+    EXPECT_FALSE(sanitizer_part().graded);
+    r.sanitizer.note.clear();
     r.sanitizer.checks = {"racecheck"};
     score_rung(r, rubric, true);
     EXPECT_EQ(sanitizer_part().score, 1);

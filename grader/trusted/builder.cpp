@@ -133,8 +133,7 @@ void replace_all(std::string& text, const std::string& from, const std::string& 
 // The compiler's messages, with the build tree's copy of the file shown as the student's own.
 std::string shown_log(std::string log, const std::string& dir, const std::string& id)
 {
-    replace_all(log, dir + "/grading/submission/" + id + ".cu", "exercises/" + id + ".cu");
-    replace_all(log, dir + "/cpu_sources/grade_kernel_" + id + ".cu", "exercises/" + id + ".cu");
+    for (const std::string& path : submitted_paths(dir, id)) replace_all(log, path, "exercises/" + id + ".cu");
     if (log.size() > kLogBytes) log = log.substr(0, kLogBytes) + "\n[... the rest cut]\n";
     return log;
 }
@@ -142,6 +141,11 @@ std::string shown_log(std::string log, const std::string& dir, const std::string
 }  // namespace
 
 std::string grading_build_dir() { return LAB_BINARY_DIR; }
+
+std::vector<std::string> submitted_paths(const std::string& dir, const std::string& id)
+{
+    return {dir + "/grading/submission/" + id + ".cu", dir + "/cpu_sources/grade_kernel_" + id + ".cu"};
+}
 
 std::string cpu_backend_tree(int jobs, std::string& why)
 {

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "integrity.hpp"
 
@@ -21,6 +22,10 @@ struct Built {
 
 // The build tree lab-grade belongs to.
 std::string grading_build_dir();
+
+// The paths the compilers see rung `id`'s submitted file under in the build tree `dir` (the file
+// lab-grade writes, and the CPU backend's rewrite of it): what messages show as exercises/ID.cu.
+std::vector<std::string> submitted_paths(const std::string& dir, const std::string& id);
 
 // `files`: rung id -> the submitted file's contents. Holds a lock on the build tree while it works.
 // `dir`: the build tree (this grader's, or the CPU backend's beside it); `inspect`: also build the

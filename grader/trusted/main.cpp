@@ -232,8 +232,7 @@ void grade_sanitizer(Grade& g, const Rubric& rubric, const Built& built,
         SanitizerRun run = base;
         for (const std::string& tree : {main_tree, cpu_tree})
             if (!tree.empty())
-                run.submitted.insert(run.submitted.end(), {tree + "/grading/submission/" + r->id + ".cu",
-                                                           tree + "/cpu_sources/grade_kernel_" + r->id + ".cu"});
+                for (const std::string& path : submitted_paths(tree, r->id)) run.submitted.push_back(path);
         if (gpu) {
             run.runner = built.runners.at(r->id);
             if (cpu_runners.count(r->id)) run.cpu_runner = cpu_runners.at(r->id);

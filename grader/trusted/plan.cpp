@@ -156,8 +156,8 @@ void score_sanitizer(RungResult& rung, const Rubric& rubric)
             std::snprintf(penalty, sizeof penalty, "\npenalty: %.2f points (the rubric's sanitizer.penalty)", part.score);
             part.note += penalty;
         }
-    } else if (!s.ran) {
-        part.graded = visible_pass ? false : true;
+    } else if (!s.ran()) {
+        part.graded = !visible_pass;
         part.note = !visible_pass ? "not earned: the sanitizer pass counts once every visible case passes"
                                   : "not run here" + (s.note.empty() ? std::string() : ": " + s.note);
     } else if (!visible_pass) {

@@ -159,7 +159,7 @@ json internal(const Grade& g)
                              {"n", c.n}, {"seed", c.seed}, {"offset", c.offset}, {"block", c.block}, {"grid", c.grid},
                              {"status", c.status}, {"message", c.message}, {"expected", c.expected}, {"got", c.got},
                              {"first_wrong_block", c.first_wrong_block}, {"replay", c.replay}});
-        const json sanitizer = {{"ran", r.sanitizer.ran}, {"checks", r.sanitizer.checks},
+        const json sanitizer = {{"ran", r.sanitizer.ran()}, {"checks", r.sanitizer.checks},
                                 {"findings", r.sanitizer.findings}, {"note", r.sanitizer.note}};
         rungs.push_back({{"id", r.id}, {"submitted", r.submitted}, {"built", r.built}, {"unrun", r.unrun},
                          {"build_log", r.build_log}, {"findings", r.findings}, {"sanitizer", sanitizer},
@@ -204,14 +204,14 @@ std::string junit(const Grade& g)
     out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"lab-grade\">\n";
     for (const RungResult& r : g.rungs) {
         const int failures = r.count("failed") + (r.submitted && !r.built ? 1 : 0) + (r.sanitizer.findings.empty() ? 0 : 1);
-        out << "  <testsuite name=\"" << xml(r.id) << "\" tests=\"" << r.cases.size() + (r.built ? 0 : 1) + (r.sanitizer.ran ? 1 : 0)
+        out << "  <testsuite name=\"" << xml(r.id) << "\" tests=\"" << r.cases.size() + (r.built ? 0 : 1) + (r.sanitizer.ran() ? 1 : 0)
             << "\" failures=\"" << failures << "\" skipped=\"" << r.count("skipped") << "\" time=\"" << r.seconds
             << "\">\n";
         if (!r.built)
             out << "    <testcase classname=\"" << xml(r.id) << "\" name=\"build\"><failure message=\""
                 << xml(r.unrun) << "\">" << xml(r.build_log)
                 << "</failure></testcase>\n";
-        if (r.sanitizer.ran) {
+        if (r.sanitizer.ran()) {
             out << "    <testcase classname=\"" << xml(r.id + ".sanitizer") << "\" name=\"sanitizer\">";
             if (!r.sanitizer.findings.empty()) {
                 std::string text;

@@ -45,10 +45,10 @@ struct Part {
 
 // The sanitizer category's pass over one rung (grader/trusted/sanitizer.hpp).
 struct SanitizerResult {
-    bool ran = false;
     std::vector<std::string> checks;    // what ran: "memcheck", "racecheck", "synccheck", "thread orders"
     std::vector<std::string> findings;  // each: where (file:line), the check, what it saw
     std::string note;                   // what did not run, and why
+    bool ran() const { return !checks.empty(); }
 };
 
 struct RungResult {

@@ -45,12 +45,18 @@ std::string shown_path(const std::string& path, const std::vector<std::string>& 
     return "";
 }
 
+// "path/file.cu:41" in a tool's or the CPU backend's text: the path, its extension, the line.
+const std::regex& source_location()
+{
+    static const std::regex location(R"(([^\s:()'"]+\.(cu|cuh|cpp|hpp|h)):([0-9]+))");
+    return location;
+}
+
 // `text` with every path of the student's file shown as theirs.
 std::string shown_text(std::string text, const std::vector<std::string>& submitted, const std::string& shown_as)
 {
-    static const std::regex location(R"(([^\s:()'"]+\.(cu|cuh|cpp|hpp|h)):([0-9]+))");
     std::string out;
-    std::sregex_iterator it(text.begin(), text.end(), location), end;
+    std::sregex_iterator it(text.begin(), text.end(), source_location()), end;
     std::size_t done = 0;
     for (; it != end; ++it) {
         const std::string shown = shown_path((*it)[1].str(), submitted, shown_as);
@@ -65,9 +71,8 @@ std::string shown_text(std::string text, const std::vector<std::string>& submitt
 std::vector<std::string> locations_in(const std::string& text, const std::vector<std::string>& submitted,
                                       const std::string& shown_as)
 {
-    static const std::regex location(R"(([^\s:()'"]+\.(cu|cuh|cpp|hpp|h)):([0-9]+))");
     std::vector<std::string> found;
-    for (std::sregex_iterator it(text.begin(), text.end(), location), end; it != end; ++it) {
+    for (std::sregex_iterator it(text.begin(), text.end(), source_location()), end; it != end; ++it) {
         const std::string shown = shown_path((*it)[1].str(), submitted, shown_as);
         if (shown.empty()) continue;
         const std::string where = shown + ":" + (*it)[3].str();
@@ -146,7 +151,7 @@ void run_tool(const RungInfo& rung, const SanitizerRun& run, const std::string& 
     const double seconds = tool_seconds(limits, cases.size());
     const Ended ended = run_confined(argv, dir, limits, seconds);
     const std::string shown_as = "exercises/" + rung.id + ".cu";
-    const ToolLog parsed = read_tool_log(tool, read_runner_file(log, kLogBytes).value_or(""), run.submitted, shown_as);
+    const ToolLog parsed = read_tool_log(read_runner_file(log, kLogBytes).value_or(""), run.submitted, shown_as);
     result.checks.push_back(tool);
     const bool flagged = ended.exited && WIFEXITED(ended.status) && WEXITSTATUS(ended.status) == kSanitizerExit;
     const std::string where = parsed.locations.empty() ? shown_as : parsed.locations.front();
@@ -161,14 +166,18 @@ void run_tool(const RungInfo& rung, const SanitizerRun& run, const std::string& 
         return;
     }
     if (parsed.count == 0 && !flagged) return;
-    const std::string noun = tool == "racecheck" ? "hazard" : "error";
-    std::string what = plural(parsed.count, noun) + (parsed.reports.empty() ? "" : ", first: " + parsed.reports.front());
-    if (parsed.locations.size() > 1) {
-        std::vector<std::string> lines;  // "43" of "exercises/NN.cu:43": the file is named once, in front
-        for (const std::string& l : parsed.locations) lines.push_back(l.substr(l.rfind(':') + 1));
-        what += " (lines " + joined(lines, kShownLocations) + ")";
+    std::string what;
+    if (parsed.count == 0) {
+        what = "compute-sanitizer " + tool + " exited with its error status, though its summary says 0";
+    } else {
+        what = plural(parsed.count, tool == "racecheck" ? "hazard" : "error") +
+               (parsed.reports.empty() ? "" : ", first: " + parsed.reports.front());
+        if (parsed.locations.size() > 1) {
+            std::vector<std::string> lines;  // "43" of "exercises/NN.cu:43": the file is named once, in front
+            for (const std::string& l : parsed.locations) lines.push_back(l.substr(l.rfind(':') + 1));
+            what += " (lines " + joined(lines, kShownLocations) + ")";
+        }
     }
-    if (parsed.count == 0) what = "compute-sanitizer " + tool + " exited with its error status, though its summary says 0";
     if (tool == "racecheck")
         what += ". Threads read and write the same shared slot with nothing ordering them: inside a warp, "
                 "separate the read and the write with __syncwarp() (or use __shfl_down_sync); between warps, "
@@ -217,8 +226,7 @@ void run_orders(const RungInfo& rung, const SanitizerRun& run, const std::vector
 
 }  // namespace
 
-ToolLog read_tool_log(const std::string& tool, const std::string& log, const std::vector<std::string>& submitted,
-                      const std::string& shown_as)
+ToolLog read_tool_log(const std::string& log, const std::vector<std::string>& submitted, const std::string& shown_as)
 {
     ToolLog parsed;
     static const std::regex errors(R"(ERROR SUMMARY:\s*([0-9]+) errors?)");
@@ -243,7 +251,6 @@ ToolLog read_tool_log(const std::string& tool, const std::string& log, const std
         if (parsed.reports.size() < 10)
             parsed.reports.push_back(shown_text(report.substr(0, 300), submitted, shown_as));
     }
-    (void)tool;
     parsed.locations = locations_in(log, submitted, shown_as);
     return parsed;
 }
@@ -282,7 +289,6 @@ std::string compute_sanitizer()
 void run_sanitizer(const RungInfo& rung, const SanitizerRun& run, const std::vector<PlannedCase>& cases,
                    const Limits& limits, const std::string& work_dir, SanitizerResult& result)
 {
-    result.ran = true;
     if (cases.empty()) {
         result.note = "no visible case small enough for the pass runs here";
         return;
@@ -295,7 +301,6 @@ void run_sanitizer(const RungInfo& rung, const SanitizerRun& run, const std::vec
     }
     if (!run.cpu_runner.empty()) run_orders(rung, run, cases, limits, work_dir, result);
     else if (!run.cpu_missing.empty()) result.note += "The thread orders did not run: " + run.cpu_missing;
-    if (result.checks.empty()) result.ran = false;
 }
 
 }  // namespace lab::grading

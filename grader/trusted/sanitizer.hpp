@@ -30,8 +30,7 @@ struct ToolLog {
 };
 
 // `submitted`: the paths the compilers saw the student's file under, each shown as `shown_as`.
-ToolLog read_tool_log(const std::string& tool, const std::string& log, const std::vector<std::string>& submitted,
-                      const std::string& shown_as);
+ToolLog read_tool_log(const std::string& log, const std::vector<std::string>& submitted, const std::string& shown_as);
 
 // The pass's cases: the rung's visible cases run here of at most max_n elements, one per group first,
 // then the largest others, at most `cases` in all.
