@@ -76,6 +76,14 @@ int main(int argc, char** argv)
         grade_command->prefix_command()->set_help_flag();
         grade_command->callback([&] { status = grade(kit, grade_command->remaining()); });
 
+        CLI::App* grade_all_command = command(
+            app, "grade-all", instructors,
+            "CLASS [--out DIR] [--rubric FILE] [--seed S] [--force] [--slurm ...]: grade a class, write its gradebook",
+            "CLASS: a folder with one submission per student (a folder, a git checkout, a .zip or a .tar.gz), or a CSV\n"
+            "of student,path rows. Resumes where it stopped. grader/batch/README.md says more (Slurm too).");
+        grade_all_command->prefix_command()->set_help_flag();
+        grade_all_command->callback([&] { status = grade_all(kit, grade_all_command->remaining()); });
+
         command(app, "generate", instructors, "rewrite exercises/ and the README's rung table from solutions/ and rungs.json")
             ->callback([&] { status = generate(kit); });
         command(app, "calibrate", instructors, "time the reference solutions on this GPU and write its thresholds",

@@ -1,6 +1,7 @@
 # Grades one corpus submission and checks its verdict (ctest runs this; see grader/CMakeLists.txt).
 #   cmake -DNAME=... -DKIT=<kit source> -DWORK=<folder> -DGRADE=<lab-grade> -DCHECK=<lab-corpus-check>
 #         -P grade_corpus.cmake
+# With -DONLY_MAKE=ON it only makes the submission (WORK/submission), for a class of grade-all's tests.
 # The submission is made in WORK from grader/corpus/NAME: "base" (solutions or exercises) for the
 # rungs listed in "rungs" (all when absent); then each of "mutants" (from tests/mutants.json) and
 # "edits" ({rung, replace, with}, or {rung, replace, insert: a file of the entry}), in that order,
@@ -102,6 +103,9 @@ endif()
 if(EXISTS "${corpus}/exercises")
   file(GLOB own "${corpus}/exercises/*")
   file(COPY ${own} DESTINATION "${WORK}/submission/exercises")
+endif()
+if(ONLY_MAKE)
+  return()
 endif()
 
 set(kit_data rungs.json tests/cases.json tests/speed.json grader/hidden_cases.json grader/rubric.toml)

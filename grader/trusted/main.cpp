@@ -1,5 +1,6 @@
 // TRUSTED SIDE. lab-grade: grades a submission out of process (see grader/README.md).
 //   lab-grade grade SUBMISSION [--rubric FILE] [--out DIR] [--seed S] [--jobs N]
+//   lab-grade grade-all SOURCE [--out DIR] [--rubric FILE] [--seed S] [--force] [--slurm ...]
 //   lab-grade replay RUNG --op OP --input KIND --n N --block B --seed S [--grid G] [--offset O] [--file F]
 #include <CLI/CLI.hpp>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include <thread>
 
 #include "builder.hpp"
+#include "grade_all.hpp"
 #include "checker.hpp"
 #include "intake.hpp"
 #include "integrity.hpp"
@@ -465,6 +467,44 @@ int main(int argc, char** argv)
     replay_cmd->add_option("--grid", grid, "blocks (grid-stride rungs)");
     replay_cmd->add_option("--offset", offset, "elements the input starts into its buffer");
     replay_cmd->add_option("--file", file, "the kernel file (default: the kit's exercises/NN_name.cu)");
+    lab::batch::BatchOptions batch;
+    batch.jobs = jobs;
+    auto* all_cmd = app.add_subcommand(
+        "grade-all", "grade a class: a folder with one submission per student (a folder, a git checkout, a .zip or a "
+                     ".tar.gz), or a CSV of student,path; see grader/batch/README.md");
+    all_cmd->add_option("source", batch.source, "the class's folder, or a CSV file of student,path rows")->required();
+    all_cmd->add_option("--out", batch.out, "where the gradebook, the class summary and every student's reports go")
+        ->capture_default_str();
+    all_cmd->add_option("--rubric", batch.rubric, "the course's rubric (default: grader/rubric.toml)");
+    all_cmd->add_option("--seed", batch.seed, "the class's seed (each student's is drawn from it and the student's id); "
+                                              "default: the one OUT was graded with, else a fresh one");
+    all_cmd->add_option("--jobs", batch.jobs, "build parallelism of each grading")->capture_default_str();
+    all_cmd->add_flag("--force", batch.force, "grade everyone again (a new seed unless --seed is given)");
+    all_cmd->add_flag("--slurm", batch.slurm.on, "grade as one Slurm array job (sbatch) instead of on this machine");
+    all_cmd->add_option("--partition", batch.slurm.partition, "Slurm: the partition");
+    all_cmd->add_option("--gres", batch.slurm.gres, "Slurm: each task's generic resources (gpu:1 on a GPU cluster)");
+    all_cmd->add_option("--time", batch.slurm.time, "Slurm: each task's time limit");
+    all_cmd->add_option("--account", batch.slurm.account, "Slurm: the account");
+    all_cmd->add_option("--sbatch-arg", batch.slurm.sbatch_args, "Slurm: one more #SBATCH line's option (repeatable)");
+    all_cmd->add_option("--per-task", batch.slurm.per_task, "Slurm: submissions per array task")
+        ->capture_default_str()->check(CLI::Range(1, 100000));
+    all_cmd->add_option("--max-running", batch.slurm.max_running, "Slurm: tasks running at once (the array's %N; 0: no limit)")
+        ->check(CLI::NonNegativeNumber);
+    all_cmd->add_option("--retries", batch.slurm.retries, "Slurm: rounds again for what a round left ungraded")
+        ->capture_default_str()->check(CLI::Range(0, 10));
+    all_cmd->add_option("--node-tree", batch.slurm.node_tree,
+                        "Slurm: grade in a build tree of the kit on each node's own disk, under this prefix "
+                        "(configured and built the first time; default: this tree, on the shared file system)");
+    all_cmd->add_option("--poll", batch.slurm.poll_seconds, "Slurm: seconds between looks at the queue")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    std::string task_out, round;
+    int task = 0, per_task = 1;
+    auto* task_cmd = app.add_subcommand("grade-task", "one task of grade-all --slurm's array job (the job script runs it)");
+    task_cmd->add_option("out", task_out, "grade-all's --out")->required();
+    task_cmd->add_option("--round", round, "the round's list of students")->required();
+    task_cmd->add_option("--task", task, "the array task's index")->required();
+    task_cmd->add_option("--per-task", per_task, "students per task")->capture_default_str();
+    task_cmd->add_option("--jobs", jobs, "build parallelism")->capture_default_str();
     auto* device_cmd = app.add_subcommand("device", "print the device this process finds (the sandbox check runs it)");
     auto* sandbox_cmd =
         app.add_subcommand("sandbox", "say how submissions are confined here, and whether CUDA starts inside");
@@ -473,6 +513,11 @@ int main(int argc, char** argv)
         if (*device_cmd) return print_device();
         if (*sandbox_cmd) return print_sandbox();
         if (*grade_cmd) return grade(submission, rubric, out, seed, jobs, skip_integrity);
+        if (*all_cmd) {
+            batch.grader = self_path();
+            return lab::batch::grade_all(batch);
+        }
+        if (*task_cmd) return lab::batch::grade_task(task_out, round, task, per_task, self_path(), jobs);
         return replay(rung, op, input, n, block, replay_seed, grid, offset, file);
     } catch (const std::exception& e) {
         std::cerr << "lab-grade: " << e.what() << '\n';

@@ -1,0 +1,645 @@
+// INSTRUCTOR SIDE. See grade_all.hpp and README.md.
+#include "grade_all.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "gradebook.hpp"
+#include "lab/process.hpp"
+#include "lab/random.hpp"
+#include "roster.hpp"
+
+namespace lab::batch {
+
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+std::atomic<bool> stop_requested{false};
+std::atomic<pid_t> running_child{0};
+
+// Ctrl-C (or Slurm's SIGTERM): the grading under way is stopped (its child gets the signal too)
+// and nothing after it starts; what finished stays.
+extern "C" void on_stop(int signal)
+{
+    stop_requested = true;
+    if (const pid_t child = running_child.load(); child > 0) kill(child, signal);
+}
+
+void catch_stops()
+{
+    struct sigaction action {};
+    action.sa_handler = on_stop;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+}
+
+std::string read_text(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+void write_text(const std::string& path, const std::string& text)
+{
+    // Written whole, then renamed: a reader (or an interrupted run) never sees half a file.
+    const std::string partial = path + ".partial";
+    {
+        std::ofstream out(partial, std::ios::trunc | std::ios::binary);
+        out << text;
+        if (!out) throw std::runtime_error("cannot write " + partial);
+    }
+    fs::rename(partial, path);
+}
+
+std::string host_name()
+{
+    char name[256] = {};
+    gethostname(name, sizeof name - 1);
+    return name;
+}
+
+std::string hex(std::uint64_t value)
+{
+    char text[24];
+    std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(value));
+    return text;
+}
+
+std::uint64_t parse_seed(const std::string& text)
+{
+    std::size_t used = 0;
+    std::uint64_t seed = 0;
+    try {
+        seed = std::stoull(text, &used, 0);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (text.empty() || used != text.size()) throw std::runtime_error("--seed " + text + " is not a number (0x...)");
+    return seed;
+}
+
+// What the submission holds (every file's path and bytes; a checkout's .git left out): a change
+// to it grades it again on a rerun.
+std::string fingerprint(const std::string& path)
+{
+    std::uint64_t hash = lab::fnv1a("submission");
+    auto mix = [&hash](const std::string& text) { hash = (hash ^ lab::fnv1a(text)) * 0x100000001b3ull + text.size(); };
+    if (fs::is_directory(path)) {
+        std::vector<std::string> files;
+        for (auto it = fs::recursive_directory_iterator(path); it != fs::recursive_directory_iterator(); ++it) {
+            if (it->is_directory() && it->path().filename() == ".git") {
+                it.disable_recursion_pending();
+                continue;
+            }
+            if (it->is_regular_file()) files.push_back(fs::relative(it->path(), path).string());
+        }
+        std::sort(files.begin(), files.end());
+        for (const std::string& f : files) {
+            mix(f);
+            mix(read_text(path + "/" + f));
+        }
+    } else {
+        mix(read_text(path));
+    }
+    return hex(hash);
+}
+
+// The folders of OUT.
+std::string graded_dir(const std::string& out, const std::string& id) { return out + "/students/" + id; }
+std::string failed_dir(const std::string& out, const std::string& id) { return out + "/not-graded/" + id; }
+
+// The class's own state in OUT (class.json): its seed and rubric, kept between runs, and the
+// roster of the latest run, which Slurm's tasks read.
+struct ClassState {
+    std::uint64_t seed = 0;
+    std::string rubric, rubric_hash;  // the rubric's absolute path ("" for the kit's) and what it held
+    int generation = 1;               // one more at each --force: a grade of an earlier one no longer counts
+    std::vector<Student> students;
+};
+
+json to_json(const ClassState& state)
+{
+    json students = json::array();
+    for (const Student& s : state.students) students.push_back({{"id", s.id}, {"path", s.path}});
+    return {{"seed", hex(state.seed)}, {"rubric", state.rubric}, {"rubric_hash", state.rubric_hash},
+            {"generation", state.generation}, {"students", students}};
+}
+
+ClassState read_state(const std::string& out)
+{
+    const json j = json::parse(read_text(out + "/class.json"));
+    ClassState state;
+    state.seed = parse_seed(j.at("seed").get<std::string>());
+    state.rubric = j.at("rubric").get<std::string>();
+    state.rubric_hash = j.at("rubric_hash").get<std::string>();
+    state.generation = j.at("generation").get<int>();
+    for (const json& s : j.at("students")) state.students.push_back({s.at("id"), s.at("path")});
+    return state;
+}
+
+std::uint64_t student_seed(std::uint64_t class_seed, const std::string& id)
+{
+    return class_seed ^ lab::fnv1a("student/" + id);
+}
+
+// Graded in this generation, from the submission as it is now.
+bool is_graded(const std::string& out, const ClassState& state, const Student& s)
+{
+    const std::string print = fingerprint(s.path);
+    const std::string dir = graded_dir(out, s.id);
+    if (!fs::exists(dir + "/grade.json") || !fs::exists(dir + "/batch.json")) return false;
+    try {
+        const json batch = json::parse(read_text(dir + "/batch.json"));
+        return batch.at("fingerprint") == print && batch.at("generation") == state.generation;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+std::string last_line(const std::string& path)
+{
+    std::ifstream in(path);
+    std::string line, last;
+    while (std::getline(in, line))
+        if (line.find_first_not_of(" \t") != std::string::npos) last = line;
+    return last;
+}
+
+struct Graded {
+    bool ok = false, stopped = false;
+    double seconds = 0, score = 0, max = 0;
+    std::string why;
+};
+
+// Grades one student by a `lab-grade grade` of its own, into a folder of its own that is renamed
+// into students/ID only once its reports are whole; a failed grading goes to not-graded/ID with
+// its log. A signal stops it and leaves nothing.
+Graded grade_one(const std::string& out, const Student& s, const ClassState& state, const std::string& grader, int jobs)
+{
+    Graded g;
+    const auto started = Clock::now();
+    const std::string print = fingerprint(s.path);
+    const std::string partial = out + "/students/." + s.id + ".partial." + host_name() + "." + std::to_string(getpid());
+    fs::remove_all(partial);
+    fs::create_directories(partial);
+    std::vector<std::string> args{grader, "grade", s.path, "--out", partial + "/report", "--seed",
+                                  hex(student_seed(state.seed, s.id)), "--jobs", std::to_string(jobs)};
+    if (!state.rubric.empty()) {
+        args.push_back("--rubric");
+        args.push_back(state.rubric);
+    }
+    lab::process::Options options;
+    options.output = partial + "/grade.log";
+    options.null_stdin = true;
+    const pid_t pid = lab::process::start(args, options);
+    if (pid < 0) throw std::runtime_error("cannot start " + grader);
+    running_child = pid;
+    if (stop_requested) kill(pid, SIGINT);  // a signal that came before the child was known
+    const int code = lab::process::exit_code(lab::process::wait(pid));
+    running_child = 0;
+    g.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    if (stop_requested) {
+        fs::remove_all(partial);
+        g.stopped = true;
+        return g;
+    }
+    json grade;
+    std::string why;
+    try {
+        grade = json::parse(read_text(partial + "/report/grade.json"));
+        g.score = grade.at("score").get<double>();
+        g.max = grade.at("max").get<double>();
+    } catch (const std::exception&) {
+        why = "no readable grade.json";
+    }
+    if (code != 0) why = "lab-grade exited with " + std::to_string(code);
+    const json batch = {{"student", s.id},       {"submission", s.path}, {"fingerprint", print},
+                        {"seed", hex(student_seed(state.seed, s.id))}, {"host", host_name()},
+                        {"seconds", g.seconds}, {"exit", code},         {"why", why},
+                        {"generation", state.generation}};
+    write_text(partial + "/batch.json", batch.dump(1) + "\n");
+    // The reports lie flat in the student's folder, beside the grading's log and batch.json.
+    if (why.empty())
+        for (const auto& entry : fs::directory_iterator(partial + "/report"))
+            fs::rename(entry.path(), partial + "/" + entry.path().filename().string());
+    fs::remove_all(partial + "/report");
+    const std::string target = why.empty() ? graded_dir(out, s.id) : failed_dir(out, s.id);
+    fs::create_directories(fs::path(target).parent_path());
+    fs::remove_all(target);
+    fs::rename(partial, target);
+    if (why.empty()) {
+        fs::remove_all(failed_dir(out, s.id));
+        g.ok = true;
+    } else {
+        const std::string said = last_line(target + "/grade.log");
+        g.why = why + (said.empty() ? "" : " (" + said + ")") + "; its log: not-graded/" + s.id + "/grade.log";
+    }
+    return g;
+}
+
+// Every student's outcome as OUT holds it now.
+std::vector<Outcome> outcomes(const std::string& out, const ClassState& state,
+                              const std::map<std::string, std::string>& why_not = {})
+{
+    std::vector<Outcome> all;
+    for (const Student& s : state.students) {
+        Outcome o;
+        o.id = s.id;
+        const std::string dir = graded_dir(out, s.id);
+        try {
+            if (is_graded(out, state, s)) {
+                o.grade = json::parse(read_text(dir + "/grade.json"));
+                const json batch = json::parse(read_text(dir + "/batch.json"));
+                o.host = batch.at("host");
+                o.seconds = batch.at("seconds");
+                o.graded = true;
+            }
+        } catch (const std::exception& e) {
+            o.why_not = "its reports in students/" + s.id + " cannot be read: " + e.what();
+        }
+        if (!o.graded && o.why_not.empty()) {
+            if (why_not.count(s.id)) o.why_not = why_not.at(s.id);
+            else if (fs::exists(failed_dir(out, s.id) + "/batch.json")) {
+                try {
+                    const json batch = json::parse(read_text(failed_dir(out, s.id) + "/batch.json"));
+                    const std::string said = last_line(failed_dir(out, s.id) + "/grade.log");
+                    o.why_not = batch.at("why").get<std::string>() + (said.empty() ? "" : " (" + said + ")") +
+                                "; its log: not-graded/" + s.id + "/grade.log";
+                } catch (const std::exception&) {
+                    o.why_not = "its grading failed; see not-graded/" + s.id;
+                }
+            } else if (fs::exists(dir)) {
+                o.why_not = "its grade is out of date (the submission changed, or --force) and it was not graded again yet";
+            } else {
+                o.why_not = "not graded yet (the run was stopped first)";
+            }
+        }
+        all.push_back(std::move(o));
+    }
+    return all;
+}
+
+void write_class_reports(const std::string& out, const std::vector<Outcome>& all)
+{
+    const std::string title = "Class grades: " + fs::path(out).filename().string();
+    write_text(out + "/gradebook.csv", gradebook_csv(all));
+    write_text(out + "/class-summary.md", class_summary_markdown(all, title));
+    write_text(out + "/class-summary.html", class_summary_html(all, title));
+    int graded = 0;
+    for (const Outcome& o : all) graded += o.graded;
+    std::printf("grade-all: %d of %zu graded; gradebook: %s/gradebook.csv; class summary: %s/class-summary.html\n", graded,
+                all.size(), out.c_str(), out.c_str());
+    std::fflush(stdout);
+}
+
+std::string duration(double seconds)
+{
+    const long s = static_cast<long>(seconds + 0.5);
+    if (s < 120) return std::to_string(s) + " s";
+    if (s < 7200) return std::to_string((s + 30) / 60) + " min";
+    return std::to_string(s / 3600) + " h " + std::to_string((s % 3600 + 30) / 60) + " min";
+}
+
+// Shows where a batch is: on a terminal one line rewritten in place, else a plain line each time.
+class Progress {
+public:
+    explicit Progress(std::size_t total) : total_(total), terminal_(isatty(STDOUT_FILENO) == 1) {}
+    void starting(std::size_t done, const std::string& what)
+    {
+        const std::string line = "[" + std::to_string(done) + "/" + std::to_string(total_) + "] " + what + eta(done);
+        if (terminal_) std::printf("\r\033[K%s", line.c_str());
+        else std::printf("grade-all: %s\n", line.c_str());
+        std::fflush(stdout);
+    }
+    void finished(std::size_t done, const std::string& line, double seconds)
+    {
+        spent_ += seconds;
+        ++timed_;
+        if (terminal_) std::printf("\r\033[K");
+        std::printf("grade-all: [%zu/%zu] %s\n", done, total_, line.c_str());
+        std::fflush(stdout);
+    }
+
+private:
+    std::string eta(std::size_t done) const
+    {
+        if (timed_ == 0 || done >= total_) return "";
+        return " (about " + duration(spent_ / timed_ * static_cast<double>(total_ - done)) + " left)";
+    }
+    std::size_t total_, timed_ = 0;
+    double spent_ = 0;
+    bool terminal_;
+};
+
+std::string describe(const Graded& g)
+{
+    char text[64];
+    std::snprintf(text, sizeof text, "%.2f / %.2f in %s", g.score, g.max, duration(g.seconds).c_str());
+    return g.ok ? text : "NOT GRADED: " + g.why;
+}
+
+// The class's state for this run: OUT's seed and rubric kept (a different --seed or rubric needs
+// --force, so that one gradebook never mixes two), the roster as the source gives it now.
+ClassState prepare(const BatchOptions& options, std::vector<Student> students)
+{
+    ClassState state;
+    state.students = std::move(students);
+    state.rubric = options.rubric.empty() ? "" : fs::absolute(options.rubric).lexically_normal().string();
+    if (!state.rubric.empty() && !fs::is_regular_file(state.rubric))
+        throw std::runtime_error("--rubric " + options.rubric + ": no such file");
+    state.rubric_hash = state.rubric.empty() ? "the kit's" : hex(lab::fnv1a(read_text(state.rubric)));
+    const bool resuming = fs::exists(options.out + "/class.json");
+    if (resuming) {
+        const ClassState before = read_state(options.out);
+        state.seed = before.seed;
+        state.generation = before.generation + (options.force ? 1 : 0);
+        if (!options.force) {
+            if (!options.seed.empty() && parse_seed(options.seed) != before.seed)
+                throw std::runtime_error(options.out + " was graded with seed " + hex(before.seed) + ", not " + options.seed +
+                                         ": leave --seed out to go on, or add --force to grade everyone again");
+            if (before.rubric != state.rubric || before.rubric_hash != state.rubric_hash)
+                throw std::runtime_error(options.out + " was graded under another rubric (" +
+                                         (before.rubric.empty() ? "the kit's" : before.rubric) +
+                                         "): give the same one to go on, or add --force to grade everyone again");
+        }
+    }
+    if (!options.seed.empty()) state.seed = parse_seed(options.seed);
+    else if (!resuming || options.force) {
+        std::random_device device;
+        state.seed = (std::uint64_t{device()} << 32) ^ device() ^
+                     static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+    }
+    fs::create_directories(options.out + "/students");
+    write_text(options.out + "/class.json", to_json(state).dump(1) + "\n");
+    return state;
+}
+
+// What is left of gradings that never finished (a killed run): removed, never read.
+void remove_leftovers(const std::string& out)
+{
+    for (const auto& entry : fs::directory_iterator(out + "/students"))
+        if (entry.path().filename().string().rfind('.', 0) == 0) fs::remove_all(entry.path());
+}
+
+std::vector<Student> to_grade(const BatchOptions& options, const ClassState& state, std::size_t& already)
+{
+    std::vector<Student> pending;
+    already = 0;
+    for (const Student& s : state.students) {
+        if (is_graded(options.out, state, s)) {
+            ++already;
+            continue;
+        }
+        if (!options.force && fs::exists(graded_dir(options.out, s.id)))
+            std::printf("grade-all: %s changed since it was graded: grading it again\n", s.id.c_str());
+        pending.push_back(s);
+    }
+    return pending;
+}
+
+int finish(const std::string& out, const ClassState& state, const std::map<std::string, std::string>& why_not = {})
+{
+    const std::vector<Outcome> all = outcomes(out, state, why_not);
+    write_class_reports(out, all);
+    if (stop_requested) {
+        std::printf("grade-all: stopped; every finished grade is kept: run the same command again to go on\n");
+        return 130;
+    }
+    return std::all_of(all.begin(), all.end(), [](const Outcome& o) { return o.graded; }) ? 0 : 1;
+}
+
+int grade_here(const BatchOptions& options, const ClassState& state)
+{
+    std::size_t already = 0;
+    const std::vector<Student> pending = to_grade(options, state, already);
+    std::printf("grade-all: %zu students; %zu graded already, %zu to grade here, one at a time (seed %s)\n",
+                state.students.size(), already, pending.size(), hex(state.seed).c_str());
+    Progress progress(pending.size());
+    for (std::size_t k = 0; k < pending.size() && !stop_requested; ++k) {
+        progress.starting(k, "grading " + pending[k].id);
+        const Graded g = grade_one(options.out, pending[k], state, options.grader, options.jobs);
+        if (g.stopped) break;
+        progress.finished(k + 1, pending[k].id + ": " + describe(g), g.seconds);
+    }
+    return finish(options.out, state);
+}
+
+// ---- Slurm -------------------------------------------------------------------------------
+
+std::string quoted(const std::string& text)
+{
+    std::string q = "'";
+    for (char c : text) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+// Runs a Slurm command; its output in `output`; its exit code.
+int slurm(const std::vector<std::string>& args, std::string& output, const std::string& scratch)
+{
+    lab::process::Options options;
+    options.output = scratch;
+    options.search_path = true;
+    options.null_stdin = true;
+    const int code = lab::process::run(args, options);
+    output = read_text(scratch);
+    while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();
+    return code;
+}
+
+std::string job_script(const BatchOptions& options, const std::string& round, std::size_t tasks)
+{
+    const SlurmOptions& s = options.slurm;
+    const std::string out = fs::absolute(options.out).string();
+    std::string text = "#!/bin/bash\n# Written by lab-grade grade-all --slurm: one array task per " +
+                       std::to_string(s.per_task) + " submission(s) of " + round + ".json.\n";
+    text += "#SBATCH --job-name=lab-grade-all\n#SBATCH --array=0-" + std::to_string(tasks - 1) +
+            (s.max_running > 0 ? "%" + std::to_string(s.max_running) : "") + "\n";
+    text += "#SBATCH --output=" + out + "/slurm/" + round + "-task-%a.log\n#SBATCH --requeue\n";
+    if (!s.partition.empty()) text += "#SBATCH --partition=" + s.partition + "\n";
+    if (!s.gres.empty()) text += "#SBATCH --gres=" + s.gres + "\n";
+    if (!s.time.empty()) text += "#SBATCH --time=" + s.time + "\n";
+    if (!s.account.empty()) text += "#SBATCH --account=" + s.account + "\n";
+    for (const std::string& arg : s.sbatch_args) {
+        if (arg.find('\n') != std::string::npos) throw std::runtime_error("--sbatch-arg " + arg + ": one line only");
+        text += "#SBATCH " + arg + "\n";
+    }
+    text += "set -euo pipefail\n";
+    std::string grader = quoted(options.grader);
+    if (!s.node_tree.empty()) {
+        // A build tree of the kit on the node's own disk, one per task running there at once (the
+        // first free slot, locked for the task's life), configured and built the first time.
+        const std::string args_file = fs::path(options.grader).parent_path().parent_path().string() + "/grading/node-tree.args";
+        text += "base=" + quoted(s.node_tree) + "\nmkdir -p \"$(dirname \"$base\")\"\n"
+                "for slot in $(seq 0 63); do exec 9>\"$base-$slot.lock\"; flock -n 9 && break; done\n"
+                "tree=\"$base-$slot\"\n"
+                "if [[ ! -x \"$tree/grader/lab-grade\" ]]; then\n"
+                "  mapfile -t args < " + quoted(args_file) + "\n"
+                "  cmake \"${args[@]}\" -B \"$tree\" > \"$tree.configure.log\" 2>&1 || { cat \"$tree.configure.log\"; exit 1; }\n"
+                "  cmake --build \"$tree\" --target lab-grade >> \"$tree.configure.log\" 2>&1 || { cat \"$tree.configure.log\"; exit 1; }\n"
+                "fi\n";
+        grader = "\"$tree/grader/lab-grade\"";
+    }
+    text += "exec " + grader + " grade-task " + quoted(out) + " --round " + quoted(out + "/slurm/" + round + ".json") +
+            " --task \"$SLURM_ARRAY_TASK_ID\" --per-task " + std::to_string(s.per_task) + " --jobs " +
+            std::to_string(options.jobs) + "\n";
+    return text;
+}
+
+std::string host_of(const std::string& out, const std::string& id, bool graded)
+{
+    try {
+        return json::parse(read_text((graded ? graded_dir(out, id) : failed_dir(out, id)) + "/batch.json")).at("host");
+    } catch (const std::exception&) {
+        return "?";
+    }
+}
+
+int grade_on_slurm(const BatchOptions& options, const ClassState& state)
+{
+    const SlurmOptions& s = options.slurm;
+    for (const std::string tool : {"sbatch", "squeue", "scancel"})
+        if (lab::process::find_program(tool).empty())
+            throw std::runtime_error(std::string("--slurm needs Slurm's ") + tool +
+                                     " on PATH (Debian: apt-get install slurm-client), on a machine that can submit to the cluster");
+    const std::string slurm_dir = options.out + "/slurm";
+    fs::create_directories(slurm_dir);
+    std::map<std::string, std::string> why_not;
+    std::set<std::string> decided;  // not graded, and lab-grade said why (a broken archive)
+    for (int attempt = 0; attempt <= s.retries && !stop_requested; ++attempt) {
+        std::size_t already = 0;
+        std::vector<Student> pending = to_grade(options, state, already);
+        pending.erase(std::remove_if(pending.begin(), pending.end(), [&](const Student& p) { return decided.count(p.id) > 0; }),
+                      pending.end());
+        if (pending.empty()) break;
+        const std::size_t tasks = (pending.size() + s.per_task - 1) / s.per_task;
+        int round_number = 1;
+        while (fs::exists(slurm_dir + "/round-" + std::to_string(round_number) + ".json")) ++round_number;
+        const std::string round = "round-" + std::to_string(round_number);
+        json ids = json::array();
+        for (const Student& p : pending) ids.push_back(p.id);
+        write_text(slurm_dir + "/" + round + ".json", ids.dump() + "\n");
+        write_text(slurm_dir + "/" + round + ".sh", job_script(options, round, tasks));
+        std::string job;
+        if (slurm({"sbatch", "--parsable", slurm_dir + "/" + round + ".sh"}, job, slurm_dir + "/" + round + ".sbatch.log") != 0)
+            throw std::runtime_error("sbatch refused the job: " + job + " (the script: " + slurm_dir + "/" + round + ".sh)");
+        job = job.substr(0, job.find(';'));
+        std::printf("grade-all: %zu students; %zu graded already; Slurm job %s: %zu task(s) for the %zu to grade (%s)\n",
+                    state.students.size(), already, job.c_str(), tasks, pending.size(), round.c_str());
+        std::fflush(stdout);
+        Progress progress(pending.size());
+        std::set<std::string> shown;
+        const auto started = Clock::now();
+        for (;;) {
+            std::string queued;
+            const int code = slurm({"squeue", "-h", "-j", job, "-o", "%i %T"}, queued, slurm_dir + "/" + round + ".squeue.log");
+            for (const Student& p : pending) {
+                if (shown.count(p.id)) continue;
+                const bool graded = is_graded(options.out, state, p);
+                if (!graded && !fs::exists(failed_dir(options.out, p.id) + "/batch.json")) continue;
+                shown.insert(p.id);
+                Graded g;
+                try {
+                    const std::string dir = graded ? graded_dir(options.out, p.id) : failed_dir(options.out, p.id);
+                    const json batch = json::parse(read_text(dir + "/batch.json"));
+                    g.ok = graded;
+                    g.seconds = batch.at("seconds");
+                    g.why = batch.at("why").get<std::string>() + "; its log: not-graded/" + p.id + "/grade.log";
+                    if (graded) {
+                        const json grade = json::parse(read_text(dir + "/grade.json"));
+                        g.score = grade.at("score");
+                        g.max = grade.at("max");
+                    }
+                } catch (const std::exception& e) {
+                    g.why = e.what();
+                }
+                progress.finished(shown.size(), p.id + ": " + describe(g) + " on " + host_of(options.out, p.id, graded),
+                                  std::chrono::duration<double>(Clock::now() - started).count() / static_cast<double>(shown.size()));
+            }
+            // squeue forgets a finished job (it exits non-zero, or lists nothing).
+            if (code != 0 || queued.empty() || stop_requested) break;
+            for (int tick = 0; tick < static_cast<int>(s.poll_seconds * 10) && !stop_requested; ++tick)
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        if (stop_requested) {
+            std::string said;
+            slurm({"scancel", job}, said, slurm_dir + "/" + round + ".scancel.log");
+            std::printf("grade-all: stopped; Slurm job %s cancelled\n", job.c_str());
+            break;
+        }
+        std::size_t done = 0, again = 0;
+        for (std::size_t k = 0; k < pending.size(); ++k) {
+            const Student& p = pending[k];
+            if (is_graded(options.out, state, p)) {
+                ++done;
+                continue;
+            }
+            if (!fs::exists(failed_dir(options.out, p.id) + "/batch.json") && ++again)
+                why_not[p.id] = "its Slurm task (job " + job + ", task " + std::to_string(k / s.per_task) +
+                                ") ended without a grade: see slurm/" + round + "-task-" +
+                                std::to_string(k / s.per_task) + ".log and sacct -j " + job;
+            else
+                decided.insert(p.id);  // lab-grade said why: another round would say it again
+        }
+        std::printf("grade-all: Slurm job %s graded %zu of %zu%s\n", job.c_str(), done, pending.size(),
+                    again > 0 && attempt < s.retries ? "; submitting again those whose task ended without a grade" : "");
+    }
+    for (const Student& st : state.students)
+        if (is_graded(options.out, state, st)) why_not.erase(st.id);
+    return finish(options.out, state, why_not);
+}
+
+}  // namespace
+
+int grade_all(const BatchOptions& options)
+{
+    std::vector<std::string> ignored;
+    std::vector<Student> students = read_roster(options.source, ignored);
+    for (const std::string& i : ignored) std::printf("grade-all: ignored %s\n", i.c_str());
+    const ClassState state = prepare(options, std::move(students));
+    remove_leftovers(options.out);
+    catch_stops();
+    return options.slurm.on ? grade_on_slurm(options, state) : grade_here(options, state);
+}
+
+int grade_task(const std::string& out, const std::string& round_file, int task, int per_task, const std::string& grader,
+               int jobs)
+{
+    catch_stops();
+    const ClassState state = read_state(out);
+    const json ids = json::parse(read_text(round_file));
+    int failed = 0;
+    for (int k = task * per_task; k < (task + 1) * per_task && k < static_cast<int>(ids.size()) && !stop_requested; ++k) {
+        const std::string id = ids.at(k).get<std::string>();
+        const auto s = std::find_if(state.students.begin(), state.students.end(), [&](const Student& x) { return x.id == id; });
+        if (s == state.students.end()) throw std::runtime_error(id + " is not in " + out + "/class.json");
+        // A task that Slurm started again (requeued after preemption) skips what it graded before.
+        if (is_graded(out, state, *s)) continue;
+        const Graded g = grade_one(out, *s, state, grader, jobs);
+        std::printf("%s on %s: %s\n", id.c_str(), host_name().c_str(), describe(g).c_str());
+        std::fflush(stdout);
+        failed += !g.ok;
+    }
+    return stop_requested ? 130 : failed ? 1 : 0;
+}
+
+}  // namespace lab::batch

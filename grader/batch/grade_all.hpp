@@ -1,0 +1,40 @@
+// INSTRUCTOR SIDE. `lab-grade grade-all`: a whole class, one submission at a time on this machine
+// or as a Slurm array job, each graded by a `lab-grade grade` of its own (see README.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace lab::batch {
+
+struct SlurmOptions {
+    bool on = false;
+    std::string partition, gres, time, account;
+    std::vector<std::string> sbatch_args;  // passed to sbatch as they are
+    int per_task = 1;                      // submissions per array task
+    int max_running = 0;                   // the array's %N throttle; 0: none
+    int retries = 1;                       // rounds again for what a round left ungraded
+    std::string node_tree;                 // a node-local folder prefix: each task grades in a build tree there
+    double poll_seconds = 10;
+};
+
+struct BatchOptions {
+    std::string source;          // a folder of submissions, or a CSV of student,path
+    std::string out = "class-grades";
+    std::string rubric;          // "" for grader/rubric.toml
+    std::string seed;            // the class's seed; "" keeps OUT's, or draws a fresh one
+    int jobs = 1;                // build parallelism of each grading
+    bool force = false;          // grade again what is graded already
+    std::string grader;          // this lab-grade's path
+    SlurmOptions slurm;
+};
+
+// Returns 0 when every student of the roster is graded, 1 when some are not (each says why in the
+// gradebook), 130 when interrupted (what finished is kept and written to the gradebook).
+int grade_all(const BatchOptions& options);
+
+// One Slurm array task: grades the task'th share of the round file's students into OUT.
+int grade_task(const std::string& out, const std::string& round_file, int task, int per_task, const std::string& grader,
+               int jobs);
+
+}  // namespace lab::batch

@@ -1,0 +1,258 @@
+// INSTRUCTOR SIDE (grade-all). See gradebook.hpp.
+#include "gradebook.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "roster.hpp"
+
+namespace lab::batch {
+
+namespace {
+
+using json = nlohmann::json;
+const std::vector<std::string> kCategories = {"visible", "hidden", "speed", "sanitizer"};
+
+std::string points(double value)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f", value);
+    return text;
+}
+
+std::string percent(double part, double whole)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.0f%%", whole > 0 ? 100.0 * part / whole : 0.0);
+    return text;
+}
+
+// The rungs, in the order the first graded report lists them.
+std::vector<std::string> rung_ids(const std::vector<Outcome>& outcomes)
+{
+    for (const Outcome& o : outcomes)
+        if (o.graded) {
+            std::vector<std::string> ids;
+            for (const json& r : o.grade.at("rungs")) ids.push_back(r.at("id").get<std::string>());
+            return ids;
+        }
+    return {};
+}
+
+double category(const json& grade, const std::string& name)
+{
+    double sum = 0;
+    for (const json& r : grade.at("rungs"))
+        for (const json& p : r.at("parts"))
+            if (p.at("name") == name) sum += p.at("score").get<double>();
+    return sum;
+}
+
+// A rung passes when it ran and no case it ran failed.
+bool rung_passes(const json& rung)
+{
+    if (!rung.at("built").get<bool>()) return false;
+    int passed = 0;
+    for (const json& c : rung.at("cases")) {
+        if (c.at("status") == "failed") return false;
+        passed += c.at("status") == "passed";
+    }
+    return passed > 0;
+}
+
+struct ClassFigures {
+    std::vector<std::string> rungs;
+    std::vector<const Outcome*> graded, not_graded;
+    double max = 0, mean = 0, median = 0, low = 0, high = 0;
+    std::vector<int> histogram = std::vector<int>(10, 0);  // tenths of the maximum; the last holds 100%
+    struct Rung {
+        int submitted = 0, passed = 0;
+        double points = 0, max = 0;
+    };
+    std::map<std::string, Rung> per_rung;
+    std::vector<std::pair<std::string, int>> failing;  // "rung: case" and how many students failed it
+};
+
+ClassFigures figures(const std::vector<Outcome>& outcomes)
+{
+    ClassFigures f;
+    f.rungs = rung_ids(outcomes);
+    std::vector<double> totals;
+    std::map<std::string, std::set<std::string>> failed_by;
+    for (const Outcome& o : outcomes) {
+        if (!o.graded) {
+            f.not_graded.push_back(&o);
+            continue;
+        }
+        f.graded.push_back(&o);
+        const double score = o.grade.at("score").get<double>(), max = o.grade.at("max").get<double>();
+        f.max = std::max(f.max, max);
+        totals.push_back(score);
+        const int bin = max > 0 ? std::clamp(static_cast<int>(10.0 * score / max), 0, 9) : 0;
+        ++f.histogram[bin];
+        for (const json& r : o.grade.at("rungs")) {
+            ClassFigures::Rung& rung = f.per_rung[r.at("id")];
+            rung.submitted += r.at("submitted").get<bool>();
+            rung.passed += rung_passes(r);
+            rung.points += r.at("score").get<double>();
+            rung.max += r.at("max").get<double>();
+            for (const json& c : r.at("cases"))
+                if (c.at("status") == "failed")
+                    failed_by[r.at("id").get<std::string>() + ": " + (c.at("hidden").get<bool>() ? "hidden " : "") +
+                              c.at("op").get<std::string>() + " " + c.at("name").get<std::string>()]
+                        .insert(o.id);
+        }
+    }
+    if (!totals.empty()) {
+        std::sort(totals.begin(), totals.end());
+        for (double t : totals) f.mean += t / static_cast<double>(totals.size());
+        const std::size_t n = totals.size();
+        f.median = n % 2 ? totals[n / 2] : (totals[n / 2 - 1] + totals[n / 2]) / 2;
+        f.low = totals.front();
+        f.high = totals.back();
+    }
+    for (const auto& [key, who] : failed_by) f.failing.emplace_back(key, static_cast<int>(who.size()));
+    std::stable_sort(f.failing.begin(), f.failing.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    if (f.failing.size() > 10) f.failing.resize(10);
+    return f;
+}
+
+std::string html_text(const std::string& text)
+{
+    std::string out;
+    for (char c : text) {
+        if (c == '<') out += "&lt;";
+        else if (c == '>') out += "&gt;";
+        else if (c == '&') out += "&amp;";
+        else if (c == '"') out += "&quot;";
+        else out += c;
+    }
+    return out;
+}
+
+std::string bin_label(int bin)
+{
+    return std::to_string(bin * 10) + (bin == 9 ? "-100%" : "-" + std::to_string(bin * 10 + 9) + "%");
+}
+
+}  // namespace
+
+std::string gradebook_csv(const std::vector<Outcome>& outcomes)
+{
+    const std::vector<std::string> rungs = rung_ids(outcomes);
+    std::string text = "student,status,total,max";
+    for (const std::string& id : rungs) text += "," + id;
+    for (const std::string& c : kCategories) text += "," + c;
+    text += ",seed,host,device\n";
+    for (const Outcome& o : outcomes) {
+        text += csv_field(o.id);
+        if (!o.graded) {
+            text += "," + csv_field("not graded: " + o.why_not) + ",,";
+            text += std::string(rungs.size() + kCategories.size() + 3, ',') + "\n";
+            continue;
+        }
+        const json& g = o.grade;
+        text += ",graded," + points(g.at("score").get<double>()) + "," + points(g.at("max").get<double>());
+        std::map<std::string, double> by_rung;
+        for (const json& r : g.at("rungs")) by_rung[r.at("id")] = r.at("score").get<double>();
+        for (const std::string& id : rungs) text += "," + (by_rung.count(id) ? points(by_rung.at(id)) : std::string());
+        for (const std::string& c : kCategories) text += "," + points(category(g, c));
+        text += "," + g.at("seed").get<std::string>() + "," + csv_field(o.host) + "," +
+                csv_field(g.at("device").get<std::string>()) + "\n";
+    }
+    return text;
+}
+
+std::string class_summary_markdown(const std::vector<Outcome>& outcomes, const std::string& title)
+{
+    const ClassFigures f = figures(outcomes);
+    std::ostringstream out;
+    out << "# " << title << "\n\n"
+        << f.graded.size() << " of " << outcomes.size() << " submissions graded";
+    if (!f.graded.empty())
+        out << "; out of " << points(f.max) << " points: mean " << points(f.mean) << ", median " << points(f.median)
+            << ", lowest " << points(f.low) << ", highest " << points(f.high);
+    out << ".\n\n## Scores\n\n| Share of the points | Students | |\n|---|---:|---|\n";
+    for (int bin = 9; bin >= 0; --bin)
+        out << "| " << bin_label(bin) << " | " << f.histogram[bin] << " | " << std::string(f.histogram[bin], '#') << " |\n";
+    out << "\n## Rungs\n\nA rung passes when it ran and no case failed.\n\n"
+        << "| Rung | Submitted | Passed | Pass rate | Mean points |\n|---|---:|---:|---:|---:|\n";
+    for (const std::string& id : f.rungs) {
+        const ClassFigures::Rung& r = f.per_rung.at(id);
+        const double n = static_cast<double>(f.graded.size());
+        out << "| " << id << " | " << r.submitted << " | " << r.passed << " | " << percent(r.passed, n) << " | "
+            << points(n > 0 ? r.points / n : 0) << " / " << points(n > 0 ? r.max / n : 0) << " |\n";
+    }
+    out << "\n## The cases most students failed\n\n";
+    if (f.failing.empty()) out << "No graded case failed.\n";
+    else {
+        out << "| Case | Students |\n|---|---:|\n";
+        for (const auto& [key, count] : f.failing) out << "| " << key << " | " << count << " |\n";
+    }
+    if (!f.not_graded.empty()) {
+        out << "\n## Not graded\n\nNothing was scored for these; `grade-all` tries them again when it is run again.\n\n";
+        for (const Outcome* o : f.not_graded) out << "- " << o->id << ": " << o->why_not << "\n";
+    }
+    return out.str();
+}
+
+std::string class_summary_html(const std::vector<Outcome>& outcomes, const std::string& title)
+{
+    const ClassFigures f = figures(outcomes);
+    std::ostringstream out;
+    out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" << html_text(title)
+        << "</title><style>body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}"
+           "td,th{border:1px solid #ccc;padding:.3em .6em}td.n{text-align:right}</style></head><body>\n<h1>"
+        << html_text(title) << "</h1>\n<p>" << f.graded.size() << " of " << outcomes.size() << " submissions graded";
+    if (!f.graded.empty())
+        out << "; out of " << points(f.max) << " points: mean " << points(f.mean) << ", median " << points(f.median)
+            << ", lowest " << points(f.low) << ", highest " << points(f.high);
+    out << ".</p>\n<h2>Scores</h2>\n";
+    const int top = std::max(1, *std::max_element(f.histogram.begin(), f.histogram.end()));
+    out << "<svg width=\"640\" height=\"250\" role=\"img\" aria-label=\"students per tenth of the points\">\n";
+    for (int bin = 0; bin < 10; ++bin) {
+        const int height = 200 * f.histogram[bin] / top, x = 10 + 62 * bin;
+        out << "<rect x=\"" << x << "\" y=\"" << 210 - height << "\" width=\"54\" height=\"" << height
+            << "\" fill=\"#4a7\"/><text x=\"" << x + 27 << "\" y=\"" << 205 - height
+            << "\" font-size=\"12\" text-anchor=\"middle\">" << f.histogram[bin] << "</text><text x=\"" << x + 27
+            << "\" y=\"228\" font-size=\"11\" text-anchor=\"middle\">" << bin_label(bin) << "</text>\n";
+    }
+    out << "<text x=\"320\" y=\"246\" font-size=\"12\" text-anchor=\"middle\">share of the points (students per bar)</text>\n"
+        << "</svg>\n<h2>Rungs</h2>\n<p>A rung passes when it ran and no case failed.</p>\n<table><tr><th>Rung</th>"
+        << "<th>Submitted</th><th>Passed</th><th>Pass rate</th><th>Mean points</th></tr>\n";
+    for (const std::string& id : f.rungs) {
+        const ClassFigures::Rung& r = f.per_rung.at(id);
+        const double n = static_cast<double>(f.graded.size());
+        out << "<tr><td>" << html_text(id) << "</td><td class=\"n\">" << r.submitted << "</td><td class=\"n\">" << r.passed
+            << "</td><td class=\"n\">" << percent(r.passed, n) << "</td><td class=\"n\">"
+            << points(n > 0 ? r.points / n : 0) << " / " << points(n > 0 ? r.max / n : 0) << "</td></tr>\n";
+    }
+    out << "</table>\n<h2>The cases most students failed</h2>\n";
+    if (f.failing.empty()) out << "<p>No graded case failed.</p>\n";
+    else {
+        out << "<table><tr><th>Case</th><th>Students</th></tr>\n";
+        for (const auto& [key, count] : f.failing)
+            out << "<tr><td>" << html_text(key) << "</td><td class=\"n\">" << count << "</td></tr>\n";
+        out << "</table>\n";
+    }
+    if (!f.not_graded.empty()) {
+        out << "<h2>Not graded</h2>\n<p>Nothing was scored for these; <code>grade-all</code> tries them again when it is "
+               "run again.</p>\n<ul>\n";
+        for (const Outcome* o : f.not_graded) out << "<li>" << html_text(o->id) << ": " << html_text(o->why_not) << "</li>\n";
+        out << "</ul>\n";
+    }
+    out << "<h2>Students</h2>\n<table><tr><th>Student</th><th>Total</th><th>Report</th></tr>\n";
+    for (const Outcome& o : outcomes)
+        out << "<tr><td>" << html_text(o.id) << "</td><td class=\"n\">"
+            << (o.graded ? points(o.grade.at("score").get<double>()) + " / " + points(o.grade.at("max").get<double>())
+                         : std::string("not graded"))
+            << "</td><td>"
+            << (o.graded ? "<a href=\"students/" + html_text(o.id) + "/report.html\">report</a>" : std::string()) << "</td></tr>\n";
+    out << "</table>\n</body></html>\n";
+    return out.str();
+}
+
+}  // namespace lab::batch

@@ -1,0 +1,29 @@
+// INSTRUCTOR SIDE (grade-all). The class's gradebook and summary, from every student's grade.json.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace lab::batch {
+
+// One student's outcome in a batch: graded (with the grader's grade.json), or not, and why.
+struct Outcome {
+    std::string id;
+    bool graded = false;
+    std::string why_not;      // when not graded: what went wrong, where its log is
+    nlohmann::json grade;     // grade.json, when graded
+    std::string host;         // the machine that graded it
+    double seconds = 0;       // the grading's wall time, build included
+};
+
+// gradebook.csv: a row per student (sorted as given): student, status, total, max, the points of
+// each rung, of each category (visible, hidden, speed, sanitizer), the seed, host and device.
+std::string gradebook_csv(const std::vector<Outcome>& outcomes);
+
+// The class summary: how many were graded, the scores' spread and histogram, each rung's pass
+// rate and mean points, the cases failed by the most students, and who was not graded and why.
+std::string class_summary_markdown(const std::vector<Outcome>& outcomes, const std::string& title);
+std::string class_summary_html(const std::vector<Outcome>& outcomes, const std::string& title);
+
+}  // namespace lab::batch

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Kit.Grader.GradeAll: grade-all over a class made from the corpus, on this machine.
+#   grade_all_test.sh LAB_GRADE KIT WORK
+# Checks: an interrupted run keeps what it finished and the next run goes on from there; a broken
+# submission is reported, not fatal, and tried again; a changed submission is graded again; OUT
+# refuses another seed without --force; --force grades again; a CSV roster; the gradebook and the
+# class summary hold what the grades say. WORK/out is what the Slurm test compares with.
+set -uo pipefail
+grade="$1" kit="$2" work="$3"
+class="$work/class" out="$work/out" rubric="$kit/grader/corpus/rubric.toml"
+fail() { echo "FAILED: $*" >&2; exit 1; }
+rm -rf "$work" && mkdir -p "$work"
+"$kit/grader/batch/tests/make_class.sh" "$kit" "$class" reference:ref-1 mistake_03_loop_stops_early:m3.tar.gz \
+  cheat_prints_skipped:cheat hostile_kills_the_grader:hostile >/dev/null || fail "could not make the class"
+echo "not a zip" >"$class/broken.zip"
+echo "notes" >"$class/notes.txt"
+
+# 1. Interrupted once the first grade is in: exit 130, that grade kept, the gradebook written.
+"$grade" grade-all "$class" --out "$out" --seed 0x5eed --rubric "$rubric" >"$work/run1.log" 2>&1 &
+pid=$!
+for _ in $(seq 600); do
+  compgen -G "$out/students/[a-z]*/grade.json" >/dev/null && break
+  sleep 0.5
+done
+kill -INT "$pid"
+wait "$pid"
+code=$?
+cat "$work/run1.log"
+[[ $code == 130 ]] || fail "an interrupted grade-all exited with $code, not 130"
+grep -q "ignored notes.txt" "$work/run1.log" || fail "notes.txt was not reported as ignored"
+kept=$(grep -c ',graded,' "$out/gradebook.csv")
+[[ $kept -ge 1 && $kept -lt 4 ]] || fail "after the interrupt the gradebook has $kept graded rows (expected 1 to 3)"
+grep -q 'not graded yet' "$out/gradebook.csv" || fail "the gradebook does not say who is not graded yet"
+compgen -G "$out/students/.*" >/dev/null && echo "(a partial grading is left; the next run removes it)"
+
+# 2. The same command again goes on where it stopped; the broken archive is reported, not fatal.
+"$grade" grade-all "$class" --out "$out" --rubric "$rubric" >"$work/run2.log" 2>&1
+code=$?
+cat "$work/run2.log"
+[[ $code == 1 ]] || fail "grade-all with a broken submission exited with $code, not 1"
+grep -q "$kept graded already" "$work/run2.log" || fail "the second run did not skip the $kept graded already"
+compgen -G "$out/students/.*" >/dev/null && fail "a partial grading was left in $out/students"
+book="$out/gradebook.csv"
+head -1 "$book" | grep -q '^student,status,total,max,01_interleaved,.*,09_max,visible,hidden,speed,sanitizer,seed,host,device$' \
+  || fail "the gradebook's header is $(head -1 "$book")"
+[[ $(wc -l <"$book") == 6 ]] || fail "the gradebook has $(wc -l <"$book") lines, not 6"
+row() { grep "^$1," "$book"; }
+field() { row "$1" | awk -F, -v n="$2" '{print $n}'; }
+[[ $(field ref-1 2) == graded && $(field ref-1 3) == "$(field ref-1 4)" ]] || fail "the reference did not get every point: $(row ref-1)"
+for s in m3 cheat hostile; do
+  [[ $(field $s 2) == graded ]] || fail "$s was not graded: $(row $s)"
+  awk -v a="$(field $s 3)" -v b="$(field $s 4)" 'BEGIN{exit !(a < b)}' || fail "$s got every point: $(row $s)"
+done
+row broken | grep -q 'not graded: lab-grade exited with 2 (lab-grade: cannot open the archive' || fail "broken: $(row broken)"
+[[ -f "$out/not-graded/broken/grade.log" ]] || fail "the broken submission's log was not kept"
+for s in ref-1 m3 cheat hostile; do
+  for f in grade.json summary.md junit.xml results.json report.html grade.log batch.json; do
+    [[ -f "$out/students/$s/$f" ]] || fail "$out/students/$s/$f is missing"
+  done
+done
+grep -q '| 03_sequential | 4 | 1 | 25% |' "$out/class-summary.md" || fail "the class summary's rung table: $(grep 03_seq "$out/class-summary.md")"
+grep -q '^| 90-100% | 1 | # |' "$out/class-summary.md" || fail "the histogram: $(grep 90-100 "$out/class-summary.md")"
+grep -q '<svg' "$out/class-summary.html" && grep -q 'students/ref-1/report.html' "$out/class-summary.html" \
+  || fail "the HTML class summary has no histogram or no links to the reports"
+grep -q '^- broken: lab-grade exited with 2' "$out/class-summary.md" || fail "the class summary does not list the broken submission"
+cp "$book" "$work/gradebook-local.csv"
+
+# 3. Again: nothing graded twice, only the broken one tried again.
+"$grade" grade-all "$class" --out "$out" --rubric "$rubric" >"$work/run3.log" 2>&1
+grep -q '4 graded already, 1 to grade here' "$work/run3.log" || fail "the third run: $(cat "$work/run3.log")"
+
+# 4. Another seed without --force is refused (one gradebook, one seed).
+"$grade" grade-all "$class" --out "$out" --seed 0x1234 --rubric "$rubric" >"$work/run4.log" 2>&1
+[[ $? == 2 ]] && grep -q 'was graded with seed 0x0000000000005eed' "$work/run4.log" || fail "another seed: $(cat "$work/run4.log")"
+
+# 5. A CSV roster; a changed submission is graded again; --force grades again with a new seed.
+mkdir -p "$work/csv" && cp "$class/m3.tar.gz" "$work/csv/" && printf 'student,path\nm3,m3.tar.gz\n' >"$work/csv/class.csv"
+"$grade" grade-all "$work/csv/class.csv" --out "$work/csv-out" --rubric "$rubric" >"$work/run5.log" 2>&1
+grep -q '^m3,graded,' "$work/csv-out/gradebook.csv" || fail "the CSV roster: $(cat "$work/run5.log")"
+seed1=$(grep '^m3,' "$work/csv-out/gradebook.csv" | awk -F, '{print $(NF-2)}')
+mkdir -p "$work/m3" && tar -xzf "$work/csv/m3.tar.gz" -C "$work/m3" && echo "// changed" >>"$work/m3/exercises/03_sequential.cu"
+tar -czf "$work/csv/m3.tar.gz" -C "$work/m3" exercises
+"$grade" grade-all "$work/csv/class.csv" --out "$work/csv-out" --rubric "$rubric" >"$work/run6.log" 2>&1
+grep -q 'm3 changed since it was graded' "$work/run6.log" || fail "a changed submission: $(cat "$work/run6.log")"
+"$grade" grade-all "$work/csv/class.csv" --out "$work/csv-out" --rubric "$rubric" --force >"$work/run7.log" 2>&1
+grep -q '0 graded already, 1 to grade here' "$work/run7.log" || fail "--force: $(cat "$work/run7.log")"
+seed2=$(grep '^m3,' "$work/csv-out/gradebook.csv" | awk -F, '{print $(NF-2)}')
+[[ "$seed1" != "$seed2" ]] || fail "--force kept the seed $seed1"
+echo "grade-all: every check passed"
