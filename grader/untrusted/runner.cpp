@@ -64,6 +64,13 @@ bool ok(cudaError_t code, std::string& error, const char* what)
     return false;
 }
 
+// Copies `host` to `device` (nothing when it is empty); false, with `error` set, when CUDA fails.
+template <typename T>
+bool copy_to_device(T* device, const std::vector<T>& host, std::string& error)
+{
+    return host.empty() || ok(cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), error, "cudaMemcpy");
+}
+
 template <typename T>
 void run_job(const lab::RungBinding& binding, const Job& job, const std::string& dir, std::size_t index,
              std::size_t order)
@@ -77,11 +84,14 @@ void run_job(const lab::RungBinding& binding, const Job& job, const std::string&
     c.seed = job.seed;
     c.offset = job.offset;
     std::vector<T> values = lab::make_input<T>(c).values;
+    if (values.size() != job.n) throw std::runtime_error("the input has " + std::to_string(values.size()) + " values, not n");
 
     const std::size_t guards = job.guard_count;
-    std::vector<T> in(job.offset + job.n + guards, from_bits<T>(job.canary));
-    std::copy(values.begin(), values.end(), in.begin() + static_cast<std::ptrdiff_t>(job.offset));
-    std::vector<T>().swap(values);
+    // The device's input is canaries, the values, canaries; copied there in three pieces, so that
+    // the host never holds the values twice (2^31 + 5 ints are 8 GiB: twice would need 16 GiB and
+    // more of the rubric's memory limit).
+    const std::vector<T> before(job.offset, from_bits<T>(job.canary)), after(guards, from_bits<T>(job.canary));
+    const std::size_t in_size = job.offset + job.n + guards;
     std::vector<T> out(guards + job.grid + guards, from_bits<T>(job.guard));
     std::fill(out.begin() + static_cast<std::ptrdiff_t>(guards),
               out.begin() + static_cast<std::ptrdiff_t>(guards + job.grid), from_bits<T>(job.poison));
@@ -89,12 +99,13 @@ void run_job(const lab::RungBinding& binding, const Job& job, const std::string&
     std::string error;
     T* device_in = nullptr;
     T* device_out = nullptr;
-    if (ok(cudaMalloc(reinterpret_cast<void**>(&device_in), in.size() * sizeof(T)), error, "cudaMalloc") &&
+    if (ok(cudaMalloc(reinterpret_cast<void**>(&device_in), in_size * sizeof(T)), error, "cudaMalloc") &&
         ok(cudaMalloc(reinterpret_cast<void**>(&device_out), out.size() * sizeof(T)), error, "cudaMalloc") &&
-        ok(cudaMemcpy(device_in, in.data(), in.size() * sizeof(T), cudaMemcpyHostToDevice), error, "cudaMemcpy") &&
+        copy_to_device(device_in, before, error) && copy_to_device(device_in + job.offset, values, error) &&
+        copy_to_device(device_in + job.offset + job.n, after, error) &&
         ok(cudaMemcpy(device_out, out.data(), out.size() * sizeof(T), cudaMemcpyHostToDevice), error, "cudaMemcpy")) {
         // The kernel gets the input on the device only: no host copy is left to compute the answer from.
-        std::vector<T>().swap(in);
+        std::vector<T>().swap(values);
         lab::LaunchPlan plan;
         plan.grid = job.grid;
         plan.block = job.block;
