@@ -69,7 +69,7 @@ int list(const Kit& kit, bool ids_only);
 int replay(const Kit& kit, const std::vector<std::string>& args);
 int grade(const Kit& kit, const std::vector<std::string>& args);
 int grade_all(const Kit& kit, const std::vector<std::string>& args);
-int generate(const Kit& kit);
+int generate(const Kit& kit, bool force);
 int calibrate(const Kit& kit);
 int bench(const Kit& kit, const std::string& dir);  // "" for build/benchmark
 

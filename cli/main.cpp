@@ -84,8 +84,13 @@ int main(int argc, char** argv)
         grade_all_command->prefix_command()->set_help_flag();
         grade_all_command->callback([&] { status = grade_all(kit, grade_all_command->remaining()); });
 
-        command(app, "generate", instructors, "rewrite exercises/ and the README's rung table from solutions/ and rungs.json")
-            ->callback([&] { status = generate(kit); });
+        static bool force_generate = false;
+        CLI::App* generate_command = command(
+            app, "generate", instructors, "rewrite exercises/ and the README's rung table from solutions/ and rungs.json",
+            "Never replaces an exercise file that was edited since generate wrote it (exercises/.generated holds what it\n"
+            "wrote): it lists such files and writes nothing, unless --force.");
+        generate_command->add_flag("--force", force_generate, "replace exercise files even where they were edited");
+        generate_command->callback([&] { status = generate(kit, force_generate); });
         command(app, "calibrate", instructors, "time the reference solutions on this GPU and write its thresholds",
                 "Runs each reference solution's speed test 10 times on this machine's GPU and adds (or replaces) its\n"
                 "calibration in tests/speed.json: thresholds from the measured spread, so that any kernel as fast as the\n"
