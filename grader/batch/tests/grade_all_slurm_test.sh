@@ -9,13 +9,13 @@ grade="$1" kit="$2" work="$3" local_work="$4"
 fail() { echo "FAILED: $*" >&2; exit 1; }
 [[ -f "$local_work/gradebook-local.csv" ]] || fail "no local gradebook in $local_work (Kit.Grader.GradeAll makes it)"
 rm -rf "$work" && mkdir -p "$work"
-cluster="$work/cluster"
+cluster="$(mktemp -d /tmp/lab-slurm.XXXXXX)"  # short: munge's socket path has 108 bytes at most
 started=$("$kit/grader/batch/tests/single_node_slurm.sh" start "$cluster")
 code=$?
 [[ $code == 77 ]] && exit 77
 [[ $code == 0 ]] || fail "the single-node Slurm did not start"
 eval "$started"
-trap '"$kit/grader/batch/tests/single_node_slurm.sh" stop "$cluster"' EXIT
+trap '"$kit/grader/batch/tests/single_node_slurm.sh" stop "$cluster"; rm -rf "$cluster"' EXIT
 sinfo
 
 # 1. The class through sbatch: the same gradebook as grading it here.

@@ -36,6 +36,8 @@ if [[ ${#packages[@]} -gt 0 ]]; then
     skip "apt-get could not install ${packages[*]} (see $dir.apt.log): apt-get install ${packages[*]}"
 fi
 
+# munge's socket path may be at most 108 bytes: a cluster in a deep folder cannot have it there.
+[[ ${#dir} -le 80 ]] || { echo "single_node_slurm.sh: $dir is too long a path for munge's socket (108 bytes at most); use a short one, such as one from mktemp -d" >&2; exit 1; }
 stop
 rm -rf "$dir" && mkdir -p "$dir/munge" "$dir/state" "$dir/spool"
 chmod 700 "$dir" "$dir/munge"
