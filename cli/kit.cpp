@@ -104,6 +104,20 @@ void Kit::require_toolchain(bool cuda) const
     said = true;
 }
 
+bool Kit::is_release() const
+{
+    return std::filesystem::exists(root + "/.lab-release");
+}
+
+void Kit::require_instructor_kit(const std::string& command) const
+{
+    if (is_release())
+        throw Failure("this is the students' release of the kit (" + root + "/.lab-release): ./lab " + command +
+                          " is an instructor's command and needs the instructor's kit, with its solutions and grader.\n"
+                          "     Here: ./lab test, ./lab test NN, ./lab hint NN, ./lab list, ./lab replay.",
+                      2);
+}
+
 std::string Kit::preset_for(const std::string& tree_name) const
 {
     return (have_nvcc() && gpu_present() ? "cuda-" : "cpu-") + tree_name;

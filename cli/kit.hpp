@@ -26,6 +26,10 @@ public:
     std::string build;  // root/build: one folder per CMake preset
     int jobs;           // $LAB_JOBS, else every core
 
+    // A student release (./lab release writes .lab-release): the instructor's commands refuse to run.
+    bool is_release() const;
+    void require_instructor_kit(const std::string& command) const;
+
     std::string nvcc;          // $CUDACXX, else nvcc on PATH, else /usr/local/cuda/bin/nvcc; "" when none
     bool have_nvcc() const { return !nvcc.empty(); }
     bool gpu_present() const;  // nvidia-smi lists a GPU
@@ -70,6 +74,7 @@ int replay(const Kit& kit, const std::vector<std::string>& args);
 int grade(const Kit& kit, const std::vector<std::string>& args);
 int grade_all(const Kit& kit, const std::vector<std::string>& args);
 int generate(const Kit& kit, bool force);
+int release(const Kit& kit, const std::vector<std::string>& args);
 int calibrate(const Kit& kit);
 int bench(const Kit& kit, const std::string& dir);  // "" for build/benchmark
 

@@ -37,7 +37,7 @@ int main(int argc, char** argv)
         command(app, "run", everyone, "the main job: build the reference solutions, run every rung's tests, print a table",
                 "Builds the reference solutions, runs every rung's tests on them and prints a table per rung: cases passed\n"
                 "and, on a GPU, the bandwidth reached. Without a GPU the kernels run on the kit's CPU backend.")
-            ->callback([&] { status = run(kit); });
+            ->callback([&] { kit.require_instructor_kit("run"); status = run(kit); });
 
         static std::string only;
         CLI::App* selftest_command =
@@ -45,7 +45,7 @@ int main(int argc, char** argv)
                     "Every solution passes, every untouched exercise fails with its to-do list, exercises/ matches what\n"
                     "solutions/ generates, the CPU backend catches planted bugs; under CUDA too where nvcc is installed.");
         selftest_command->add_option("--only", only, "one backend")->check(CLI::IsMember({"cpu", "cuda"}));
-        selftest_command->callback([&] { status = selftest(kit, only); });
+        selftest_command->callback([&] { kit.require_instructor_kit("selftest"); status = selftest(kit, only); });
 
         command(app, "doctor", everyone, "check what the kit needs; as root, install the missing Debian packages")
             ->callback([&] { status = doctor(kit); });
@@ -74,7 +74,7 @@ int main(int argc, char** argv)
 
         CLI::App* grade_command = command(app, "grade", instructors, "SUBMISSION [--rubric FILE] [--out DIR] [--seed S]: grade it, write its reports");
         grade_command->prefix_command()->set_help_flag();
-        grade_command->callback([&] { status = grade(kit, grade_command->remaining()); });
+        grade_command->callback([&] { kit.require_instructor_kit("grade"); status = grade(kit, grade_command->remaining()); });
 
         CLI::App* grade_all_command = command(
             app, "grade-all", instructors,
@@ -82,7 +82,7 @@ int main(int argc, char** argv)
             "CLASS: a folder with one submission per student (a folder, a git checkout, a .zip or a .tar.gz), or a CSV\n"
             "of student,path rows. Resumes where it stopped. grader/batch/README.md says more (Slurm too).");
         grade_all_command->prefix_command()->set_help_flag();
-        grade_all_command->callback([&] { status = grade_all(kit, grade_all_command->remaining()); });
+        grade_all_command->callback([&] { kit.require_instructor_kit("grade-all"); status = grade_all(kit, grade_all_command->remaining()); });
 
         static bool force_generate = false;
         CLI::App* generate_command = command(
@@ -90,12 +90,21 @@ int main(int argc, char** argv)
             "Never replaces an exercise file that was edited since generate wrote it (exercises/.generated holds what it\n"
             "wrote): it lists such files and writes nothing, unless --force.");
         generate_command->add_flag("--force", force_generate, "replace exercise files even where they were edited");
-        generate_command->callback([&] { status = generate(kit, force_generate); });
+        generate_command->callback([&] { kit.require_instructor_kit("generate"); status = generate(kit, force_generate); });
+        CLI::App* release_command = command(app, "release", instructors, "OUT: write the students' repository of the kit",
+                                            "Writes OUT: no solutions, hidden cases or instructor tools, a README for students, a .ci/run that\n"
+                                            "runs their tests, a fresh git history; checks that no solution line is in it and that its ./lab test\n"
+                                            "fails every rung with its TODO list (--skip-build-check leaves that out).");
+        release_command->prefix_command()->set_help_flag();
+        release_command->callback([&] {
+            kit.require_instructor_kit("release");
+            status = release(kit, release_command->remaining());
+        });
         command(app, "calibrate", instructors, "time the reference solutions on this GPU and write its thresholds",
                 "Runs each reference solution's speed test 10 times on this machine's GPU and adds (or replaces) its\n"
                 "calibration in tests/speed.json: thresholds from the measured spread, so that any kernel as fast as the\n"
                 "reference passes every time.")
-            ->callback([&] { status = calibrate(kit); });
+            ->callback([&] { kit.require_instructor_kit("calibrate"); status = calibrate(kit); });
         static std::string dir;
         CLI::App* bench_command =
             command(app, "bench", instructors, "[DIR] benchmark every reference rung against CUB and the CPU",
@@ -103,7 +112,7 @@ int main(int argc, char** argv)
                     "results.md and gbps.png (default DIR: build/benchmark). Needs a GPU; on the CPU backend it reports\n"
                     "the emulator's own speed.");
         bench_command->add_option("DIR", dir, "where the results go");
-        bench_command->callback([&] { status = bench(kit, dir); });
+        bench_command->callback([&] { kit.require_instructor_kit("bench"); status = bench(kit, dir); });
 
         // Set last: a subcommand made after it would show it too.
         app.footer(

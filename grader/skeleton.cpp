@@ -76,7 +76,10 @@ Skeleton make_skeleton(const std::string& solution, const std::string& source_na
         case State::solution:
             if (starts_with(body, kBegin)) fail("a TODO region cannot start inside another (opened at line " + std::to_string(region_start) + ")");
             if (starts_with(body, kEnd)) fail("the TODO region opened at line " + std::to_string(region_start) + " has no STUB line; write '// STUB:' for no code");
-            if (!starts_with(body, kStub)) break;  // a solution line: left out of the exercise
+            if (!starts_with(body, kStub)) {  // a solution line: left out of the exercise
+                if (!body.empty()) skeleton.solution_lines.push_back(body);
+                break;
+            }
             state = State::stub;
             [[fallthrough]];
         case State::stub:

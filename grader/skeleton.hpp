@@ -24,6 +24,7 @@ public:
 struct Skeleton {
     std::string text;                     // the exercise file
     std::vector<std::string> todo_names;  // in order of appearance
+    std::vector<std::string> solution_lines;  // the regions' solution lines, without indentation: what the exercise must never show
 };
 
 // `source_name` is used in error messages ("solutions/03_sequential.cu:21: ...");

@@ -28,14 +28,14 @@ __global__ void interleaved_tree(const T* in, T* block_sums, std::size_t n)
 // store that never happens in practice (the compiler cannot know that).
 __global__ void stream_read(const float4* in, std::size_t count, float* sink)
 {
-    const std::size_t stride = std::size_t{blockDim.x} * gridDim.x;
+    const std::size_t step = std::size_t{gridDim.x} * blockDim.x;  // the whole grid
     std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     float acc = 0;
-    for (; i + 3 * stride < count; i += 4 * stride) {
-        const float4 a = in[i], b = in[i + stride], c = in[i + 2 * stride], d = in[i + 3 * stride];
+    for (; i + 3 * step < count; i += 4 * step) {
+        const float4 a = in[i], b = in[i + step], c = in[i + 2 * step], d = in[i + 3 * step];
         acc += (a.x + b.y) + (c.z + d.w);
     }
-    for (; i < count; i += stride) acc += in[i].x;
+    for (; i < count; i += step) acc += in[i].x;
     if (acc == -1234.5f) *sink = acc;
 }
 

@@ -19,7 +19,9 @@
 #include <thread>
 
 #include "builder.hpp"
-#include "grade_all.hpp"
+#ifndef LAB_RELEASE
+#include "grade_all.hpp"  // not in a student release, which has no batch/
+#endif
 #include "checker.hpp"
 #include "intake.hpp"
 #include "integrity.hpp"
@@ -467,6 +469,7 @@ int main(int argc, char** argv)
     replay_cmd->add_option("--grid", grid, "blocks (grid-stride rungs)");
     replay_cmd->add_option("--offset", offset, "elements the input starts into its buffer");
     replay_cmd->add_option("--file", file, "the kernel file (default: the kit's exercises/NN_name.cu)");
+#ifndef LAB_RELEASE
     lab::batch::BatchOptions batch;
     batch.jobs = jobs;
     auto* all_cmd = app.add_subcommand(
@@ -505,6 +508,7 @@ int main(int argc, char** argv)
     task_cmd->add_option("--task", task, "the array task's index")->required();
     task_cmd->add_option("--per-task", per_task, "students per task")->capture_default_str();
     task_cmd->add_option("--jobs", jobs, "build parallelism")->capture_default_str();
+#endif
     auto* device_cmd = app.add_subcommand("device", "print the device this process finds (the sandbox check runs it)");
     auto* sandbox_cmd =
         app.add_subcommand("sandbox", "say how submissions are confined here, and whether CUDA starts inside");
@@ -513,11 +517,13 @@ int main(int argc, char** argv)
         if (*device_cmd) return print_device();
         if (*sandbox_cmd) return print_sandbox();
         if (*grade_cmd) return grade(submission, rubric, out, seed, jobs, skip_integrity);
+#ifndef LAB_RELEASE
         if (*all_cmd) {
             batch.grader = self_path();
             return lab::batch::grade_all(batch);
         }
         if (*task_cmd) return lab::batch::grade_task(task_out, round, task, per_task, self_path(), jobs);
+#endif
         return replay(rung, op, input, n, block, replay_seed, grid, offset, file);
     } catch (const std::exception& e) {
         std::cerr << "lab-grade: " << e.what() << '\n';
