@@ -135,6 +135,14 @@ struct ClassState {
     std::string rubric, rubric_hash;  // the rubric's absolute path ("" for the kit's) and what it held
     int generation = 1;               // one more at each --force: a grade of an earlier one no longer counts
     std::vector<Student> students;
+    // Each submission's fingerprint, read once per run (Slurm's watch asks for it at every look).
+    mutable std::map<std::string, std::string> prints;
+    const std::string& print_of(const Student& s) const
+    {
+        auto at = prints.find(s.id);
+        if (at == prints.end()) at = prints.emplace(s.id, fingerprint(s.path)).first;
+        return at->second;
+    }
 };
 
 json to_json(const ClassState& state)
@@ -165,7 +173,7 @@ std::uint64_t student_seed(std::uint64_t class_seed, const std::string& id)
 // Graded in this generation, from the submission as it is now.
 bool is_graded(const std::string& out, const ClassState& state, const Student& s)
 {
-    const std::string print = fingerprint(s.path);
+    const std::string& print = state.print_of(s);
     const std::string dir = graded_dir(out, s.id);
     if (!fs::exists(dir + "/grade.json") || !fs::exists(dir + "/batch.json")) return false;
     try {
@@ -185,6 +193,20 @@ std::string last_line(const std::string& path)
     return last;
 }
 
+// Why the student's last grading failed, from not-graded/ID: what lab-grade's exit said, its log's
+// last line, and where the log is.
+std::string why_not_graded(const std::string& out, const std::string& id)
+{
+    try {
+        const json batch = json::parse(read_text(failed_dir(out, id) + "/batch.json"));
+        const std::string said = last_line(failed_dir(out, id) + "/grade.log");
+        return batch.at("why").get<std::string>() + (said.empty() ? "" : " (" + said + ")") + "; its log: not-graded/" + id +
+               "/grade.log";
+    } catch (const std::exception&) {
+        return "its grading failed; see not-graded/" + id;
+    }
+}
+
 struct Graded {
     bool ok = false, stopped = false;
     double seconds = 0, score = 0, max = 0;
@@ -198,7 +220,7 @@ Graded grade_one(const std::string& out, const Student& s, const ClassState& sta
 {
     Graded g;
     const auto started = Clock::now();
-    const std::string print = fingerprint(s.path);
+    const std::string& print = state.print_of(s);
     const std::string partial = out + "/students/." + s.id + ".partial." + host_name() + "." + std::to_string(getpid());
     fs::remove_all(partial);
     fs::create_directories(partial);
@@ -251,8 +273,7 @@ Graded grade_one(const std::string& out, const Student& s, const ClassState& sta
         fs::remove_all(failed_dir(out, s.id));
         g.ok = true;
     } else {
-        const std::string said = last_line(target + "/grade.log");
-        g.why = why + (said.empty() ? "" : " (" + said + ")") + "; its log: not-graded/" + s.id + "/grade.log";
+        g.why = why_not_graded(out, s.id);
     }
     return g;
 }
@@ -279,16 +300,9 @@ std::vector<Outcome> outcomes(const std::string& out, const ClassState& state,
         }
         if (!o.graded && o.why_not.empty()) {
             if (why_not.count(s.id)) o.why_not = why_not.at(s.id);
-            else if (fs::exists(failed_dir(out, s.id) + "/batch.json")) {
-                try {
-                    const json batch = json::parse(read_text(failed_dir(out, s.id) + "/batch.json"));
-                    const std::string said = last_line(failed_dir(out, s.id) + "/grade.log");
-                    o.why_not = batch.at("why").get<std::string>() + (said.empty() ? "" : " (" + said + ")") +
-                                "; its log: not-graded/" + s.id + "/grade.log";
-                } catch (const std::exception&) {
-                    o.why_not = "its grading failed; see not-graded/" + s.id;
-                }
-            } else if (fs::exists(dir)) {
+            else if (fs::exists(failed_dir(out, s.id) + "/batch.json"))
+                o.why_not = why_not_graded(out, s.id);
+            else if (fs::exists(dir)) {
                 o.why_not = "its grade is out of date (the submission changed, or --force) and it was not graded again yet";
             } else {
                 o.why_not = "not graded yet (the run was stopped first)";
@@ -505,15 +519,6 @@ std::string job_script(const BatchOptions& options, const std::string& round, st
     return text;
 }
 
-std::string host_of(const std::string& out, const std::string& id, bool graded)
-{
-    try {
-        return json::parse(read_text((graded ? graded_dir(out, id) : failed_dir(out, id)) + "/batch.json")).at("host");
-    } catch (const std::exception&) {
-        return "?";
-    }
-}
-
 int grade_on_slurm(const BatchOptions& options, const ClassState& state)
 {
     const SlurmOptions& s = options.slurm;
@@ -536,7 +541,11 @@ int grade_on_slurm(const BatchOptions& options, const ClassState& state)
         while (fs::exists(slurm_dir + "/round-" + std::to_string(round_number) + ".json")) ++round_number;
         const std::string round = "round-" + std::to_string(round_number);
         json ids = json::array();
-        for (const Student& p : pending) ids.push_back(p.id);
+        for (const Student& p : pending) {
+            ids.push_back(p.id);
+            // A failure recorded by an earlier run is not this round's: its task writes a new one.
+            fs::remove_all(failed_dir(options.out, p.id));
+        }
         write_text(slurm_dir + "/" + round + ".json", ids.dump() + "\n");
         write_text(slurm_dir + "/" + round + ".sh", job_script(options, round, tasks));
         std::string job;
@@ -558,12 +567,14 @@ int grade_on_slurm(const BatchOptions& options, const ClassState& state)
                 if (!graded && !fs::exists(failed_dir(options.out, p.id) + "/batch.json")) continue;
                 shown.insert(p.id);
                 Graded g;
+                std::string host = "?";
                 try {
                     const std::string dir = graded ? graded_dir(options.out, p.id) : failed_dir(options.out, p.id);
                     const json batch = json::parse(read_text(dir + "/batch.json"));
                     g.ok = graded;
                     g.seconds = batch.at("seconds");
-                    g.why = batch.at("why").get<std::string>() + "; its log: not-graded/" + p.id + "/grade.log";
+                    host = batch.at("host");
+                    if (!graded) g.why = why_not_graded(options.out, p.id);
                     if (graded) {
                         const json grade = json::parse(read_text(dir + "/grade.json"));
                         g.score = grade.at("score");
@@ -572,7 +583,7 @@ int grade_on_slurm(const BatchOptions& options, const ClassState& state)
                 } catch (const std::exception& e) {
                     g.why = e.what();
                 }
-                progress.finished(shown.size(), p.id + ": " + describe(g) + " on " + host_of(options.out, p.id, graded),
+                progress.finished(shown.size(), p.id + ": " + describe(g) + " on " + host,
                                   std::chrono::duration<double>(Clock::now() - started).count() / static_cast<double>(shown.size()));
             }
             // squeue forgets a finished job (it exits non-zero, or lists nothing).
