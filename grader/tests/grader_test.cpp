@@ -514,4 +514,38 @@ TEST(Sandbox, StopsWhatGoesPastItsLimits)
     fs::remove_all(work);
 }
 
+// A folder hidden from the sandbox may lie in /tmp (grade-all --out /tmp/class: this run's reports),
+// which the sandbox replaces with its own: it stays unseen, and the sandbox is still made (the
+// unshare fallback once failed there, looking for the folder's mount point in the empty /tmp).
+// A hidden folder inside a writable one in /tmp stays hidden too.
+TEST(Sandbox, HidesAFolderThatLiesInTmp)
+{
+    if (!isolation().error.empty()) {
+        if (geteuid() == 0 && !lab::process::find_program("unshare").empty()) FAIL() << isolation().error;
+        GTEST_SKIP() << isolation().error;
+    }
+    if (isolation().kind == Isolation::none) GTEST_SKIP() << "LAB_ISOLATION=none";
+    char reports[] = "/tmp/lab-hidden-XXXXXX";
+    char writable[] = "/tmp/lab-writable-XXXXXX";
+    ASSERT_NE(mkdtemp(reports), nullptr);
+    ASSERT_NE(mkdtemp(writable), nullptr);
+    const std::string secret_in_writable = std::string(writable) + "/secrets";
+    fs::create_directories(secret_in_writable);
+    for (const std::string& folder : {std::string(reports), secret_in_writable}) {
+        std::ofstream(folder + "/report.json") << "secret";
+        hide_in_sandbox(folder);
+    }
+    SandboxSpec spec;
+    spec.writable = {writable};
+    int status = -1;
+    const std::string printed = in_sandbox(std::string("cat '") + reports + "/report.json' '" + secret_in_writable +
+                                               "/report.json' 2>/dev/null; touch '" + writable + "/mine' && echo wrote-its-own",
+                                           spec, status);
+    EXPECT_EQ(status, 0) << printed;
+    EXPECT_EQ(printed, "wrote-its-own\n");
+    EXPECT_TRUE(fs::exists(std::string(writable) + "/mine"));
+    fs::remove_all(reports);
+    fs::remove_all(writable);
+}
+
 }  // namespace

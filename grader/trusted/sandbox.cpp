@@ -86,6 +86,11 @@ struct Layout {
     std::vector<std::string> writable, readable;
 };
 
+bool inside_any(const std::string& path, const std::vector<std::string>& folders)
+{
+    return std::any_of(folders.begin(), folders.end(), [&](const std::string& f) { return inside(path, f); });
+}
+
 Layout layout_of(const SandboxSpec& spec)
 {
     Layout l;
@@ -137,14 +142,17 @@ Layout layout_of(const SandboxSpec& spec)
         if (!in_other_hidden(d) && std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(d);
     for (const auto& f : l.hidden_files)
         if (!in_other_hidden(f)) files.push_back(f);
-    l.hidden_dirs = dirs;
-    l.hidden_files = files;
+    // What lies in a fresh folder (a report folder under /tmp) is gone with it, unless it lies in
+    // something seen again there (a build tree under /tmp): hiding it again would need a mount
+    // point that no longer exists.
+    const auto gone_with_fresh = [&](const std::string& p) {
+        return inside_any(p, l.fresh) && !inside_any(p, l.seen) && !inside_any(p, l.readable) && !inside_any(p, l.writable);
+    };
+    l.hidden_dirs.clear();
+    l.hidden_files.clear();
+    std::copy_if(dirs.begin(), dirs.end(), std::back_inserter(l.hidden_dirs), [&](const std::string& d) { return !gone_with_fresh(d); });
+    std::copy_if(files.begin(), files.end(), std::back_inserter(l.hidden_files), [&](const std::string& f) { return !gone_with_fresh(f); });
     return l;
-}
-
-bool inside_any(const std::string& path, const std::vector<std::string>& folders)
-{
-    return std::any_of(folders.begin(), folders.end(), [&](const std::string& f) { return inside(path, f); });
 }
 
 // The namespaces: all bubblewrap knows (network, processes, IPC, host name, user, cgroup).
