@@ -37,6 +37,7 @@ struct Job {
     std::uint64_t shared_bytes = 0;
     std::uint32_t canary = 0, guard = 0, poison = 0;  // bit patterns of one element
     std::uint64_t guard_count = 0;
+    std::string variant;  // a driver rung's scheme (lab::LaunchPlan::variant); "" for one kernel
 };
 
 // The speed job (`lab-runner-NN REQUEST OUTDIR speed`): the rung's full reduction of n floats,

@@ -149,8 +149,8 @@ Catalogue load_catalogue(const std::string& path, std::optional<std::uint64_t> s
             const auto group_name = group.at("name").get<std::string>();
             const bool gpu_only = group.value("gpu_only", false);
             const std::string scope = group.value("for", "all");
-            if (scope != "all" && scope != "grid_stride")
-                throw UsageError("group " + group_name + ": \"for\" must be all or grid_stride");
+            if (scope != "all" && scope != "grid_stride" && scope != "driver")
+                throw UsageError("group " + group_name + ": \"for\" must be all, grid_stride or driver");
             const auto grids = group.value("grids", std::vector<std::string>{""});
             const auto offsets = group.value("offsets", std::vector<std::size_t>{0});
             for (const auto& op_name : group.at("ops")) {
@@ -173,6 +173,7 @@ Catalogue load_catalogue(const std::string& path, std::optional<std::uint64_t> s
                                     c.offset = offset;
                                     c.gpu_only = gpu_only;
                                     c.grid_stride_only = scope == "grid_stride" || !grid.empty();
+                                    c.driver_only = scope == "driver";
                                     if (!grid.empty()) c.grid_blocks(1);  // a malformed expression fails here, not mid-run
                                     c.name = std::string(name_of(input)) + "_n" + std::to_string(c.n) + "_b" +
                                              std::to_string(block);
@@ -182,8 +183,10 @@ Catalogue load_catalogue(const std::string& path, std::optional<std::uint64_t> s
                                         c.name += "_g" + shown;
                                     }
                                     if (offset) c.name += "_o" + std::to_string(offset);
-                                    // The same case may come from two groups; it runs once.
-                                    const std::string key = std::string(name_of(op)) + "/" + c.name;
+                                    // The same case may come from two groups; it runs once. A driver
+                                    // group's cases are the driver rungs' own, apart from the others'.
+                                    const std::string key =
+                                        (c.driver_only ? "driver/" : "") + std::string(name_of(op)) + "/" + c.name;
                                     if (!seen.insert(key).second) continue;
                                     c.seed = derive_seed(base_seed, key);
                                     catalogue.add(std::move(c));
@@ -212,9 +215,21 @@ std::vector<Case> Catalogue::select(const RungInfo& rung, Op op) const
 {
     std::vector<Case> chosen;
     if (!rung.supports(op)) return chosen;
-    for (const auto& c : cases_)
-        if (c.op == op && rung.block.allows(c.block) && (!c.grid_stride_only || rung.grid == GridPolicy::sm_count))
+    const bool driver = rung.grid == GridPolicy::one;
+    for (const auto& c : cases_) {
+        if (c.op != op || !rung.block.allows(c.block) || c.driver_only != driver) continue;
+        if (c.grid_stride_only && rung.grid != GridPolicy::sm_count) continue;
+        if (!driver) {
             chosen.push_back(c);
+            continue;
+        }
+        for (const auto& v : rung.variants) {
+            Case each = c;
+            each.variant = v;
+            each.name = v + "_" + c.name;
+            chosen.push_back(std::move(each));
+        }
+    }
     return chosen;
 }
 

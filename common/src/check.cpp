@@ -18,6 +18,8 @@ namespace lab {
 namespace {
 
 constexpr double kUnitRoundoff = 0x1.0p-24;  // float's u
+// The two_phase scheme's fixed grid (ex10::kPhaseOneBlocks in solutions/10_any_length.cu).
+constexpr std::size_t kPhaseOneBlocks = 1024;
 // Integer-valued floats whose magnitudes add up to no more than this sum exactly in any order.
 constexpr double kExactLimit = 0x1.0p24;
 
@@ -34,8 +36,30 @@ std::size_t addition_depth(const RungInfo& rung, const LaunchPlan& plan, std::si
 {
     const std::size_t tree = ceil_log2(plan.block);
     if (rung.check == CheckMode::per_block) return rung.items_per_thread + tree;
-    const std::size_t threads = std::max<std::size_t>(std::size_t{plan.grid} * plan.block, 1);
-    return (n + threads - 1) / threads + 4 + tree + 1;
+    // One grid-stride launch of `grid` blocks over `count` elements.
+    const auto strided = [&](std::size_t count, std::size_t grid) {
+        const std::size_t threads = std::max<std::size_t>(grid * plan.block, 1);
+        return (count + threads - 1) / threads + 4 + tree + 1;
+    };
+    if (rung.grid != GridPolicy::one) return strided(n, plan.grid);
+    // A driver's schemes (solutions/10_any_length.cu): the launches each element passes through.
+    const std::size_t b = plan.block;
+    std::size_t depth = 0;
+    if (plan.variant == "two_phase") {
+        const std::size_t grid = std::min<std::size_t>(kPhaseOneBlocks, (n + b - 1) / b);
+        return n <= 1 ? 0 : strided(n, grid) + strided(grid, 1);
+    }
+    for (std::size_t count = n; count > 1;) {
+        if (plan.variant == "split") {
+            depth += tree + 1;  // a block's tree over whole blocks of elements
+            count = (count + b - 1) / b;
+        } else {
+            const std::size_t partials = (count + 2 * b - 1) / (2 * b);  // multipass: two elements a thread
+            depth += strided(count, partials);
+            count = partials;
+        }
+    }
+    return depth;
 }
 
 double rounding_allowance(std::size_t depth, double magnitude)
@@ -313,8 +337,12 @@ std::string describe_failure(const RungInfo& rung, const Case& c, const LaunchPl
         text += std::to_string(verdict.wrong) + " of " + std::to_string(verdict.checked) + " block results wrong\n";
     else text += "wrong result\n";
     text += "  first wrong: " + verdict.first_wrong + "\n";
-    text += "  launch: n = " + std::to_string(c.n) + ", block size " + std::to_string(plan.block) + ", grid " +
-            std::to_string(plan.grid) + "; input: " + input_description + "; seed " + seed;
+    if (rung.grid == GridPolicy::one)
+        text += "  call: Reducer<T>(" + std::to_string(c.n) + ", " + std::to_string(plan.block) + ")." + plan.variant +
+                "(in, " + std::to_string(c.n) + ", out); input: " + input_description + "; seed " + seed;
+    else
+        text += "  launch: n = " + std::to_string(c.n) + ", block size " + std::to_string(plan.block) + ", grid " +
+                std::to_string(plan.grid) + "; input: " + input_description + "; seed " + seed;
     return text;
 }
 

@@ -13,6 +13,8 @@ namespace {
 std::vector<FullReduction::Pass> plan_passes(const RungInfo& rung, std::size_t n, unsigned block, const GpuShape& gpu)
 {
     std::vector<FullReduction::Pass> passes;
+    // A driver rung leaves one value itself: one call of its last scheme (rung 10's two_phase).
+    if (rung.grid == GridPolicy::one) return {{plan_launch(rung, n, block, gpu, 0, rung.variants.back()), n}};
     do {
         // After its first pass a grid-stride rung needs one block: the partials fit in a few loads per thread.
         const unsigned grid = rung.grid == GridPolicy::sm_count && !passes.empty() ? 1 : 0;

@@ -8,12 +8,20 @@
 
 namespace lab {
 
-LaunchPlan plan_launch(const RungInfo& rung, std::size_t n, unsigned block, const GpuShape& gpu, unsigned grid)
+LaunchPlan plan_launch(const RungInfo& rung, std::size_t n, unsigned block, const GpuShape& gpu, unsigned grid,
+                       const std::string& variant)
 {
     if (!rung.block.allows(block))
         throw UsageError("rung " + rung.id + " cannot run with block size " + std::to_string(block) +
                          ": its kernel is written for " + rung.block.describe() +
                          " threads per block. Pick one of those sizes.");
+    if (rung.grid == GridPolicy::one) {
+        if (std::find(rung.variants.begin(), rung.variants.end(), variant) == rung.variants.end())
+            throw UsageError("rung " + rung.id + " has no scheme '" + variant + "'; its schemes: " + rung.describe_variants());
+        if (grid != 0) throw UsageError("rung " + rung.id + " picks its own grids; it cannot run with a grid of " + std::to_string(grid));
+        return LaunchPlan{1, block, 0, variant};
+    }
+    if (!variant.empty()) throw UsageError("rung " + rung.id + " has one kernel and no scheme '" + variant + "'");
     if (n == 0) throw UsageError("rung " + rung.id + ": the input is empty (n = 0); reduce at least one element");
     const std::size_t per_block = std::size_t{rung.items_per_thread} * block;
     const std::size_t cover = (n + per_block - 1) / per_block;

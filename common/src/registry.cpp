@@ -54,6 +54,13 @@ bool RungInfo::supports(Op op) const
     return false;
 }
 
+std::string RungInfo::describe_variants() const
+{
+    std::string text;
+    for (const auto& v : variants) text += (text.empty() ? "" : ", ") + v;
+    return text.empty() ? "none" : text;
+}
+
 namespace {
 
 RungInfo parse_rung(const nlohmann::json& j)
@@ -72,7 +79,8 @@ RungInfo parse_rung(const nlohmann::json& j)
     const std::string grid = j.at("grid").get<std::string>();
     if (grid == "cover") r.grid = GridPolicy::cover;
     else if (grid == "sm_count") r.grid = GridPolicy::sm_count;
-    else throw UsageError("rung " + r.id + ": grid must be cover or sm_count, not '" + grid + "'");
+    else if (grid == "one") r.grid = GridPolicy::one;
+    else throw UsageError("rung " + r.id + ": grid must be cover, sm_count or one, not '" + grid + "'");
     const std::string check = j.at("check").get<std::string>();
     if (check == "per_block") r.check = CheckMode::per_block;
     else if (check == "total") r.check = CheckMode::total;
@@ -87,6 +95,14 @@ RungInfo parse_rung(const nlohmann::json& j)
     for (const auto& op : j.at("ops")) r.ops.push_back(parse_op(op.get<std::string>()));
     r.hints = j.at("hints").get<std::vector<std::string>>();
     r.forbids = j.at("forbids").get<std::vector<std::string>>();
+    r.variants = j.value("variants", std::vector<std::string>{});
+    if ((r.grid == GridPolicy::one) != !r.variants.empty())
+        throw UsageError("rung " + r.id + ": a rung whose grid is \"one\" (a driver) names its schemes in \"variants\", and only it");
+    if (r.grid == GridPolicy::one && r.check != CheckMode::total)
+        throw UsageError("rung " + r.id + ": a driver rung leaves one value, so its check is \"total\"");
+    for (const auto& v : r.variants)
+        if (v.empty() || v.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") != std::string::npos)
+            throw UsageError("rung " + r.id + ": scheme '" + v + "' must be lower-case letters and underscores");
     return r;
 }
 

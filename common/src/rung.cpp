@@ -19,9 +19,9 @@ void RungBinding::launch(Op op, Dtype dtype, const LaunchPlan& plan, const void*
                          std::size_t n) const
 {
     for (const auto& entry : entries)
-        if (entry.op == op && entry.dtype == dtype) return entry.launch(plan, in, out, n);
-    throw UsageError("rung " + id + " has no " + std::string(name_of(op)) + " kernel for " +
-                     std::string(name_of(dtype)));
+        if (entry.op == op && entry.dtype == dtype && entry.variant == plan.variant) return entry.launch(plan, in, out, n);
+    throw UsageError("rung " + id + " has no " + std::string(name_of(op)) + " kernel for " + std::string(name_of(dtype)) +
+                     (plan.variant.empty() ? "" : " in its scheme '" + plan.variant + "'"));
 }
 
 void register_rung(const RungBinding& binding) { bindings().push_back(&binding); }

@@ -6,13 +6,21 @@
 //   LAB_RUNG_ID      the rung's id in rungs.json
 //   LAB_RUNG_NS      the namespace its kernels live in (ex01, ex02, ...)
 //   LAB_FORM_<form>  how its kernel is templated, from rungs.json's "form":
-//                    plain (on T), block_template (on the block size and T), operator (on Op and T)
+//                    plain (on T), block_template (on the block size and T), operator (on Op and T),
+//                    driver (host code: a class Reducer<T> with one member function per scheme)
 #include "lab/kernel.hpp"
 #include LAB_RUNG_SOURCE
 
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "lab/device_buffer.hpp"
 #include "lab/dispatch.hpp"
+#include "lab/error.hpp"
 #include "lab/launch.hpp"
 #include "lab/rung.hpp"
+#include "lab/usage_error.hpp"
 
 namespace {
 
@@ -79,6 +87,73 @@ __attribute__((init_priority(60000))) const lab::RungBinding binding{LAB_RUNG_ID
                                 {Op::min, Dtype::f32, &launch_with<LAB_RUNG_NS::Min, float>},
                                 {Op::product, Dtype::i32, &launch_with<LAB_RUNG_NS::Product, int>},
                                 {Op::product, Dtype::f32, &launch_with<LAB_RUNG_NS::Product, float>}}};
+
+#elif defined(LAB_FORM_DRIVER)
+// A driver rung: the file's class Reducer<T> (constructed for the largest n and the block size) has
+// one member function per scheme that writes the sum of in[0, n) to one T on the device. Each call
+// here makes a Reducer, runs the scheme twice on the same input (the second time into a value of
+// the glue's own), and destroys it. Both answers must agree bit for bit: a call may not depend on
+// what the one before left in the scratch memory. A call may not allocate, and the destructor must
+// free what the constructor allocated: the CPU backend counts device allocations (a GPU does not).
+std::size_t live_allocations()
+{
+#if defined(LAB_BACKEND_CPU)
+    return lab::cpu::live_allocations();
+#else
+    return 0;
+#endif
+}
+
+template <typename T, void (LAB_RUNG_NS::Reducer<T>::*scheme)(const T*, std::size_t, T*)>
+void launch_scheme(const lab::LaunchPlan& plan, const void* in, void* out, std::size_t n)
+{
+    lab::DeviceBuffer<T> again(1);
+    const std::string name = "Reducer::" + plan.variant;
+    const std::size_t before = live_allocations();
+    {
+        LAB_RUNG_NS::Reducer<T> reducer(n, plan.block);
+        LAB_CUDA_CHECK(cudaDeviceSynchronize());
+        const std::size_t held = live_allocations();
+        (reducer.*scheme)(input<T>(in), n, output<T>(out));
+        LAB_CUDA_CHECK(cudaGetLastError());
+        LAB_CUDA_CHECK(cudaDeviceSynchronize());
+        if (live_allocations() != held)
+            throw lab::UsageError(name + " allocated device memory (" + std::to_string(live_allocations() - held) +
+                                  " allocation(s) more after the call than before): allocate once, in the constructor, "
+                                  "and reuse it in every call");
+        (reducer.*scheme)(input<T>(in), n, again.data());
+        LAB_CUDA_CHECK(cudaGetLastError());
+        LAB_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    if (live_allocations() != before)
+        throw lab::UsageError("the Reducer left " + std::to_string(live_allocations() - before) +
+                              " device allocation(s) unfreed: its destructor must cudaFree what its constructor allocated");
+    T first{}, second{};
+    LAB_CUDA_CHECK(cudaMemcpy(&first, out, sizeof(T), cudaMemcpyDeviceToHost));
+    LAB_CUDA_CHECK(cudaMemcpy(&second, again.data(), sizeof(T), cudaMemcpyDeviceToHost));
+    if (std::memcmp(&first, &second, sizeof(T)) != 0)
+        throw lab::UsageError(name + " gave " + std::to_string(first) + ", then " + std::to_string(second) +
+                              " on the same input: the second call must not depend on what the first left in the "
+                              "scratch memory");
+}
+
+template <typename T>
+std::vector<lab::RungEntry> driver_entries()
+{
+    using R = LAB_RUNG_NS::Reducer<T>;
+    return {{Op::sum, lab::dtype_of<T>(), &launch_scheme<T, &R::multipass>, "multipass"},
+            {Op::sum, lab::dtype_of<T>(), &launch_scheme<T, &R::split>, "split"},
+            {Op::sum, lab::dtype_of<T>(), &launch_scheme<T, &R::two_phase>, "two_phase"}};
+}
+
+std::vector<lab::RungEntry> all_driver_entries()
+{
+    auto entries = driver_entries<int>();
+    for (auto& e : driver_entries<float>()) entries.push_back(e);
+    return entries;
+}
+
+__attribute__((init_priority(60000))) const lab::RungBinding binding{LAB_RUNG_ID, LAB_RUNG_ORIGINAL, all_driver_entries()};
 
 #else
 #error "rung_glue.cu: unknown kernel form; rungs.json's \"form\" must name one handled here"

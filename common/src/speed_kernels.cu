@@ -52,8 +52,8 @@ const RungBinding& baseline_binding()
 {
     static const RungBinding binding{"baseline",
                                      __FILE__,
-                                     {{Op::sum, Dtype::i32, &launch_baseline<int>},
-                                      {Op::sum, Dtype::f32, &launch_baseline<float>}}};
+                                     {{Op::sum, Dtype::i32, &launch_baseline<int>, ""},
+                                      {Op::sum, Dtype::f32, &launch_baseline<float>, ""}}};
     return binding;
 }
 

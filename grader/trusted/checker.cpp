@@ -62,6 +62,7 @@ Job job_for(const PlannedCase& p)
     j.grid = p.plan.grid;
     j.block = p.plan.block;
     j.shared_bytes = p.plan.shared_bytes;
+    j.variant = p.plan.variant;
     j.guard_count = kCanaryCount;
     with_type(p.c.dtype(), [&](auto type) {
         using T = decltype(type);

@@ -1,7 +1,7 @@
 // TRUSTED SIDE. lab-grade: grades a submission out of process (see grader/README.md).
 //   lab-grade grade SUBMISSION [--rubric FILE] [--out DIR] [--seed S] [--jobs N]
 //   lab-grade grade-all SOURCE [--out DIR] [--rubric FILE] [--seed S] [--force] [--slurm ...]
-//   lab-grade replay RUNG --op OP --input KIND --n N --block B --seed S [--grid G] [--offset O] [--file F]
+//   lab-grade replay RUNG --op OP --input KIND --n N --block B --seed S [--grid G] [--offset O] [--scheme S] [--file F]
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
@@ -399,7 +399,8 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
 }
 
 int replay(const std::string& key, const std::string& op, const std::string& input, std::uint64_t n, unsigned block,
-           const std::string& seed_text, unsigned grid, std::uint64_t offset, const std::string& file)
+           const std::string& seed_text, unsigned grid, std::uint64_t offset, const std::string& scheme,
+           const std::string& file)
 {
     const lab::RungInfo& rung = lab::Registry::kit().get(key);
     const lab::DeviceStatus& device = lab::device_status();
@@ -420,8 +421,10 @@ int replay(const std::string& key, const std::string& op, const std::string& inp
     p.c.seed = parse_seed(seed_text);
     p.c.offset = offset;
     p.c.group = "replay";
-    p.c.name = input + "_n" + std::to_string(n) + "_b" + std::to_string(block) + (offset ? "_o" + std::to_string(offset) : "");
-    p.plan = lab::plan_launch(rung, n, block, device.shape, grid);
+    p.c.name = (scheme.empty() ? "" : scheme + "_") + input + "_n" + std::to_string(n) + "_b" + std::to_string(block) +
+               (offset ? "_o" + std::to_string(offset) : "");
+    p.c.variant = scheme;
+    p.plan = lab::plan_launch(rung, n, block, device.shape, grid, scheme);
     const Built built = build_runners({{rung.id, contents.str()}}, static_cast<int>(std::thread::hardware_concurrency()));
     if (!built.runners.count(rung.id)) {
         std::cout << source << " did not build:\n" << built.logs.at(rung.id) << '\n';
@@ -456,7 +459,7 @@ int main(int argc, char** argv)
     grade_cmd->add_flag("--skip-integrity", skip_integrity,
                         "run what the integrity checks would refuse (to test the sandbox alone); every report says so");
 
-    std::string rung, op = "sum", input, replay_seed, file;
+    std::string rung, op = "sum", input, replay_seed, file, scheme;
     std::uint64_t n = 0, offset = 0;
     unsigned block = 0, grid = 0;
     auto* replay_cmd = app.add_subcommand("replay", "run one case, as a grading report gives it, on your own kernel");
@@ -468,6 +471,7 @@ int main(int argc, char** argv)
     replay_cmd->add_option("--seed", replay_seed, "the case's seed, as the report gives it")->required();
     replay_cmd->add_option("--grid", grid, "blocks (grid-stride rungs)");
     replay_cmd->add_option("--offset", offset, "elements the input starts into its buffer");
+    replay_cmd->add_option("--scheme", scheme, "a driver rung's scheme (rung 10: multipass, split, two_phase)");
     replay_cmd->add_option("--file", file, "the kernel file (default: the kit's exercises/NN_name.cu)");
 #ifndef LAB_RELEASE
     lab::batch::BatchOptions batch;
@@ -524,7 +528,7 @@ int main(int argc, char** argv)
         }
         if (*task_cmd) return lab::batch::grade_task(task_out, round, task, per_task, self_path(), jobs);
 #endif
-        return replay(rung, op, input, n, block, replay_seed, grid, offset, file);
+        return replay(rung, op, input, n, block, replay_seed, grid, offset, scheme, file);
     } catch (const std::exception& e) {
         std::cerr << "lab-grade: " << e.what() << '\n';
         return 2;

@@ -32,7 +32,7 @@ void add_cases(const RungInfo& rung, const Catalogue& catalogue, const std::vect
             PlannedCase p;
             p.c = c;
             p.hidden = hidden;
-            p.plan = plan_launch(rung, c.n, c.block, device.shape, c.grid_blocks(device.shape.multiprocessors));
+            p.plan = plan_launch(rung, c.n, c.block, device.shape, c.grid_blocks(device.shape.multiprocessors), c.variant);
             if (c.gpu_only && device.emulated) p.skip = "runs on a GPU only: its input is too large for the CPU backend";
             else if (device.emulated && static_cast<double>(c.n) > cpu_max_n)
                 p.skip = "graded on a GPU only: larger than the rubric's no_gpu.max_n";
@@ -181,6 +181,7 @@ std::string replay_command(const RungInfo& rung, const Case& c, const LaunchPlan
                           std::to_string(c.block) + " --seed " + seed;
     if (rung.grid == GridPolicy::sm_count) command += " --grid " + std::to_string(plan.grid);
     if (c.offset) command += " --offset " + std::to_string(c.offset);
+    if (!c.variant.empty()) command += " --scheme " + c.variant;
     return command;
 }
 

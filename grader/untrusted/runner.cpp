@@ -110,6 +110,7 @@ void run_job(const lab::RungBinding& binding, const Job& job, const std::string&
         plan.grid = job.grid;
         plan.block = job.block;
         plan.shared_bytes = job.shared_bytes;
+        plan.variant = job.variant;
         try {
             binding.launch(c.op, lab::dtype_of<T>(), plan, device_in + job.offset, device_out + guards, job.n);
             ok(cudaDeviceSynchronize(), error, "the kernel");

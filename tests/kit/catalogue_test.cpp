@@ -51,12 +51,48 @@ TEST(SizeExpr, RejectsMalformedExpressions)
         EXPECT_THROW(lab::eval_size(bad, 256), lab::UsageError) << "'" << bad << "' should be refused";
 }
 
+// Unique per operator among the cases one rung can run: the driver rungs' groups are their own.
 TEST(Catalogue, NamesAreUniquePerOperator)
 {
     std::set<std::string> names;
     for (const Case& c : Catalogue::kit().cases())
-        EXPECT_TRUE(names.insert(std::string(lab::name_of(c.op)) + "/" + c.name).second) << c.name;
+        EXPECT_TRUE(names.insert((c.driver_only ? "driver/" : "") + std::string(lab::name_of(c.op)) + "/" + c.name).second)
+            << c.name;
     EXPECT_GT(names.size(), 100u);
+}
+
+// A driver rung (rung 10) runs only the driver groups' cases, each once per scheme, named by it and
+// with the same input for every scheme; no other rung runs them.
+TEST(Catalogue, DriverRungsRunTheirOwnCasesOncePerScheme)
+{
+    const lab::Registry& registry = lab::Registry::kit();
+    const lab::RungInfo* driver = nullptr;
+    for (const auto& rung : registry.rungs()) {
+        const auto cases = Catalogue::kit().select(rung, lab::Op::sum);
+        if (rung.grid != lab::GridPolicy::one) {
+            for (const Case& c : cases) EXPECT_FALSE(c.driver_only) << rung.id << " runs the driver case " << c.name;
+            continue;
+        }
+        driver = &rung;
+        ASSERT_EQ(rung.variants.size(), 3u);
+        std::size_t plain = 0;
+        for (const Case& c : Catalogue::kit().cases()) plain += c.driver_only && c.op == lab::Op::sum && rung.block.allows(c.block);
+        EXPECT_EQ(cases.size(), plain * rung.variants.size());
+        std::set<std::string> names;
+        for (const Case& c : cases) {
+            EXPECT_TRUE(c.driver_only);
+            EXPECT_EQ(c.name.rfind(c.variant + "_", 0), 0u) << c.name;
+            names.insert(c.name);
+        }
+        EXPECT_EQ(names.size(), cases.size());
+        // n = 0 (the identity) and beyond 2^31 (GPU only) are among them.
+        EXPECT_TRUE(std::any_of(cases.begin(), cases.end(), [](const Case& c) { return c.n == 0; }));
+        EXPECT_TRUE(std::any_of(cases.begin(), cases.end(), [](const Case& c) { return c.n > (std::size_t{1} << 31) && c.gpu_only; }));
+        // Same input for each scheme: the seed does not depend on the scheme.
+        EXPECT_EQ(cases[0].seed, cases[1].seed);
+        EXPECT_NE(cases[0].variant, cases[1].variant);
+    }
+    ASSERT_NE(driver, nullptr) << "rungs.json has no driver rung";
 }
 
 TEST(Catalogue, CoversTheEdgesAtEveryBlockSize)

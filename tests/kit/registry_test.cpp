@@ -3,6 +3,7 @@
 
 #include <fstream>
 
+#include "lab/plan.hpp"
 #include "lab/registry.hpp"
 #include "lab/usage_error.hpp"
 
@@ -73,6 +74,42 @@ TEST(Registry, ReportsAMissingOrBrokenFile)
     } catch (const lab::UsageError& e) {
         EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
     }
+}
+
+// A driver rung's plan names one of its schemes and has one output slot; n = 0 is allowed there
+// (the identity) and nowhere else; a scheme it does not have, or one given to another rung, is refused.
+TEST(Registry, ADriverRungsPlanNamesItsScheme)
+{
+    const lab::RungInfo& driver = lab::Registry::kit().get("10");
+    ASSERT_EQ(driver.grid, lab::GridPolicy::one);
+    const lab::LaunchPlan plan = lab::plan_launch(driver, 0, 256, {}, 0, "split");
+    EXPECT_EQ(plan.grid, 1u);
+    EXPECT_EQ(plan.variant, "split");
+    EXPECT_EQ(lab::plan_launch(driver, std::size_t{1} << 33, 32, {}, 0, "two_phase").grid, 1u);
+    try {
+        lab::plan_launch(driver, 10, 256, {}, 0, "recursive");
+        FAIL() << "an unknown scheme should be refused";
+    } catch (const lab::UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find("multipass, split, two_phase"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(lab::plan_launch(driver, 10, 256), lab::UsageError);
+    EXPECT_THROW(lab::plan_launch(lab::Registry::kit().get("08"), 10, 256, {}, 0, "split"), lab::UsageError);
+    EXPECT_THROW(lab::plan_launch(lab::Registry::kit().get("08"), 0, 256), lab::UsageError);
+}
+
+// "variants" goes with a driver's grid and only with it.
+TEST(Registry, VariantsOnlyForADriver)
+{
+    const std::string path = testing::TempDir() + "variant_rungs.json";
+    const std::string rung = R"({"id": "01_x", "title": "t", "practises": "p", "form": "plain", "items_per_thread": 1,
+        "check": "total", "block": {"min": 32, "max": 1024, "rule": "power_of_two"}, "ops": ["sum"], "hints": [],
+        "forbids": [], )";
+    std::ofstream(path) << "{\"rungs\": [" << rung << R"("grid": "cover", "variants": ["a"]}]})";
+    EXPECT_THROW(lab::Registry::load(path), lab::UsageError);
+    std::ofstream(path) << "{\"rungs\": [" << rung << R"("grid": "one"}]})";
+    EXPECT_THROW(lab::Registry::load(path), lab::UsageError);
+    std::ofstream(path) << "{\"rungs\": [" << rung << R"("grid": "one", "variants": ["a", "b_c"]}]})";
+    EXPECT_EQ(lab::Registry::load(path).rungs().front().variants.size(), 2u);
 }
 
 }  // namespace

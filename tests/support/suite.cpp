@@ -67,7 +67,8 @@ void check_case(const RungInfo& rung, const Case& c)
     if (c.gpu_only && device.emulated)
         GTEST_SKIP() << "case " << c.name << " runs on a GPU only: its " << gib(double(c.n) * sizeof(T))
                      << " input is too large for the CPU backend.";
-    const LaunchPlan plan = plan_launch(rung, c.n, c.block, device.shape, c.grid_blocks(device.shape.multiprocessors));
+    const LaunchPlan plan =
+        plan_launch(rung, c.n, c.block, device.shape, c.grid_blocks(device.shape.multiprocessors), c.variant);
     const std::size_t buffer = c.offset + c.n + kCanaryCount;
     if (!device.emulated) {
         std::size_t free = 0, total = 0;
@@ -113,6 +114,8 @@ void check_case(const RungInfo& rung, const Case& c)
                    << (bad_address ? "\n  An illegal address usually means an index past the end of an array: "
                                      "compare your indices with n and with the size of the shared array."
                                    : "");
+        } catch (const std::exception& e) {
+            FAIL() << "rung " << rung.id << ", case " << c.name << in_order << ": " << e.what();
         }
         const auto around = device_out.download();
         const std::string overrun = overwritten_guard(around, plan.grid);

@@ -51,6 +51,8 @@ struct Case {
     std::size_t offset = 0;   // the input starts this many elements into its buffer (misaligned)
     bool grid_stride_only = false;  // only for rungs whose threads stride over the input
     bool gpu_only = false;    // too large for the CPU backend
+    bool driver_only = false; // from a group for driver rungs ("for": "driver"), which run only those
+    std::string variant;      // a driver rung's scheme, set by Catalogue::select; part of the name
 
     Dtype dtype() const { return dtype_of(input); }
     unsigned grid_blocks(int multiprocessors) const;  // 0 when grid is empty
@@ -65,7 +67,9 @@ public:
     static const Catalogue& kit();                   // tests/cases.json of this kit, loaded once
 
     const std::vector<Case>& cases() const { return cases_; }
-    // The cases a rung runs for one operator: those whose block size the rung allows.
+    // The cases a rung runs for one operator: those whose block size the rung allows. A driver rung
+    // (lab/registry.hpp, GridPolicy::one) runs the driver groups' cases, once per scheme, each
+    // named "<scheme>_<case>" with the same input; other rungs never run those.
     std::vector<Case> select(const RungInfo& rung, Op op) const;
 
     void add(Case c) { cases_.push_back(std::move(c)); }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "lab/registry.hpp"
 
@@ -12,6 +13,7 @@ struct LaunchPlan {
     unsigned grid = 0;             // blocks, one output slot each
     unsigned block = 0;            // threads per block
     std::size_t shared_bytes = 0;  // dynamic shared memory
+    std::string variant;           // a driver rung's scheme ("multipass", ...); "" for one kernel launch
 };
 
 // What sizing a grid to fill a GPU needs to know about it.
@@ -21,9 +23,12 @@ struct GpuShape {
 };
 
 // Throws UsageError when the rung cannot run with `block` (the message names the sizes it can)
-// or when n is zero. Rungs that cover the input get one block per items_per_thread * block
-// elements. Grid-stride rungs get `grid` blocks when it is given (non-zero), else as many as the
-// GPU holds at once, but no more than the input needs.
-LaunchPlan plan_launch(const RungInfo& rung, std::size_t n, unsigned block, const GpuShape& gpu = {}, unsigned grid = 0);
+// or when n is zero (but for a driver rung, whose n = 0 gives the identity). Rungs that cover the
+// input get one block per items_per_thread * block elements. Grid-stride rungs get `grid` blocks
+// when it is given (non-zero), else as many as the GPU holds at once, but no more than the input
+// needs. A driver rung (grid "one") writes one value: its plan has one output slot and names the
+// scheme, `variant`, which must be one of the rung's.
+LaunchPlan plan_launch(const RungInfo& rung, std::size_t n, unsigned block, const GpuShape& gpu = {}, unsigned grid = 0,
+                       const std::string& variant = "");
 
 }  // namespace lab

@@ -26,6 +26,7 @@ struct BlockRule {
 enum class GridPolicy {
     cover,     // one block per items_per_thread * blockDim.x elements
     sm_count,  // enough blocks to fill the GPU (a few per multiprocessor); threads stride over the input
+    one,       // a driver: host code that launches what it needs and leaves one value (rung 10 on)
 };
 
 // How the suites check a rung's output.
@@ -50,10 +51,14 @@ struct RungInfo {
     // What a submission of this rung may not use, by the grader's rule names (grader/trusted/
     // integrity.hpp): "libraries" (CUB, Thrust, cooperative groups' reduce), "atomics".
     std::vector<std::string> forbids;
+    // A driver rung's schemes (rungs.json "variants"): each case runs once per scheme, named
+    // "<scheme>_<case>". Empty for a rung with one kernel.
+    std::vector<std::string> variants;
 
     std::string test_prefix() const { return "Ex" + number; }  // "Ex03"
     std::string label() const { return "ex" + number; }        // "ex03", the ctest label
     bool supports(Op op) const;
+    std::string describe_variants() const;  // "multipass, split, two_phase"
 };
 
 class Registry {

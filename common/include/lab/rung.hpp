@@ -21,6 +21,7 @@ struct RungEntry {
     Op op;
     Dtype dtype;
     LaunchFn launch;
+    std::string variant;  // a driver rung's scheme (plan.variant picks it); "" for one kernel
 };
 
 struct RungBinding {
@@ -28,7 +29,7 @@ struct RungBinding {
     std::string source;  // the kernel file it was built from (exercises/ or solutions/)
     std::vector<RungEntry> entries;
 
-    // Throws UsageError when the rung has no kernel for (op, dtype).
+    // Throws UsageError when the rung has no kernel for (op, dtype, plan.variant).
     void launch(Op op, Dtype dtype, const LaunchPlan& plan, const void* in, void* out, std::size_t n) const;
 };
 

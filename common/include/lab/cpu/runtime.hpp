@@ -81,6 +81,12 @@ struct CUstream_st;
 using cudaStream_t = CUstream_st*;
 
 cudaError_t cudaMalloc(void** pointer, std::size_t bytes);
+// CUDA's runtime header has this overload too: cudaMalloc(&typed_pointer, bytes) with no cast.
+template <typename T>
+cudaError_t cudaMalloc(T** pointer, std::size_t bytes)
+{
+    return cudaMalloc(reinterpret_cast<void**>(pointer), bytes);
+}
 cudaError_t cudaFree(void* pointer);
 cudaError_t cudaMemcpy(void* destination, const void* source, std::size_t bytes, cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void* destination, const void* source, std::size_t bytes, cudaMemcpyKind kind,
