@@ -41,7 +41,9 @@ cat "$work/run2.log"
 grep -q "$kept graded already" "$work/run2.log" || fail "the second run did not skip the $kept graded already"
 compgen -G "$out/students/.*" >/dev/null && fail "a partial grading was left in $out/students"
 book="$out/gradebook.csv"
-head -1 "$book" | grep -q '^student,status,total,max,01_interleaved,.*,09_max,visible,hidden,speed,sanitizer,seed,host,device$' \
+# One column per rung of the registry, in its order.
+rung_columns=$(grep -o '"id": "[0-9][0-9]_[a-z0-9_]*"' "$kit/rungs.json" | cut -d'"' -f4 | paste -sd,)
+[[ $(head -1 "$book") == "student,status,total,max,$rung_columns,visible,hidden,speed,sanitizer,seed,host,device" ]] \
   || fail "the gradebook's header is $(head -1 "$book")"
 [[ $(wc -l <"$book") == 6 ]] || fail "the gradebook has $(wc -l <"$book") lines, not 6"
 row() { grep "^$1," "$book"; }
