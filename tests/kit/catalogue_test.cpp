@@ -263,6 +263,13 @@ TEST(SpeedPlan, HasOneLinePerRungOfTheRegistryAndEveryCalibrationPassesItsRefere
     EXPECT_GE(plan.n, std::size_t{1} << 26) << "speed inputs must be larger than any GPU's L2";
     for (const auto& rung : lab::Registry::kit().rungs()) {
         const lab::SpeedPlan::Case* c = plan.find(rung.id);
+        // A driver rung (10) has no speed test yet: its glue checks every call (a fresh Reducer, two
+        // runs, its allocations counted), which is not its speed. Issue 13 gives it one; until then
+        // it must not have a half-made one either.
+        if (rung.grid == lab::GridPolicy::one) {
+            EXPECT_EQ(c, nullptr) << rung.id << ": a driver rung's speed test needs a speed path of its own first";
+            continue;
+        }
         ASSERT_NE(c, nullptr) << rung.id << " has no speed test in tests/speed.json";
         EXPECT_TRUE(rung.block.allows(c->block)) << rung.id << ": its speed block size is not one it runs with";
         for (const auto& calibration : plan.calibrations) {
