@@ -23,8 +23,19 @@ function(lab_rung_definitions out id kernel_rung compiled source)
   string(SUBSTRING ${kernel_rung} 0 2 number)
   lab_rung_field(form ${kernel_rung} form)
   string(TOUPPER "${form}" form)
-  set(${out} LAB_RUNG_SOURCE="${compiled}" LAB_RUNG_ORIGINAL="${source}" LAB_RUNG_ID="${id}"
-      LAB_RUNG_NS=ex${number} LAB_FORM_${form} PARENT_SCOPE)
+  set(definitions LAB_RUNG_SOURCE="${compiled}" LAB_RUNG_ORIGINAL="${source}" LAB_RUNG_ID="${id}"
+      LAB_RUNG_NS=ex${number} LAB_FORM_${form})
+  # A driver rung's schemes, one definition each: LAB_RUNG_SCHEME_0=multipass, ...
+  list(FIND LAB_RUNG_IDS ${kernel_rung} index)
+  string(JSON schemes ERROR_VARIABLE none LENGTH "${LAB_REGISTRY_JSON}" rungs ${index} variants)
+  if(NOT none AND schemes GREATER 0)
+    math(EXPR last "${schemes} - 1")
+    foreach(s RANGE ${last})
+      string(JSON scheme GET "${LAB_REGISTRY_JSON}" rungs ${index} variants ${s})
+      list(APPEND definitions LAB_RUNG_SCHEME_${s}=${scheme})
+    endforeach()
+  endif()
+  set(${out} ${definitions} PARENT_SCOPE)
 endfunction()
 
 # lab_add_rung_kernel(<target> <id> <kernel file> [<kernel's rung>]): an object library holding

@@ -18,7 +18,7 @@ std::string to_json(const Request& request)
                           {"orders", request.orders},
                           {"jobs", jobs},
                           {"speed", {{"n", sp.n}, {"seed", sp.seed}, {"block", sp.block}, {"warmup", sp.warmup},
-                                     {"samples", sp.samples}}}}
+                                     {"samples", sp.samples}, {"scheme", sp.scheme}}}}
         .dump(1);
 }
 
@@ -52,6 +52,7 @@ Request parse_request(const std::string& text)
         r.speed.block = sp.at("block").get<unsigned>();
         r.speed.warmup = sp.at("warmup").get<int>();
         r.speed.samples = sp.at("samples").get<int>();
+        r.speed.scheme = sp.at("scheme").get<std::string>();
         return r;
     } catch (const nlohmann::json::exception& e) {
         throw std::runtime_error(std::string("malformed request: ") + e.what());

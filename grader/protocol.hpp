@@ -49,6 +49,7 @@ struct SpeedJob {
     std::uint64_t n = 0, seed = 0;
     unsigned block = 0;
     int warmup = 3, samples = 20;
+    std::string scheme;  // a driver rung's scheme to time (tests/speed.json); "" for the others
 };
 
 struct Request {

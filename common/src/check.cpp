@@ -18,8 +18,10 @@ namespace lab {
 namespace {
 
 constexpr double kUnitRoundoff = 0x1.0p-24;  // float's u
-// The two_phase scheme's fixed grid (ex10::kPhaseOneBlocks in solutions/10_any_length.cu).
+// The fixed grids of the single-launch schemes: rung 10's two_phase (ex10::kPhaseOneBlocks in
+// solutions/10_any_length.cu) and rung 11's ticket and atomic (ex11::kMaxBlocks).
 constexpr std::size_t kPhaseOneBlocks = 1024;
+constexpr std::size_t kSinglePassBlocks = 1024;
 // Integer-valued floats whose magnitudes add up to no more than this sum exactly in any order.
 constexpr double kExactLimit = 0x1.0p24;
 
@@ -45,6 +47,13 @@ std::size_t addition_depth(const RungInfo& rung, const LaunchPlan& plan, std::si
     // A driver's schemes (solutions/10_any_length.cu): the launches each element passes through.
     const std::size_t b = plan.block;
     std::size_t depth = 0;
+    if (plan.variant == "ticket" || plan.variant == "atomic") {
+        const std::size_t grid = std::clamp<std::size_t>((n + b - 1) / b, 1, kSinglePassBlocks);
+        if (n <= 1) return 0;
+        // ticket: the last block folds the grid's partials as a grid-stride launch of one block
+        // would; atomic: the partials are added to the result one after another, in any order.
+        return strided(n, grid) + (plan.variant == "ticket" ? strided(grid, 1) : grid);
+    }
     if (plan.variant == "two_phase") {
         const std::size_t grid = std::min<std::size_t>(kPhaseOneBlocks, (n + b - 1) / b);
         return n <= 1 ? 0 : strided(n, grid) + strided(grid, 1);

@@ -5,16 +5,23 @@
 
 #include "lab/check.hpp"
 #include "lab/inputs.hpp"
+#include "lab/usage_error.hpp"
 
 namespace lab {
 
 namespace {
 
-std::vector<FullReduction::Pass> plan_passes(const RungInfo& rung, std::size_t n, unsigned block, const GpuShape& gpu)
+std::vector<FullReduction::Pass> plan_passes(const RungInfo& rung, std::size_t n, unsigned block, const GpuShape& gpu,
+                                             const std::string& scheme)
 {
     std::vector<FullReduction::Pass> passes;
-    // A driver rung leaves one value itself: one call of its last scheme (rung 10's two_phase).
-    if (rung.grid == GridPolicy::one) return {{plan_launch(rung, n, block, gpu, 0, rung.variants.back()), n}};
+    // A driver rung leaves one value itself: one call of the scheme, by default its last.
+    if (rung.grid == GridPolicy::one) {
+        LaunchPlan plan = plan_launch(rung, n, block, gpu, 0, scheme.empty() ? rung.variants.back() : scheme);
+        plan.reuse = true;
+        return {{plan, n}};
+    }
+    if (!scheme.empty()) throw UsageError("rung " + rung.id + " has one kernel and no scheme '" + scheme + "'");
     do {
         // After its first pass a grid-stride rung needs one block: the partials fit in a few loads per thread.
         const unsigned grid = rung.grid == GridPolicy::sm_count && !passes.empty() ? 1 : 0;
@@ -27,8 +34,8 @@ std::vector<FullReduction::Pass> plan_passes(const RungInfo& rung, std::size_t n
 }  // namespace
 
 FullReduction::FullReduction(const RungBinding& binding, const RungInfo& rung, Op op, Dtype dtype, std::size_t n,
-                             unsigned block, const GpuShape& gpu)
-    : binding_(binding), rung_(rung), op_(op), dtype_(dtype), passes_(plan_passes(rung, n, block, gpu))
+                             unsigned block, const GpuShape& gpu, const std::string& scheme)
+    : binding_(binding), rung_(rung), op_(op), dtype_(dtype), passes_(plan_passes(rung, n, block, gpu, scheme))
 {
     // int and float are both 4 bytes, and a guard is the same bit pattern in either.
     for (const auto& p : passes_) {

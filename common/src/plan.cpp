@@ -19,7 +19,10 @@ LaunchPlan plan_launch(const RungInfo& rung, std::size_t n, unsigned block, cons
         if (std::find(rung.variants.begin(), rung.variants.end(), variant) == rung.variants.end())
             throw UsageError("rung " + rung.id + " has no scheme '" + variant + "'; its schemes: " + rung.describe_variants());
         if (grid != 0) throw UsageError("rung " + rung.id + " picks its own grids; it cannot run with a grid of " + std::to_string(grid));
-        return LaunchPlan{1, block, 0, variant};
+        LaunchPlan plan{1, block, 0, variant};
+        plan.repeatable = rung.repeatable(variant);
+        plan.ticket_fence = rung.ticket_fence;
+        return plan;
     }
     if (!variant.empty()) throw UsageError("rung " + rung.id + " has one kernel and no scheme '" + variant + "'");
     if (n == 0) throw UsageError("rung " + rung.id + ": the input is empty (n = 0); reduce at least one element");

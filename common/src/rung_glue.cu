@@ -11,8 +11,11 @@
 #include "lab/kernel.hpp"
 #include LAB_RUNG_SOURCE
 
+#include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "lab/device_buffer.hpp"
@@ -90,11 +93,14 @@ __attribute__((init_priority(60000))) const lab::RungBinding binding{LAB_RUNG_ID
 
 #elif defined(LAB_FORM_DRIVER)
 // A driver rung: the file's class Reducer<T> (constructed for the largest n and the block size) has
-// one member function per scheme that writes the sum of in[0, n) to one T on the device. Each call
-// here makes a Reducer, runs the scheme twice on the same input (the second time into a value of
-// the glue's own), and destroys it. Both answers must agree bit for bit: a call may not depend on
-// what the one before left in the scratch memory. A call may not allocate, and the destructor must
+// one member function per scheme (rungs.json "variants", here LAB_RUNG_SCHEME_0, 1, ...) that
+// writes the sum of in[0, n) to one T on the device. Each call here makes a Reducer, runs the
+// scheme twice on the same input (first into a value of the glue's own, then into `out`, which the
+// test checks), and destroys it. A repeatable scheme's two answers must agree bit for bit; every
+// scheme's second answer is the one checked, so a call may not depend on what the one before left
+// in the scratch memory (a counter not reset, say). A call may not allocate, and the destructor must
 // free what the constructor allocated: the CPU backend counts device allocations (a GPU does not).
+// With plan.reuse (the speed tests, the benchmark) the glue keeps one Reducer and only calls.
 std::size_t live_allocations()
 {
 #if defined(LAB_BACKEND_CPU)
@@ -104,46 +110,102 @@ std::size_t live_allocations()
 #endif
 }
 
+template <typename T>
+std::string bits_text(T value)
+{
+    std::string text = std::to_string(value);
+    if constexpr (std::is_floating_point_v<T>) {
+        char hex[32];
+        std::snprintf(hex, sizeof hex, " (%a)", static_cast<double>(value));
+        text += hex;
+    }
+    return text;
+}
+
+// The Reducer the timed calls share: one per (type, scheme), rebuilt when n or the block changes.
+template <typename T, void (LAB_RUNG_NS::Reducer<T>::*scheme)(const T*, std::size_t, T*)>
+void call_reused(const lab::LaunchPlan& plan, const T* in, T* out, std::size_t n)
+{
+    static std::unique_ptr<LAB_RUNG_NS::Reducer<T>> kept;
+    static std::size_t kept_n = 0;
+    static unsigned kept_block = 0;
+    if (!kept || kept_n != n || kept_block != plan.block) {
+        kept.reset();
+        kept = std::make_unique<LAB_RUNG_NS::Reducer<T>>(n, plan.block);
+        kept_n = n, kept_block = plan.block;
+    }
+    ((*kept).*scheme)(in, n, out);
+}
+
 template <typename T, void (LAB_RUNG_NS::Reducer<T>::*scheme)(const T*, std::size_t, T*)>
 void launch_scheme(const lab::LaunchPlan& plan, const void* in, void* out, std::size_t n)
 {
-    lab::DeviceBuffer<T> again(1);
+#if defined(LAB_BACKEND_CPU)
+    lab::cpu::require_ticket_fence(plan.ticket_fence);
+#endif
+    if (plan.reuse) return call_reused<T, scheme>(plan, input<T>(in), output<T>(out), n);
+    // Starts as the caller's output slot does (the poison it was filled with), so that a call that
+    // writes nothing leaves the same bits in both and the caller reports what it found there.
+    lab::DeviceBuffer<T> first_out(1);
+    LAB_CUDA_CHECK(cudaMemcpy(first_out.data(), out, sizeof(T), cudaMemcpyDeviceToDevice));
     const std::string name = "Reducer::" + plan.variant;
     const std::size_t before = live_allocations();
     {
         LAB_RUNG_NS::Reducer<T> reducer(n, plan.block);
         LAB_CUDA_CHECK(cudaDeviceSynchronize());
         const std::size_t held = live_allocations();
-        (reducer.*scheme)(input<T>(in), n, output<T>(out));
+        (reducer.*scheme)(input<T>(in), n, first_out.data());
         LAB_CUDA_CHECK(cudaGetLastError());
         LAB_CUDA_CHECK(cudaDeviceSynchronize());
         if (live_allocations() != held)
             throw lab::UsageError(name + " allocated device memory (" + std::to_string(live_allocations() - held) +
                                   " allocation(s) more after the call than before): allocate once, in the constructor, "
                                   "and reuse it in every call");
-        (reducer.*scheme)(input<T>(in), n, again.data());
+        (reducer.*scheme)(input<T>(in), n, output<T>(out));
         LAB_CUDA_CHECK(cudaGetLastError());
         LAB_CUDA_CHECK(cudaDeviceSynchronize());
     }
     if (live_allocations() != before)
         throw lab::UsageError("the Reducer left " + std::to_string(live_allocations() - before) +
                               " device allocation(s) unfreed: its destructor must cudaFree what its constructor allocated");
+    if (!plan.repeatable) return;
     T first{}, second{};
-    LAB_CUDA_CHECK(cudaMemcpy(&first, out, sizeof(T), cudaMemcpyDeviceToHost));
-    LAB_CUDA_CHECK(cudaMemcpy(&second, again.data(), sizeof(T), cudaMemcpyDeviceToHost));
+    LAB_CUDA_CHECK(cudaMemcpy(&first, first_out.data(), sizeof(T), cudaMemcpyDeviceToHost));
+    LAB_CUDA_CHECK(cudaMemcpy(&second, out, sizeof(T), cudaMemcpyDeviceToHost));
     if (std::memcmp(&first, &second, sizeof(T)) != 0)
-        throw lab::UsageError(name + " gave " + std::to_string(first) + ", then " + std::to_string(second) +
-                              " on the same input: the second call must not depend on what the first left in the "
-                              "scratch memory");
+        throw lab::UsageError(name + " gave " + bits_text(first) + ", then " + bits_text(second) +
+                              " on the same input: this scheme adds in a fixed order, so it must give the same bits "
+                              "every time, and the second call must not depend on what the first left behind (in the "
+                              "scratch memory, a counter)");
 }
+
+#define LAB_STRING_OF(x) #x
+#define LAB_STRING(x) LAB_STRING_OF(x)
+#define LAB_SCHEME_ENTRY(T, scheme)                                                                      \
+    lab::RungEntry                                                                                       \
+    {                                                                                                    \
+        Op::sum, lab::dtype_of<T>(), &launch_scheme<T, &LAB_RUNG_NS::Reducer<T>::scheme>, LAB_STRING(scheme) \
+    }
 
 template <typename T>
 std::vector<lab::RungEntry> driver_entries()
 {
-    using R = LAB_RUNG_NS::Reducer<T>;
-    return {{Op::sum, lab::dtype_of<T>(), &launch_scheme<T, &R::multipass>, "multipass"},
-            {Op::sum, lab::dtype_of<T>(), &launch_scheme<T, &R::split>, "split"},
-            {Op::sum, lab::dtype_of<T>(), &launch_scheme<T, &R::two_phase>, "two_phase"}};
+    std::vector<lab::RungEntry> entries;
+#if defined(LAB_RUNG_SCHEME_0)
+    entries.push_back(LAB_SCHEME_ENTRY(T, LAB_RUNG_SCHEME_0));
+#else
+#error "a driver rung names its schemes in rungs.json's \"variants\" (CMake passes them as LAB_RUNG_SCHEME_0, 1, ...)"
+#endif
+#if defined(LAB_RUNG_SCHEME_1)
+    entries.push_back(LAB_SCHEME_ENTRY(T, LAB_RUNG_SCHEME_1));
+#endif
+#if defined(LAB_RUNG_SCHEME_2)
+    entries.push_back(LAB_SCHEME_ENTRY(T, LAB_RUNG_SCHEME_2));
+#endif
+#if defined(LAB_RUNG_SCHEME_3)
+    entries.push_back(LAB_SCHEME_ENTRY(T, LAB_RUNG_SCHEME_3));
+#endif
+    return entries;
 }
 
 std::vector<lab::RungEntry> all_driver_entries()

@@ -184,10 +184,10 @@ Timing measure_baseline(SpeedInputs& inputs, const DeviceStatus& device)
 }
 
 SpeedMeasurement measure_speed(const RungBinding& binding, const RungInfo& rung, SpeedInputs& inputs, unsigned block,
-                               const DeviceStatus& device)
+                               const DeviceStatus& device, const std::string& scheme)
 {
     const std::size_t n = inputs.n();
-    const FullReduction mine(binding, rung, Op::sum, Dtype::f32, n, block, device.shape);
+    const FullReduction mine(binding, rung, Op::sum, Dtype::f32, n, block, device.shape, scheme);
     const FullReduction baseline(baseline_binding(), baseline_info(), Op::sum, Dtype::f32, n, 256, device.shape);
     SpeedMeasurement m;
     m.ceiling = measure_ceiling(n * sizeof(float), device.shape);

@@ -119,7 +119,8 @@ SpeedPlan SpeedPlan::parse(const std::string& text, const std::string& path)
     try {
         const auto doc = nlohmann::json::parse(text);
         p.n = doc.at("n").get<std::size_t>();
-        for (const auto& j : doc.at("rungs")) p.cases.push_back({j.at("rung").get<std::string>(), j.at("block").get<unsigned>()});
+        for (const auto& j : doc.at("rungs"))
+            p.cases.push_back({j.at("rung").get<std::string>(), j.at("block").get<unsigned>(), j.value("scheme", std::string())});
         for (const auto& j : doc.at("calibrations")) {
             Calibration c;
             c.gpu = j.at("gpu").get<std::string>();
@@ -218,7 +219,7 @@ AppliedThresholds SpeedPlan::thresholds_for(const std::string& rung, const std::
 std::string SpeedPlan::to_json() const
 {
     std::ostringstream j;
-    j << "{\n  \"about\": \"The speed tests: which rungs have one (rungs, with the block size), and, for each GPU "
+    j << "{\n  \"about\": \"The speed tests: which rungs have one (rungs, with the block size and, for a driver rung, the scheme timed), and, for each GPU "
          "calibrated, how fast the reference solutions ran (calibrations). Every figure is a ratio measured in the same run, never a time: "
          "vs_baseline, the rung's speed over the kit's naive kernel's (common/src/speed_kernels.cu); of_ceiling, its "
          "bandwidth over this GPU's ceiling (a read-only streaming kernel or a device-to-device copy, whichever is "
@@ -229,7 +230,8 @@ std::string SpeedPlan::to_json() const
          "adds or replaces its calibration.\",\n";
     j << "  \"n\": " << n << ",\n  \"rungs\": [\n";
     for (std::size_t i = 0; i < cases.size(); ++i)
-        j << "    {\"rung\": \"" << cases[i].rung << "\", \"block\": " << cases[i].block << "}"
+        j << "    {\"rung\": \"" << cases[i].rung << "\", \"block\": " << cases[i].block
+          << (cases[i].scheme.empty() ? "" : ", \"scheme\": \"" + cases[i].scheme + "\"") << "}"
           << (i + 1 < cases.size() ? "," : "") << "\n";
     j << "  ],\n  \"calibrations\": [";
     for (std::size_t c = 0; c < calibrations.size(); ++c) {

@@ -17,13 +17,16 @@ std::vector<unsigned> rejected_block_sizes(const RungInfo& rung)
     return sizes;
 }
 
-std::string SpeedCase::name() const { return "float_n" + std::to_string(n) + "_b" + std::to_string(block); }
+std::string SpeedCase::name() const
+{
+    return (scheme.empty() ? "" : scheme + "_") + "float_n" + std::to_string(n) + "_b" + std::to_string(block);
+}
 
 std::vector<SpeedCase> speed_cases(const RungInfo& rung)
 {
     const SpeedPlan& plan = SpeedPlan::kit();
     const SpeedPlan::Case* c = plan.find(rung.id);
-    return c ? std::vector<SpeedCase>{{plan.n, c->block}} : std::vector<SpeedCase>{};
+    return c ? std::vector<SpeedCase>{{plan.n, c->block, c->scheme}} : std::vector<SpeedCase>{};
 }
 
 std::string fixture_of(Op op)

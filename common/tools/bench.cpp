@@ -118,19 +118,21 @@ bool bench_size(const Size& size, unsigned block, std::vector<Row>& rows, const 
     std::vector<std::unique_ptr<lab::FullReduction>> reductions;
     for (const lab::RungBinding* binding : lab::bound_rungs()) {
         const auto& rung = lab::Registry::kit().get(binding->id);
-        // Not timed yet: a driver rung's glue checks every call (a fresh Reducer, two runs, the
-        // allocations counted), which is not what its speed would be.
-        if (rung.grid == lab::GridPolicy::one) continue;
-        auto& r = reductions.emplace_back(std::make_unique<lab::FullReduction>(
-            *binding, rung, lab::Op::sum, lab::dtype_of<T>(), size.n, block, device.shape));
-        names.push_back(rung.id);
-        launches.push_back(r->passes());
-        work.push_back({{}, [&data, r = r.get()] { r->run(data.data()); }, [&exact, r = r.get()] {
-                            T got{};
-                            LAB_CUDA_CHECK(cudaMemcpy(&got, r->result(), sizeof got, cudaMemcpyDeviceToHost));
-                            const std::string wrong = lab::check_sum(exact, got, r->addition_depth());
-                            return wrong.empty() ? r->overwritten_guard() : wrong;
-                        }});
+        // A driver rung gets a row per scheme ("11_single_pass/ticket"), each one call of a Reducer
+        // kept from call to call; every other rung, one row: its passes until one value is left.
+        const std::vector<std::string> schemes = rung.variants.empty() ? std::vector<std::string>{""} : rung.variants;
+        for (const std::string& scheme : schemes) {
+            auto& r = reductions.emplace_back(std::make_unique<lab::FullReduction>(
+                *binding, rung, lab::Op::sum, lab::dtype_of<T>(), size.n, block, device.shape, scheme));
+            names.push_back(scheme.empty() ? rung.id : rung.id + "/" + scheme);
+            launches.push_back(r->passes());
+            work.push_back({{}, [&data, r = r.get()] { r->run(data.data()); }, [&exact, r = r.get()] {
+                                T got{};
+                                LAB_CUDA_CHECK(cudaMemcpy(&got, r->result(), sizeof got, cudaMemcpyDeviceToHost));
+                                const std::string wrong = lab::check_sum(exact, got, r->addition_depth());
+                                return wrong.empty() ? r->overwritten_guard() : wrong;
+                            }});
+        }
     }
 #if !defined(LAB_BACKEND_CPU)
     const lab::CubSum cub(lab::dtype_of<T>(), size.n);
@@ -224,6 +226,27 @@ std::string markdown(const std::vector<Row>& rows, const std::vector<Size>& size
             if (r.size == s.label && r.kernel != "cub" && r.kernel != "cpu" && (!best || r.ms < best->ms)) best = &r;
         if (cub && best) md << "| " << s.label << " | " << best->kernel << " | " << format("%.3f", cub->ms / best->ms) << " |\n";
     }
+    // The driver rungs' schemes, each against CUB at every size: the single-pass schemes' one launch
+    // shows most at small sizes, where a launch's fixed cost is most of the time.
+    std::vector<std::string> drivers;
+    for (const auto& k : kernels)
+        if (k.find('/') != std::string::npos) drivers.push_back(k);
+    if (!drivers.empty()) {
+        md << "\nThe driver rungs' schemes against CUB (time of CUB / time of the scheme; above 1 is faster):\n\n| scheme |";
+        for (const auto& s : sizes) md << ' ' << s.label << " |";
+        md << "\n|---|";
+        for (std::size_t i = 0; i < sizes.size(); ++i) md << "---:|";
+        md << '\n';
+        for (const auto& k : drivers) {
+            md << "| " << k << " |";
+            for (const auto& s : sizes) {
+                const Row* r = find(rows, k, s.label);
+                const Row* cub = find(rows, "cub", s.label);
+                md << ' ' << (r && cub ? format("%.2f", cub->ms / r->ms) : "-") << " |";
+            }
+            md << '\n';
+        }
+    }
     return md.str();
 }
 
@@ -258,7 +281,7 @@ int calibrate(const std::string& path, int runs, const lab::DeviceStatus& device
                 std::fprintf(stderr, "lab-bench: tests/speed.json names %s, which is not linked in\n", c.rung.c_str());
                 return 1;
             }
-            const auto m = lab::measure_speed(*binding, lab::Registry::kit().get(c.rung), inputs, c.block, device);
+            const auto m = lab::measure_speed(*binding, lab::Registry::kit().get(c.rung), inputs, c.block, device, c.scheme);
             if (!m.wrong.empty()) {
                 std::fprintf(stderr, "lab-bench: the reference %s is wrong (%s): nothing calibrated\n", c.rung.c_str(),
                              m.wrong.c_str());
@@ -364,8 +387,17 @@ int main(int argc, char** argv)
         }
         if (!options.tsv.empty()) {
             std::ofstream tsv(options.tsv);
-            for (const auto& r : rows)
-                if (r.kernel != "cub" && r.kernel != "cpu") tsv << r.kernel << "\tok\t" << r.gbps << '\t' << r.ms << '\n';
+            // One line per rung: a driver rung's is the scheme its speed test times (tests/speed.json).
+            for (const auto& r : rows) {
+                if (r.kernel == "cub" || r.kernel == "cpu") continue;
+                const auto slash = r.kernel.find('/');
+                const std::string id = r.kernel.substr(0, slash);
+                if (slash != std::string::npos) {
+                    const lab::SpeedPlan::Case* timed = lab::SpeedPlan::kit().find(id);
+                    if (!timed || timed->scheme != r.kernel.substr(slash + 1)) continue;
+                }
+                tsv << id << "\tok\t" << r.gbps << '\t' << r.ms << '\n';
+            }
         }
         if (!options.csv.empty()) {
             std::ofstream csv(options.csv);

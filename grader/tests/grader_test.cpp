@@ -194,6 +194,48 @@ TEST(Integrity, ReadsTheFilesOwnLinesAfterPreprocessing)
     EXPECT_EQ(check_preprocessed(rung, text, compiled).size(), 2u);
 }
 
+// Rung 11's ticket rule in the PTX: a ticket (inc, or add of the constant 1, on a 32-bit counter)
+// needs a GPU-scope fence since the function's last ticket; the int atomic scheme's add of a register
+// is not a ticket; each function starts unfenced.
+TEST(Integrity, AFenceBeforeEveryTicketInThePtx)
+{
+    const lab::RungInfo& rung = lab::Registry::kit().get("11");
+    ASSERT_TRUE(rung.ticket_fence);
+    const auto dir = scratch("ptx");
+    const auto findings = [&](const std::string& body) {
+        std::ofstream(dir / "k.ptx", std::ios::trunc) << body;
+        CompiledRung compiled;
+        compiled.shown_as = "exercises/11_single_pass.cu";
+        compiled.ptx = {(dir / "k.ptx").string()};
+        std::vector<std::string> rules;
+        for (const Finding& f : check_integrity(rung, compiled)) rules.push_back(f.rule);
+        return rules;
+    };
+    const std::vector<std::string> none, refused{"ticket-fence"};
+    const std::string entry = ".visible .entry _ZN4ex1113reduce_ticketIiEEvPKT_mPS1_PjS4_(\n";
+    EXPECT_EQ(findings(entry + "\tst.global.u32 [%rd1], %r1;\n\tmembar.gl;\n\tatom.global.add.u32 \t%r3, [%rd3], 1;\n"), none);
+    EXPECT_EQ(findings(entry + "\tfence.acq_rel.gpu;\n\tatom.global.inc.u32 \t%r6, [%rd3], %r5;\n"), none);
+    EXPECT_EQ(findings(entry + "\tst.global.u32 [%rd1], %r1;\n\tatom.global.add.u32 \t%r3, [%rd3], 1;\n"), refused);
+    EXPECT_EQ(findings(entry + "\tatom.global.inc.u32 \t%r6, [%rd3], %r5;\n"), refused);
+    // A fence of the block's scope only is not enough; one fence does not cover two tickets.
+    EXPECT_EQ(findings(entry + "\tmembar.cta;\n\tatom.global.add.u32 \t%r3, [%rd3], 1;\n"), refused);
+    EXPECT_EQ(findings(entry + "\tmembar.gl;\n\tatom.global.add.u32 %r3, [%rd3], 1;\n\tatom.global.add.u32 %r4, [%rd3], 1;\n"),
+              refused);
+    // The atomic scheme: a block's sum added to the result, with no fence, is no ticket.
+    EXPECT_EQ(findings(entry + "\tatom.global.add.u32 \t%r125, [%rd59], %r133;\n\tatom.global.add.f32 %f1, [%rd1], %f2;\n"),
+              none);
+    // A fence in one function does not cover the next one's ticket.
+    EXPECT_EQ(findings(entry + "\tmembar.gl;\n}\n.visible .entry _ZN4ex114nextEv(\n\tatom.global.add.u32 %r1, [%rd1], 1;\n"),
+              refused);
+    // Rungs without the rule are not held to it.
+    lab::RungInfo other = rung;
+    other.ticket_fence = false;
+    std::ofstream(dir / "k.ptx", std::ios::trunc) << entry << "\tatom.global.add.u32 %r3, [%rd3], 1;\n";
+    CompiledRung compiled;
+    compiled.ptx = {(dir / "k.ptx").string()};
+    EXPECT_TRUE(check_integrity(other, compiled).empty());
+}
+
 // Every rule a rung names is one the grader has.
 TEST(Integrity, EveryRungsRulesAreKnown)
 {

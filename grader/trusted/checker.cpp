@@ -441,7 +441,8 @@ SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJ
     std::istringstream lines(read_bounded(work_dir + "/speed.out", static_cast<std::size_t>(launches) * 64));
     SpeedInputs inputs(job.n, job.seed);
     const std::size_t depth =
-        FullReduction(baseline_binding(), rung, Op::sum, Dtype::f32, job.n, job.block, device_status().shape).addition_depth();
+        FullReduction(baseline_binding(), rung, Op::sum, Dtype::f32, job.n, job.block, device_status().shape, job.scheme)
+            .addition_depth();
     std::vector<double> times;
     for (int s = 0; s < launches; ++s) {
         double ms = 0;

@@ -184,10 +184,38 @@ std::vector<Finding> check_ptx(const lab::RungInfo& rung, const std::string& pat
     std::vector<Finding> out;
     static const std::regex atomic(R"(^\s*(@!?%\w+\s+)?(atom|red)\.)"), redux(R"(\bredux\.sync\b)"),
         library(R"(N3cub|N6thrust)");
+    // A rung with "ticket_fence" (rungs.json): every ticket, an atomic on a 32-bit counter in global
+    // memory that counts by one (atomicInc, atomicDec, or atomicAdd/atomicSub of the constant 1),
+    // follows a fence of GPU or system scope since the function's last ticket, in the PTX's order, as
+    // the CPU backend demands at run time (common/CPU_BACKEND.md, "Tickets"), so that a GPU grading
+    // and a CPU grading give one verdict. (PTX has no signed atomic add: rung 11's int atomic scheme,
+    // atomicAdd of a block's sum, is an add.u32 too, but of a register, never of the constant 1.)
+    static const std::regex ticket(
+        R"(^\s*(@!?%\w+\s+)?(atom|red)\.global\.((inc|dec)\.u32\b|add\.u32\s[^;]*,\s*(1|-1|4294967295|0xffffffff|0[xX]FFFFFFFF)\s*;))"),
+        fence(R"(^\s*(@!?%\w+\s+)?(membar\.(gl|sys)|fence\.(sc|acq_rel)\.(gpu|sys))\b)"),
+        function(R"(^\s*(\.visible\s+|\.weak\s+)?\.(entry|func)\b)");
+    bool fenced = false;
     std::istringstream text(read_text(path));
     std::set<std::string> said;
     for (std::string line; std::getline(text, line);) {
         std::string what, rule;
+        if (rung.ticket_fence) {
+            if (std::regex_search(line, function)) fenced = false;
+            else if (std::regex_search(line, fence)) fenced = true;
+            else if (std::regex_search(line, ticket)) {
+                if (!fenced) rule = "ticket-fence";
+                fenced = false;
+            }
+        }
+        if (!rule.empty()) {
+            if (said.insert(rule).second)
+                out.push_back({shown_as + " (PTX " + fs::path(path).filename().string() + ")", rule,
+                               "the compiled kernel takes a ticket (an atomic add or inc on an unsigned counter) with "
+                               "no __threadfence() since its last one: the block that draws the last ticket may read "
+                               "a partial that is not visible yet. Write the partial, __threadfence(), then take the "
+                               "ticket."});
+            continue;
+        }
         if (forbids(rung, "atomics") && std::regex_search(line, atomic)) rule = "atomics", what = "an atomic instruction";
         else if (forbids(rung, "libraries") && std::regex_search(line, redux))
             rule = "libraries", what = "a warp reduction instruction (redux.sync, from __reduce_*_sync)";

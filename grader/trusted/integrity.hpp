@@ -15,7 +15,8 @@
 //   - in the preprocessed text of its own lines (after every macro): the text screen's rules, and
 //     no attribute that places code (constructor, init_priority, section, alias, weak, ...).
 // Per rung, the registry's "forbids" (rungs.json): "libraries" (CUB, Thrust, cooperative groups'
-// reduce and scan, the __reduce_*_sync warp intrinsics) and "atomics", in the text and in the PTX.
+// reduce and scan, the __reduce_*_sync warp intrinsics) and "atomics", in the text and in the PTX;
+// and for a rung with "ticket_fence" (11), a fence before every ticket, in the PTX ("ticket-fence").
 #pragma once
 
 #include <string>
@@ -27,7 +28,8 @@ namespace lab::grading {
 
 struct Finding {
     std::string where;  // "exercises/07_coarsening.cu:12", or "exercises/07_coarsening.cu as compiled (rung_glue.cu.o)"
-    std::string rule;   // "atomics", "libraries", "code-before-main", "symbols", "host-calls", "source"
+    std::string rule;   // "atomics", "libraries", "code-before-main", "symbols", "host-calls", "source",
+                        // "ticket-fence"
     std::string what;   // what was found, and why it is not allowed
     std::string text() const { return where + ": [" + rule + "] " + what; }
 };

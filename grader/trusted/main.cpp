@@ -163,6 +163,7 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
             SpeedJob job;
             job.n = plan.n;
             job.block = speed_case->block;
+            job.scheme = speed_case->scheme;
             job.seed = g.seed ^ lab::fnv1a("speed/" + r.id);
             lab::SpeedInputs baseline_inputs(plan.n, job.seed + 2);
             lab::SpeedMeasurement m;
@@ -471,7 +472,15 @@ int main(int argc, char** argv)
     replay_cmd->add_option("--seed", replay_seed, "the case's seed, as the report gives it")->required();
     replay_cmd->add_option("--grid", grid, "blocks (grid-stride rungs)");
     replay_cmd->add_option("--offset", offset, "elements the input starts into its buffer");
-    replay_cmd->add_option("--scheme", scheme, "a driver rung's scheme (rung 10: multipass, split, two_phase)");
+    std::string schemes = "rungs.json's \"variants\"";
+    try {  // the help names them; a registry that does not load is reported by the command that needs it
+        schemes.clear();
+        for (const auto& rung : lab::Registry::kit().rungs())
+            if (!rung.variants.empty()) schemes += (schemes.empty() ? "" : "; ") + rung.number + ": " + rung.describe_variants();
+    } catch (const std::exception&) {
+        schemes = "rungs.json's \"variants\"";
+    }
+    replay_cmd->add_option("--scheme", scheme, "a driver rung's scheme (" + schemes + ")");
     replay_cmd->add_option("--file", file, "the kernel file (default: the kit's exercises/NN_name.cu)");
 #ifndef LAB_RELEASE
     lab::batch::BatchOptions batch;

@@ -111,6 +111,11 @@ void run_job(const lab::RungBinding& binding, const Job& job, const std::string&
         plan.block = job.block;
         plan.shared_bytes = job.shared_bytes;
         plan.variant = job.variant;
+        if (!job.variant.empty()) {  // a driver rung's scheme: what the registry says of it (lab/plan.hpp)
+            const lab::RungInfo& rung = lab::Registry::kit().get(binding.id);
+            plan.repeatable = rung.repeatable(job.variant);
+            plan.ticket_fence = rung.ticket_fence;
+        }
         try {
             binding.launch(c.op, lab::dtype_of<T>(), plan, device_in + job.offset, device_out + guards, job.n);
             ok(cudaDeviceSynchronize(), error, "the kernel");
@@ -148,7 +153,7 @@ int run_speed(const lab::RungBinding& binding, const SpeedJob& job, const std::s
     const lab::RungInfo& rung = lab::Registry::kit().get(binding.id);
     lab::SpeedInputs inputs(job.n, job.seed);
     const lab::FullReduction mine(binding, rung, lab::Op::sum, lab::Dtype::f32, job.n, job.block,
-                                  lab::device_status().shape);
+                                  lab::device_status().shape, job.scheme);
     cudaEvent_t start, stop;
     cudaEventCreate(&start);
     cudaEventCreate(&stop);

@@ -216,7 +216,7 @@ TEST_P(Speed, FastEnough)
         GTEST_SKIP() << "speed is measured on a GPU only: the CPU backend checks correctness, not GPU speed.";
     const RungInfo& rung = Registry::kit().get(the_bound_rung().id);
     SpeedInputs inputs(GetParam().n, 20261122);
-    const SpeedMeasurement m = measure_speed(the_bound_rung(), rung, inputs, GetParam().block, device);
+    const SpeedMeasurement m = measure_speed(the_bound_rung(), rung, inputs, GetParam().block, device, GetParam().scheme);
     ASSERT_TRUE(m.wrong.empty()) << "rung " << rung.id << " gives a wrong sum of " << GetParam().n << " floats "
                                  << m.wrong << "\n  Its speed counts only when every answer is right. Each timed run "
                                  << "reads an input that changed since the last one: a kernel that hands back an "

@@ -26,11 +26,15 @@
 //         depth = c + 4 + ceil(log2 B) + 1
 //     The blocks' results are then combined by the checker itself, exactly (a compensated sum in
 //     double), so the number of blocks adds nothing to the depth.
-//   a driver rung (10), which leaves one value, by its scheme (plan.variant): multipass launches
+//   a driver rung (10, 11), which leaves one value, by its scheme (plan.variant): multipass launches
 //     the grid-stride kernel with two elements a thread, so each pass adds the grid-stride depth
 //     above, and the passes add up; split reduces whole blocks, ceil(log2 B) + 1 a round, and
 //     ceil(log_B n) rounds; two_phase is one grid-stride launch of at most 1024 blocks plus one of
-//     a single block over their partials. The checker compares the one value with the exact sum.
+//     a single block over their partials. Rung 11's ticket is two_phase in one launch (the last
+//     block folds the partials, as a one-block grid-stride launch would); its atomic scheme adds
+//     the partials of its grid g (at most 1024 blocks) into the result one at a time, in whatever
+//     order the blocks finish: the grid-stride depth plus g. The checker compares the one value
+//     with the exact sum.
 //   a full reduction (the speed tests, the benchmark) launches the rung again on the partials
 //     until one value is left: an element passes through every pass, so the depths add up.
 //

@@ -19,9 +19,11 @@ namespace lab {
 class FullReduction {
 public:
     // Plans every pass and allocates its output; throws UsageError for a bad block size. A
-    // grid-stride rung fills `gpu` in its first pass and finishes with a single block.
+    // grid-stride rung fills `gpu` in its first pass and finishes with a single block. A driver
+    // rung leaves one value in one call of `scheme` (empty: its last), with plan.reuse set: the glue
+    // keeps one Reducer from call to call, as a program would.
     FullReduction(const RungBinding& binding, const RungInfo& rung, Op op, Dtype dtype, std::size_t n, unsigned block,
-                  const GpuShape& gpu);
+                  const GpuShape& gpu, const std::string& scheme = "");
 
     // Launches every pass on `in` (n elements on the device); returns without waiting.
     void run(const void* in) const;

@@ -14,6 +14,14 @@ struct LaunchPlan {
     unsigned block = 0;            // threads per block
     std::size_t shared_bytes = 0;  // dynamic shared memory
     std::string variant;           // a driver rung's scheme ("multipass", ...); "" for one kernel launch
+    // A driver rung's scheme only:
+    bool repeatable = true;     // gives the same bits every time on the same input (RungInfo::unordered)
+    bool ticket_fence = false;  // the CPU backend holds it to RungInfo::ticket_fence
+    // Set by the speed tests and the benchmark: the glue keeps one Reducer for the same type, scheme,
+    // n and block from call to call, and checks nothing itself (every timed answer is checked by
+    // the caller), so that a timed call is the scheme's call alone. Otherwise each call builds a
+    // Reducer, runs the scheme twice and checks what is said in common/src/rung_glue.cu.
+    bool reuse = false;
 };
 
 // What sizing a grid to fill a GPU needs to know about it.

@@ -54,11 +54,19 @@ struct RungInfo {
     // A driver rung's schemes (rungs.json "variants"): each case runs once per scheme, named
     // "<scheme>_<case>". Empty for a rung with one kernel.
     std::vector<std::string> variants;
+    // The schemes whose float answer may change from run to run (rungs.json "unordered": rung 11's
+    // atomic, whose blocks add in whatever order they finish); every other scheme must give the same
+    // bits every time it runs on the same input.
+    std::vector<std::string> unordered;
+    // rungs.json "ticket_fence": on the CPU backend, every atomic a thread takes on an unsigned
+    // counter must follow a __threadfence() of its own (common/CPU_BACKEND.md, "Tickets").
+    bool ticket_fence = false;
 
     std::string test_prefix() const { return "Ex" + number; }  // "Ex03"
     std::string label() const { return "ex" + number; }        // "ex03", the ctest label
     bool supports(Op op) const;
     std::string describe_variants() const;  // "multipass, split, two_phase"
+    bool repeatable(const std::string& variant) const;  // not one of `unordered`
 };
 
 class Registry {

@@ -115,8 +115,9 @@ struct DeviceStatus;
 Timing measure_baseline(SpeedInputs& inputs, const DeviceStatus& device);
 
 // One rung's speed, measured as its speed test measures it: a full reduction of n floats timed in
-// turn with the kit's baseline, the CPU loop and the ceiling measured in the same run.
+// turn with the kit's baseline, the CPU loop and the ceiling measured in the same run. A driver
+// rung's `scheme` is the one timed (lab/full_reduction.hpp).
 SpeedMeasurement measure_speed(const RungBinding& binding, const RungInfo& rung, SpeedInputs& inputs, unsigned block,
-                               const DeviceStatus& device);
+                               const DeviceStatus& device, const std::string& scheme = "");
 
 }  // namespace lab

@@ -71,6 +71,7 @@ struct SpeedPlan {
     struct Case {
         std::string rung;
         unsigned block = 256;
+        std::string scheme;  // a driver rung's scheme to time ("ticket"); "" for the others
     };
     std::vector<Case> cases;  // the rungs that have a speed test, with their block size
     std::vector<Calibration> calibrations;

@@ -40,7 +40,8 @@ std::vector<unsigned> rejected_block_sizes(const RungInfo& rung);
 struct SpeedCase {
     std::size_t n = 0;
     unsigned block = 0;
-    std::string name() const;  // "float_n67108864_b256"
+    std::string scheme;        // a driver rung's scheme (tests/speed.json); "" for the others
+    std::string name() const;  // "float_n67108864_b256", "ticket_float_n67108864_b256"
 };
 std::vector<SpeedCase> speed_cases(const RungInfo& rung);
 

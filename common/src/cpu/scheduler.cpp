@@ -228,6 +228,7 @@ struct Fiber {
     Site site;
     int predicate = 0;
     unsigned atomics = 0;  // atomic operations since it last let the others run (spin_point)
+    bool fenced = false;   // a __threadfence() since its last ticket (require_ticket_fence)
     int barrier_result = 0;
     std::uint64_t warp_result = 0;
 
@@ -302,6 +303,8 @@ public:
     std::uint64_t warp_op(WarpKind kind, unsigned mask, std::uint64_t value, int arg, int width, const Site& site);
     unsigned active_mask(const Site& site);
     void spin_point(bool now);
+    void fence();
+    void ticket(const Site& site);
     void shared_declared(void* address, std::size_t bytes);
     void* dynamic_shared() const { return dynamic_shared_; }
     void thread_finished();
@@ -631,6 +634,7 @@ void Worker::run_block(std::size_t linear_block)
         Fiber& f = *fiber_[t];
         f.linear = t;
         f.state = State::ready;
+        f.fenced = false;
         f.context = ThreadContext{{t % inv.block.x, t / inv.block.x % inv.block.y, t / (inv.block.x * inv.block.y)},
                                   block_idx, inv.block, inv.grid};
     }
@@ -835,6 +839,27 @@ unsigned Worker::active_mask(const Site& site)
 // reaching a synchronisation point may be waiting for a value another thread of its block will
 // set (`while (atomicAdd(&flag, 0) == 0) {}`): every kSpinsBeforeYield atomics, and at once for
 // __nanosleep(), it lets the block's other threads run, as a GPU would.
+void Worker::fence()
+{
+    if (in_fiber_) current_->fenced = true;
+}
+
+void Worker::ticket(const Site& site)
+{
+    if (!in_fiber_) return;
+    Fiber& self = *current_;
+    if (!self.fenced)
+        fail(cudaErrorLaunchFailure,
+             "took a ticket (" + std::string(site.name) + " on an unsigned counter, at " + shown_path(site.file) + ":" +
+                 std::to_string(site.line) +
+                 ") with no __threadfence() since its last one. The block that draws the last ticket goes on to read "
+                 "what every other block wrote before taking its own; without a fence between that write and the "
+                 "atomic, a GPU may make the ticket visible first, and the last block adds a partial that is not "
+                 "there yet. The CPU's memory never shows that, so this backend checks the order itself: write, "
+                 "__threadfence(), then the atomic.");
+    self.fenced = false;
+}
+
 void Worker::spin_point(bool now)
 {
     constexpr unsigned kSpinsBeforeYield = 64;
@@ -1359,7 +1384,24 @@ unsigned active_mask(const char* file, int line)
     return call.worker().active_mask(Site{"__activemask", file, line});
 }
 
-void threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+std::atomic<bool> g_ticket_fence{false};
+
+void threadfence()
+{
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (!tls_worker) return;
+    RuntimeCall call;
+    call.worker().fence();
+}
+
+void require_ticket_fence(bool on) { g_ticket_fence.store(on, std::memory_order_relaxed); }
+
+void ticket_point(const char* name, const char* file, int line)
+{
+    if (!tls_worker || !g_ticket_fence.load(std::memory_order_relaxed)) return;
+    RuntimeCall call;
+    call.worker().ticket(Site{name, file, line});
+}
 
 void shared_declared(void* address, std::size_t bytes)
 {

@@ -64,6 +64,13 @@ unsigned active_mask(const char* file, int line);
 
 void threadfence();
 
+// Tickets (common/CPU_BACKEND.md): while required (a rung's "ticket_fence", set by its glue), every
+// ticket a thread takes (atomicInc or atomicDec, or atomicAdd or atomicSub of 1, on an unsigned
+// counter) must follow a __threadfence() of that thread's since its last ticket; the launch fails
+// otherwise.
+void require_ticket_fence(bool on);
+void ticket_point(const char* name, const char* file, int line);
+
 // Lets the block's other threads run now and then while a thread keeps calling atomics (a
 // spin-wait on a flag another thread sets); `now` for __nanosleep().
 void spin_point(bool now = false);
@@ -231,15 +238,19 @@ T atomic_update(T* address, F&& update)
 }  // namespace lab::cpu
 
 template <typename T>
-T atomicAdd(T* address, T value)
+T atomicAdd(T* address, T value, const char* file = __builtin_FILE(), int line = __builtin_LINE())
 {
+    if constexpr (std::is_same_v<T, unsigned>)
+        if (value == 1u) lab::cpu::ticket_point("atomicAdd", file, line);
     lab::cpu::spin_point();
     if constexpr (std::is_integral_v<T>) return __atomic_fetch_add(address, value, __ATOMIC_RELAXED);
     else return lab::cpu::atomic_update(address, [value](T old) { return old + value; });
 }
 template <typename T>
-T atomicSub(T* address, T value)
+T atomicSub(T* address, T value, const char* file = __builtin_FILE(), int line = __builtin_LINE())
 {
+    if constexpr (std::is_same_v<T, unsigned>)
+        if (value == 1u) lab::cpu::ticket_point("atomicSub", file, line);
     lab::cpu::spin_point();
     return __atomic_fetch_sub(address, value, __ATOMIC_RELAXED);
 }
@@ -298,12 +309,16 @@ T atomicXor(T* address, T value)
     lab::cpu::spin_point();
     return __atomic_fetch_xor(address, value, __ATOMIC_RELAXED);
 }
-inline unsigned atomicInc(unsigned* address, unsigned limit)
+inline unsigned atomicInc(unsigned* address, unsigned limit, const char* file = __builtin_FILE(),
+                          int line = __builtin_LINE())
 {
+    lab::cpu::ticket_point("atomicInc", file, line);
     return lab::cpu::atomic_update(address, [limit](unsigned old) { return old >= limit ? 0u : old + 1; });
 }
-inline unsigned atomicDec(unsigned* address, unsigned limit)
+inline unsigned atomicDec(unsigned* address, unsigned limit, const char* file = __builtin_FILE(),
+                          int line = __builtin_LINE())
 {
+    lab::cpu::ticket_point("atomicDec", file, line);
     return lab::cpu::atomic_update(address, [limit](unsigned old) { return old == 0 || old > limit ? limit : old - 1; });
 }
 
