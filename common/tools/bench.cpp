@@ -351,7 +351,10 @@ int emulator_speed(const lab::DeviceStatus& device)
             seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
         }
         std::sort(seconds.begin(), seconds.end());
-        std::printf("  %-20s %6.3f s  (%u blocks)\n", rung.id.c_str(), seconds[1], plan.grid);
+        if (plan.variant.empty())
+            std::printf("  %-20s %6.3f s  (%u blocks)\n", rung.id.c_str(), seconds[1], plan.grid);
+        else  // a driver rung: one call of a scheme, twice over with the glue's checks
+            std::printf("  %-20s %6.3f s  (Reducer::%s, called twice)\n", rung.id.c_str(), seconds[1], plan.variant.c_str());
     }
     return 0;
 }

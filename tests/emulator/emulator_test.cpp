@@ -300,6 +300,32 @@ TEST_F(Emulator, StackOverflowIsStopped)
     EXPECT_NE(error.find("ran out of stack"), std::string::npos) << error;
 }
 
+// Tickets (CPU_BACKEND.md): while required, a ticket needs a __threadfence() of the thread's own
+// since its last one; a block-scope fence is not enough, and an int atomic that adds data is no ticket.
+TEST_F(Emulator, ATicketWithoutAFenceIsRefusedWhenRequired)
+{
+    constexpr int kBlocks = 5;
+    DeviceBuffer<float> partials(kBlocks);
+    DeviceBuffer<unsigned> tickets(1);
+    DeviceBuffer<int> data(1);
+    const auto run = [&](int fence) {
+        tickets.fill(0u);
+        data.fill(0);
+        return error_of([&] { emulated::tickets(partials.data(), tickets.data(), data.data(), fence, kBlocks); });
+    };
+    EXPECT_EQ(run(0), "") << "not required: no rule";
+    lab::cpu::require_ticket_fence(true);
+    EXPECT_EQ(run(2), "");
+    EXPECT_EQ(tickets.download().front(), unsigned{kBlocks});
+    EXPECT_EQ(data.download().front(), kBlocks * 64);
+    for (int fence : {0, 1, 3}) {
+        const auto error = run(fence);
+        EXPECT_NE(error.find("took a ticket (atomicAdd on an unsigned counter, at "), std::string::npos) << fence << ": " << error;
+        EXPECT_NE(error.find("with no __threadfence() since its last one"), std::string::npos) << fence << ": " << error;
+    }
+    lab::cpu::require_ticket_fence(false);
+}
+
 TEST_F(Emulator, IntegerDivisionByZeroIsStopped)
 {
     DeviceBuffer<int> in(4), out(4);

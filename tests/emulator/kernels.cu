@@ -92,6 +92,17 @@ __global__ void atomics(const int* in, int n, int* sum, int* biggest, unsigned* 
     atomicAdd(float_sum, 0.5f);
 }
 
+__global__ void tickets(float* partials, unsigned* tickets, int* data, int fence)
+{
+    atomicAdd(data, 1);
+    if (threadIdx.x != 0) return;
+    partials[blockIdx.x] = static_cast<float>(blockIdx.x);
+    if (fence == 1) __threadfence_block();
+    if (fence >= 2) __threadfence();
+    atomicAdd(tickets, 1u);
+    if (fence == 3) atomicAdd(tickets, 1u);
+}
+
 __global__ void grid_indices(unsigned* out)
 {
     const unsigned x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -258,6 +269,10 @@ void warp_votes(const int* in, unsigned* out) { ::warp_votes<<<1, 32>>>(in, out)
 void atomics(const int* in, int n, int* sum, int* biggest, unsigned* ticket, float* float_sum)
 {
     ::atomics<<<(n + 127) / 128, 128>>>(in, n, sum, biggest, ticket, float_sum);
+}
+void tickets(float* partials, unsigned* tickets, int* data, int fence, int blocks)
+{
+    ::tickets<<<blocks, 64>>>(partials, tickets, data, fence);
 }
 void grid_indices(unsigned* out) { ::grid_indices<<<dim3(3, 2), dim3(4, 5)>>>(out); }
 void read_unwritten_shared(int* out, int blocks) { ::read_unwritten_shared<<<blocks, 64>>>(out); }

@@ -12,6 +12,10 @@ void shuffle_sum(const int* in, int* out, int n, int block);
 // [6] __syncthreads_count, [7] lane 7's value from lane 5
 void warp_votes(const int* in, unsigned* out);
 void atomics(const int* in, int n, int* sum, int* biggest, unsigned* ticket, float* float_sum);
+// Each block's thread 0 writes partials[block], fences as `fence` says (0: none, 1: block scope,
+// 2: __threadfence(), 3: __threadfence() then two tickets) and takes a ticket: atomicAdd(tickets, 1u);
+// every thread also adds 1 to *data, an int (not a ticket).
+void tickets(float* partials, unsigned* tickets, int* data, int fence, int blocks);
 void grid_indices(unsigned* out);  // grid 3x2 of blocks 4x5: out[y * 12 + x] = y * 1000 + x
 void read_unwritten_shared(int* out, int blocks);
 

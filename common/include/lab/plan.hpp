@@ -4,12 +4,18 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 
 #include "lab/registry.hpp"
 
 namespace lab {
 
 struct LaunchPlan {
+    LaunchPlan(unsigned grid = 0, unsigned block = 0, std::size_t shared_bytes = 0, std::string variant = "")
+        : grid(grid), block(block), shared_bytes(shared_bytes), variant(std::move(variant))
+    {
+    }
+
     unsigned grid = 0;             // blocks, one output slot each
     unsigned block = 0;            // threads per block
     std::size_t shared_bytes = 0;  // dynamic shared memory

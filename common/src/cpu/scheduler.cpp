@@ -1386,10 +1386,10 @@ unsigned active_mask(const char* file, int line)
 
 std::atomic<bool> g_ticket_fence{false};
 
-void threadfence()
+void threadfence(bool device)
 {
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (!tls_worker) return;
+    if (!device || !tls_worker) return;
     RuntimeCall call;
     call.worker().fence();
 }

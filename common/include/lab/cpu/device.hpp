@@ -62,13 +62,11 @@ std::uint64_t warp_op(WarpKind kind, unsigned mask, std::uint64_t value, int arg
                       const char* file, int line);
 unsigned active_mask(const char* file, int line);
 
-void threadfence();
+// A fence; of the device's (or the system's) scope unless `device` is false (__threadfence_block,
+// which orders nothing for other blocks, and so does not clear the way for a ticket).
+void threadfence(bool device = true);
 
-// Tickets (common/CPU_BACKEND.md): while required (a rung's "ticket_fence", set by its glue), every
-// ticket a thread takes (atomicInc or atomicDec, or atomicAdd or atomicSub of 1, on an unsigned
-// counter) must follow a __threadfence() of that thread's since its last ticket; the launch fails
-// otherwise.
-void require_ticket_fence(bool on);
+// A ticket's check (require_ticket_fence, lab/cpu/runtime.hpp).
 void ticket_point(const char* name, const char* file, int line);
 
 // Lets the block's other threads run now and then while a thread keeps calling atomics (a
@@ -162,7 +160,7 @@ inline int __syncthreads_or(int predicate, const char* file = __builtin_FILE(), 
 }
 inline void __threadfence() { lab::cpu::threadfence(); }
 inline void __nanosleep(unsigned) { lab::cpu::spin_point(true); }
-inline void __threadfence_block() { lab::cpu::threadfence(); }
+inline void __threadfence_block() { lab::cpu::threadfence(false); }
 inline void __threadfence_system() { lab::cpu::threadfence(); }
 
 // --- warp intrinsics -------------------------------------------------------------------------

@@ -126,6 +126,12 @@ namespace lab::cpu {
 // right runs the same under every order; code that leans on warps running in lockstep does not.
 enum class Schedule { forward, reverse, random };
 void set_schedule(Schedule order, unsigned long long seed = 0);
+
+// Tickets (common/CPU_BACKEND.md): while required (a rung's "ticket_fence", set by its glue), every
+// ticket a thread takes (atomicInc or atomicDec, or atomicAdd or atomicSub of 1, on an unsigned
+// counter) must follow a __threadfence() of that thread's since its last ticket; the launch fails
+// otherwise.
+void require_ticket_fence(bool on);
 Schedule schedule();
 const char* name_of(Schedule order);  // "forward", "reverse", "random"
 
