@@ -98,7 +98,9 @@ void Kit::require_toolchain(bool cuda) const
     if (cuda || gpu_present())
         throw Failure(
             "the CUDA Toolkit (nvcc) is not installed. It is a prerequisite for running on the GPU: install CUDA 12\n"
-            "     or 13 from https://developer.nvidia.com/cuda-downloads (or Debian's nvidia-cuda-toolkit), then run this again.");
+            "     or 13 from NVIDIA's apt repository for your Debian or Ubuntu release (https://developer.nvidia.com/cuda-downloads,\n"
+            "     'deb (network)': apt-get install cuda-toolkit-13-0), then run this again. Debian 12's own nvidia-cuda-toolkit\n"
+            "     (non-free) is CUDA 11.8, too old for this kit.");
     static bool said = false;
     if (!said) say("lab: no CUDA Toolkit (nvcc) here; kernels build and run on the kit's CPU backend instead.");
     said = true;
