@@ -8,6 +8,13 @@
 
 namespace lab {
 
+void set_scheme(LaunchPlan& plan, const RungInfo& rung, const std::string& variant)
+{
+    plan.variant = variant;
+    plan.repeatable = rung.repeatable(variant);
+    plan.ticket_fence = rung.ticket_fence;
+}
+
 LaunchPlan plan_launch(const RungInfo& rung, std::size_t n, unsigned block, const GpuShape& gpu, unsigned grid,
                        const std::string& variant)
 {
@@ -19,9 +26,8 @@ LaunchPlan plan_launch(const RungInfo& rung, std::size_t n, unsigned block, cons
         if (std::find(rung.variants.begin(), rung.variants.end(), variant) == rung.variants.end())
             throw UsageError("rung " + rung.id + " has no scheme '" + variant + "'; its schemes: " + rung.describe_variants());
         if (grid != 0) throw UsageError("rung " + rung.id + " picks its own grids; it cannot run with a grid of " + std::to_string(grid));
-        LaunchPlan plan{1, block, 0, variant};
-        plan.repeatable = rung.repeatable(variant);
-        plan.ticket_fence = rung.ticket_fence;
+        LaunchPlan plan{1, block, 0};
+        set_scheme(plan, rung, variant);
         return plan;
     }
     if (!variant.empty()) throw UsageError("rung " + rung.id + " has one kernel and no scheme '" + variant + "'");

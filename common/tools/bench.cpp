@@ -192,19 +192,25 @@ std::string markdown(const std::vector<Row>& rows, const std::vector<Size>& size
     std::vector<std::string> kernels;
     for (const auto& r : rows)
         if (std::find(kernels.begin(), kernels.end(), r.kernel) == kernels.end()) kernels.push_back(r.kernel);
-    md << "GB/s by input size (floats unless marked):\n\n| kernel |";
-    for (const auto& s : sizes) md << ' ' << s.label << " |";
-    md << "\n|---|";
-    for (std::size_t i = 0; i < sizes.size(); ++i) md << "---:|";
-    md << '\n';
-    for (const auto& k : kernels) {
-        md << "| " << k << " |";
-        for (const auto& s : sizes) {
-            const Row* r = find(rows, k, s.label);
-            md << ' ' << (r ? format(r->gbps < 10 ? "%.1f" : "%.0f", r->gbps) : "-") << " |";
-        }
+    // A table with a line per kernel and a column per size; `cell` gives one entry ("-" for none).
+    const auto by_size = [&](const char* first_column, const std::vector<std::string>& lines,
+                             const std::function<std::string(const std::string&, const std::string&)>& cell) {
+        md << "| " << first_column << " |";
+        for (const auto& s : sizes) md << ' ' << s.label << " |";
+        md << "\n|---|";
+        for (std::size_t i = 0; i < sizes.size(); ++i) md << "---:|";
         md << '\n';
-    }
+        for (const auto& k : lines) {
+            md << "| " << k << " |";
+            for (const auto& s : sizes) md << ' ' << cell(k, s.label) << " |";
+            md << '\n';
+        }
+    };
+    md << "GB/s by input size (floats unless marked):\n\n";
+    by_size("kernel", kernels, [&](const std::string& k, const std::string& size) {
+        const Row* r = find(rows, k, size);
+        return r ? format(r->gbps < 10 ? "%.1f" : "%.0f", r->gbps) : std::string("-");
+    });
     for (const std::string& detail : std::vector<std::string>{"2^24", "2^28", sizes.back().label}) {
         const Row* cpu = find(rows, "cpu", detail);
         const Row* first = find(rows, "01_interleaved", detail);
@@ -232,20 +238,12 @@ std::string markdown(const std::vector<Row>& rows, const std::vector<Size>& size
     for (const auto& k : kernels)
         if (k.find('/') != std::string::npos) drivers.push_back(k);
     if (!drivers.empty()) {
-        md << "\nThe driver rungs' schemes against CUB (time of CUB / time of the scheme; above 1 is faster):\n\n| scheme |";
-        for (const auto& s : sizes) md << ' ' << s.label << " |";
-        md << "\n|---|";
-        for (std::size_t i = 0; i < sizes.size(); ++i) md << "---:|";
-        md << '\n';
-        for (const auto& k : drivers) {
-            md << "| " << k << " |";
-            for (const auto& s : sizes) {
-                const Row* r = find(rows, k, s.label);
-                const Row* cub = find(rows, "cub", s.label);
-                md << ' ' << (r && cub ? format("%.2f", cub->ms / r->ms) : "-") << " |";
-            }
-            md << '\n';
-        }
+        md << "\nThe driver rungs' schemes against CUB (time of CUB / time of the scheme; above 1 is faster):\n\n";
+        by_size("scheme", drivers, [&](const std::string& k, const std::string& size) {
+            const Row* r = find(rows, k, size);
+            const Row* cub = find(rows, "cub", size);
+            return r && cub ? format("%.2f", cub->ms / r->ms) : std::string("-");
+        });
     }
     return md.str();
 }

@@ -110,12 +110,7 @@ void run_job(const lab::RungBinding& binding, const Job& job, const std::string&
         plan.grid = job.grid;
         plan.block = job.block;
         plan.shared_bytes = job.shared_bytes;
-        plan.variant = job.variant;
-        if (!job.variant.empty()) {  // a driver rung's scheme: what the registry says of it (lab/plan.hpp)
-            const lab::RungInfo& rung = lab::Registry::kit().get(binding.id);
-            plan.repeatable = rung.repeatable(job.variant);
-            plan.ticket_fence = rung.ticket_fence;
-        }
+        if (!job.variant.empty()) lab::set_scheme(plan, lab::Registry::kit().get(binding.id), job.variant);
         try {
             binding.launch(c.op, lab::dtype_of<T>(), plan, device_in + job.offset, device_out + guards, job.n);
             ok(cudaDeviceSynchronize(), error, "the kernel");

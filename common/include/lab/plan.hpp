@@ -45,4 +45,8 @@ struct GpuShape {
 LaunchPlan plan_launch(const RungInfo& rung, std::size_t n, unsigned block, const GpuShape& gpu = {}, unsigned grid = 0,
                        const std::string& variant = "");
 
+// Sets plan.variant to a driver rung's scheme and what the registry says of it (repeatable,
+// ticket_fence): for plan_launch, and for the grader's runner, which gets its geometry from a job.
+void set_scheme(LaunchPlan& plan, const RungInfo& rung, const std::string& variant);
+
 }  // namespace lab
