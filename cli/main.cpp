@@ -67,7 +67,7 @@ int main(int argc, char** argv)
 
         // grade and replay hand every argument, --help included, to lab-grade, which parses them.
         CLI::App* replay_command =
-            command(app, "replay", report, "NN --op OP --input KIND --n N --block B --seed S [--grid G] [--offset O] [--scheme S]",
+            command(app, "replay", report, "NN --op OP --input KIND --n N (or --rows R --cols C) --block B --seed S [--grid G] [--offset O] [--scheme S]",
                     "Runs one case exactly as the report's replay line gives it, on your exercises/NN_name.cu.");
         replay_command->prefix_command()->set_help_flag();
         replay_command->callback([&] { status = replay(kit, replay_command->remaining()); });

@@ -7,7 +7,7 @@ namespace lab::cli {
 int replay(const Kit& kit, const std::vector<std::string>& args)
 {
     if (args.empty())
-        throw Failure("usage: ./lab replay NN --op OP --input KIND --n N --block B --seed S [--grid G] [--offset O] [--scheme S] (copy it "
+        throw Failure("usage: ./lab replay NN --op OP --input KIND --n N (or --rows R --cols C) --block B --seed S [--grid G] [--offset O] [--scheme S] (copy it "
                       "from your report)",
                       2);
     return kit.lab_grade("exercises", "replay", args);

@@ -10,7 +10,7 @@ namespace lab::cli {
 namespace {
 
 // The stubs run on small inputs only: showing that they give wrong answers takes no more.
-const std::vector<std::string> kStubCases{"-L", "kernel", "-R", "_n(1|2|31|32|33|1856)_b"};
+const std::vector<std::string> kStubCases{"-L", "kernel", "-R", "(_n(1|2|31|32|33|1856)|_r(1|3)_c(1|2|31|33|1856))_b"};
 const std::vector<std::pair<std::string, std::string>> kRunStubs{{"LAB_IGNORE_TODOS", "1"}};
 
 }  // namespace

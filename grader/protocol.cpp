@@ -12,7 +12,8 @@ std::string to_json(const Request& request)
     for (const Job& j : request.jobs)
         jobs.push_back({{"op", j.op}, {"input", j.input}, {"n", j.n}, {"seed", j.seed}, {"offset", j.offset},
                         {"grid", j.grid}, {"block", j.block}, {"shared_bytes", j.shared_bytes}, {"canary", j.canary},
-                        {"guard", j.guard}, {"poison", j.poison}, {"guard_count", j.guard_count}, {"variant", j.variant}});
+                        {"guard", j.guard}, {"poison", j.poison}, {"guard_count", j.guard_count}, {"variant", j.variant},
+                        {"cols", j.cols}});
     const SpeedJob& sp = request.speed;
     return nlohmann::json{{"rung", request.rung},
                           {"orders", request.orders},
@@ -44,6 +45,7 @@ Request parse_request(const std::string& text)
             job.poison = j.at("poison").get<std::uint32_t>();
             job.guard_count = j.at("guard_count").get<std::uint64_t>();
             job.variant = j.at("variant").get<std::string>();
+            job.cols = j.at("cols").get<std::uint64_t>();
             r.jobs.push_back(job);
         }
         const auto& sp = doc.at("speed");

@@ -7,7 +7,8 @@
 // REQUEST is a JSON file the grader writes (Request below). The runner runs its jobs from index
 // FIRST on, in order, in one process (one CUDA context), once per thread order the request names
 // (none: the GPU's own). For job i and order o it writes OUTDIR/i.o.out: the whole output buffer
-// after the launch, [guard | slots | guard], exactly (grid + 2 * guard_count) * 4 bytes; or, when
+// after the launch, [guard | slots | guard], exactly (slots + 2 * guard_count) * 4 bytes, slots being
+// lab::output_count of the job's plan (grid, or a row rung's values); or, when
 // the launch or a copy failed, OUTDIR/i.o.err: what the CUDA runtime said. Before job i it appends
 // "start i" to OUTDIR/progress, after it "end i". After a sticky CUDA error it exits with status
 // kStickyExit: the grader starts a fresh runner at the next job.
@@ -38,6 +39,7 @@ struct Job {
     std::uint32_t canary = 0, guard = 0, poison = 0;  // bit patterns of one element
     std::uint64_t guard_count = 0;
     std::string variant;  // a driver rung's scheme (lab::LaunchPlan::variant); "" for one kernel
+    std::uint64_t cols = 0;  // a row case's row length (lab::LaunchPlan::cols); 0 for an array
 };
 
 // The speed job (`lab-runner-NN REQUEST OUTDIR speed`): the rung's full reduction of n floats,

@@ -172,10 +172,13 @@ int main(int argc, char** argv)
         // 2. No line of a solution region anywhere in OUT, but those the exercise itself shows.
         std::map<std::string, std::string> leaked_from;  // line -> solution file
         std::map<std::string, std::string> rung_of;      // line -> the rung's number whose solution it is (the first)
+        // A line that this rung's exercise, or an earlier one's, shows as it is tells nothing: rung 12's
+        // `__syncthreads();` is in every exercise from rung 01 on. A later exercise does not count: it
+        // starts from this rung's answers.
+        std::set<std::string> shown;
         for (const auto& rung : registry.rungs()) {
             const std::string solution = "solutions/" + rung.id + ".cu";
             const auto skeleton = lab::make_skeleton(read_file(root + "/" + solution), solution, rung.number);
-            std::set<std::string> shown;
             std::istringstream lines(skeleton.text);
             for (std::string line; std::getline(lines, line);) shown.insert(trimmed(line));
             for (const std::string& line : skeleton.solution_lines)

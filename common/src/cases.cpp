@@ -39,6 +39,9 @@ constexpr KindName kKinds[] = {
     {InputKind::extreme_ints, "int_extremes"},
     {InputKind::unit_ints, "int_unit"},
     {InputKind::unit_floats, "float_unit"},
+    {InputKind::huge_logits, "float_logits_huge"},
+    {InputKind::negative_logits, "float_logits_negative"},
+    {InputKind::large_mean, "float_large_mean"},
 };
 
 }  // namespace
@@ -149,17 +152,43 @@ Catalogue load_catalogue(const std::string& path, std::optional<std::uint64_t> s
             const auto group_name = group.at("name").get<std::string>();
             const bool gpu_only = group.value("gpu_only", false);
             const std::string scope = group.value("for", "all");
-            if (scope != "all" && scope != "grid_stride" && scope != "driver")
-                throw UsageError("group " + group_name + ": \"for\" must be all, grid_stride or driver");
+            if (scope != "all" && scope != "grid_stride" && scope != "driver" && scope != "rows")
+                throw UsageError("group " + group_name + ": \"for\" must be all, grid_stride, driver or rows");
+            // An array group lists "sizes"; a row group "rows" and "cols" (its matrices' shapes).
+            const bool rows = scope == "rows";
+            if (rows != (group.contains("rows") && group.contains("cols")) || rows == group.contains("sizes"))
+                throw UsageError("group " + group_name + ": a group for rows lists \"rows\" and \"cols\", any other \"sizes\"");
+            if (rows && group.contains("grids"))
+                throw UsageError("group " + group_name + ": a row rung launches one block per row; a group for rows names no grids");
             const auto grids = group.value("grids", std::vector<std::string>{""});
             const auto offsets = group.value("offsets", std::vector<std::size_t>{0});
+            const auto size_of = [](const nlohmann::json& value, unsigned block) {
+                return value.is_number() ? value.get<std::size_t>() : eval_size(value.get<std::string>(), block);
+            };
             for (const auto& op_name : group.at("ops")) {
                 const Op op = parse_op(op_name.get<std::string>());
+                if (is_row_op(op) != rows)
+                    throw UsageError("group " + group_name + ": operator " + std::string(name_of(op)) +
+                                     (rows ? " is not a row operation" : " runs in groups \"for\": \"rows\" only"));
                 for (const auto& input_name : group.at("inputs")) {
                     const InputKind input = parse_input_kind(input_name.get<std::string>());
+                    if (rows && dtype_of(input) != Dtype::f32)
+                        throw UsageError("group " + group_name + ": the row operations take floats, not " +
+                                         std::string(name_of(input)));
                     for (const auto& block_json : group.at("blocks")) {
                         const auto block = block_json.get<unsigned>();
-                        for (const auto& size_json : group.at("sizes")) {
+                        // Each shape: n and, for a row group, the row length.
+                        std::vector<std::pair<std::size_t, std::size_t>> shapes;
+                        if (rows) {
+                            for (const auto& r : group.at("rows"))
+                                for (const auto& k : group.at("cols")) {
+                                    const std::size_t height = size_of(r, block), width = size_of(k, block);
+                                    shapes.emplace_back(height * width, width);
+                                }
+                        } else {
+                            for (const auto& size_json : group.at("sizes")) shapes.emplace_back(size_of(size_json, block), 0);
+                        }
+                        for (const auto& [n, cols] : shapes) {
                             for (const auto& grid : grids) {
                                 for (const std::size_t offset : offsets) {
                                     Case c;
@@ -167,16 +196,18 @@ Catalogue load_catalogue(const std::string& path, std::optional<std::uint64_t> s
                                     c.op = op;
                                     c.input = input;
                                     c.block = block;
-                                    c.n = size_json.is_number() ? size_json.get<std::size_t>()
-                                                                : eval_size(size_json.get<std::string>(), block);
+                                    c.n = n;
+                                    c.cols = cols;
                                     c.grid = grid;
                                     c.offset = offset;
                                     c.gpu_only = gpu_only;
                                     c.grid_stride_only = scope == "grid_stride" || !grid.empty();
                                     c.driver_only = scope == "driver";
                                     if (!grid.empty()) c.grid_blocks(1);  // a malformed expression fails here, not mid-run
-                                    c.name = std::string(name_of(input)) + "_n" + std::to_string(c.n) + "_b" +
-                                             std::to_string(block);
+                                    c.name = std::string(name_of(input)) +
+                                             (cols ? "_r" + std::to_string(c.rows()) + "_c" + std::to_string(cols)
+                                                   : "_n" + std::to_string(n)) +
+                                             "_b" + std::to_string(block);
                                     if (!grid.empty()) {
                                         std::string shown = grid;
                                         shown.erase(std::remove(shown.begin(), shown.end(), '*'), shown.end());
@@ -218,6 +249,7 @@ std::vector<Case> Catalogue::select(const RungInfo& rung, Op op) const
     const bool driver = rung.grid == GridPolicy::one;
     for (const auto& c : cases_) {
         if (c.op != op || !rung.block.allows(c.block) || c.driver_only != driver) continue;
+        if ((c.cols > 0) != (rung.grid == GridPolicy::rows)) continue;
         if (c.grid_stride_only && rung.grid != GridPolicy::sm_count) continue;
         if (!driver) {
             chosen.push_back(c);

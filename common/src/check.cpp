@@ -43,6 +43,7 @@ std::size_t addition_depth(const RungInfo& rung, const LaunchPlan& plan, std::si
         const std::size_t threads = std::max<std::size_t>(grid * plan.block, 1);
         return (count + threads - 1) / threads + 4 + tree + 1;
     };
+    if (rung.check == CheckMode::rows) return strided(plan.cols, 1);  // one block strides over its row
     if (rung.grid != GridPolicy::one) return strided(n, plan.grid);
     // A driver's schemes (solutions/10_any_length.cu): the launches each element passes through.
     const std::size_t b = plan.block;
@@ -88,21 +89,32 @@ struct Exact {
     bool exact_in_float = false;
 };
 
+// Neumaier's compensated sum in double: its own error is far below float's.
+struct CompensatedSum {
+    double sum = 0, compensation = 0;
+    void add(double x)
+    {
+        const double t = sum + x;
+        compensation += std::fabs(sum) >= std::fabs(x) ? (sum - t) + x : (x - t) + sum;
+        sum = t;
+    }
+    double value() const { return sum + compensation; }
+};
+
 Exact reference(Op op, const float* begin, const float* end)
 {
     Exact e;
     switch (op) {
     case Op::sum: {
-        double sum = 0, compensation = 0;  // Neumaier's compensated sum
+        CompensatedSum sum;
         bool integers = true;
         for (const float* p = begin; p != end; ++p) {
-            const double x = *p, t = sum + x;
-            compensation += std::fabs(sum) >= std::fabs(x) ? (sum - t) + x : (x - t) + sum;
-            sum = t;
+            const double x = *p;
+            sum.add(x);
             e.magnitude += std::fabs(x);
             integers = integers && std::isfinite(x) && x == std::floor(x);
         }
-        e.value = sum + compensation;
+        e.value = sum.value();
         e.exact_in_float = integers && e.magnitude <= kExactLimit;
         break;
     }
@@ -120,6 +132,7 @@ Exact reference(Op op, const float* begin, const float* end)
             e.value = op == Op::max ? std::max<double>(e.value, *p) : std::min<double>(e.value, *p);
         }
         break;
+    default: throw UsageError(std::string(name_of(op)) + " is a row operation, not a reduction of an array");
     }
     return e;
 }
@@ -146,6 +159,7 @@ Exact reference(Op op, const int* begin, const int* end)
         e.integer = INT_MAX;
         for (const int* p = begin; p != end; ++p) e.integer = std::min<std::int64_t>(e.integer, *p);
         break;
+    default: throw UsageError(std::string(name_of(op)) + " is a row operation, not a reduction of an array");
     }
     return e;
 }
@@ -282,6 +296,153 @@ Verdict check_total(const RungInfo& rung, Op op, const LaunchPlan& plan, const s
     return verdict;
 }
 
+// --- Row operations (rung 12): the reference, in double, and the tolerance of each output ---------
+
+constexpr double kLayerNormEpsilon = double(1e-5f);  // ex12::kEpsilon, as the kernels add it in float
+constexpr double kUnderflow = 0x1.0p-124;             // outputs this small may be flushed or subnormal
+
+struct RowCheck {
+    std::size_t row = 0, col = 0;  // the first wrong value's place
+    std::string problem;           // empty when the row is right
+    double expected = 0;
+};
+
+std::string show_tolerance(double expected, double tolerance, bool exact)
+{
+    return exact ? "expected " + show(expected) + " exactly (integer-valued products whose every partial sum is exact "
+                                                  "in float, so no rounding is allowed)"
+                 : "expected " + show(expected) + " (float rounding allows +-" + show(tolerance) + ")";
+}
+
+// One row's dot product: x and y are the row in each operand.
+RowCheck check_dot_row(const float* x, const float* y, std::size_t cols, float got, std::size_t depth)
+{
+    RowCheck r;
+    if (is_poison(got)) return r.problem = kUnwritten, r;
+    CompensatedSum sum;
+    double magnitude = 0;
+    bool integers = true;
+    for (std::size_t i = 0; i < cols; ++i) {
+        const double p = double(x[i]) * double(y[i]);  // exact: 24 + 24 bits fit in double's 53
+        sum.add(p);
+        magnitude += std::fabs(p);
+        integers = integers && p == std::floor(p);
+    }
+    r.expected = sum.value();
+    const bool exact = integers && magnitude <= kExactLimit;
+    // Each product is rounded once more than the sum's own additions: depth + 1.
+    const double tolerance = exact ? 0 : rounding_allowance(depth + 1, magnitude);
+    if (!std::isfinite(got) || std::fabs(double(got) - r.expected) > tolerance)
+        r.problem = ": " + show_tolerance(r.expected, tolerance, exact) + ", got " + show(got);
+    return r;
+}
+
+// One row of a softmax. `chain` is 1 for two passes, 8 for the online scheme, whose running sum is
+// rescaled (one more exponential and one more multiply-add) at every step of its chain.
+RowCheck check_softmax_row(const float* x, std::size_t cols, const float* got, std::size_t depth, double chain)
+{
+    RowCheck r;
+    double m = -INFINITY;
+    for (std::size_t i = 0; i < cols; ++i) m = std::max(m, double(x[i]));
+    double sum = 0, weighted = 0;
+    for (std::size_t i = 0; i < cols; ++i) {
+        const double t = double(x[i]) - m, e = std::exp(t);
+        sum += e;
+        weighted += e * std::fabs(t);
+    }
+    const double spread = weighted / sum;  // A: the mean of |x - max|, weighted by each term's share of the sum
+    for (std::size_t c = 0; c < cols; ++c) {
+        const double t = double(x[c]) - m, expected = std::exp(t) / sum;
+        const double relative = kUnitRoundoff * (3.5 * std::fabs(t) + 3.5 * spread + chain * double(depth + 1) + 16);
+        const double tolerance = expected * relative + kUnderflow;
+        if (is_poison(got[c])) {
+            r.col = c, r.expected = expected, r.problem = kUnwritten;
+            return r;
+        }
+        if (!std::isfinite(got[c]) || std::fabs(double(got[c]) - expected) > tolerance) {
+            r.col = c, r.expected = expected;
+            r.problem = ": " + show_tolerance(expected, tolerance, false) + ", got " + show(got[c]);
+            return r;
+        }
+    }
+    return r;
+}
+
+// One row of a layer norm: (x - mean) / sqrt(variance + epsilon), the variance over the row (divided
+// by cols, as PyTorch's LayerNorm does).
+RowCheck check_layer_norm_row(const float* x, std::size_t cols, const float* got, std::size_t depth)
+{
+    RowCheck r;
+    CompensatedSum sum;
+    double magnitude = 0;
+    for (std::size_t i = 0; i < cols; ++i) {
+        sum.add(x[i]);
+        magnitude += std::fabs(x[i]);
+    }
+    const double n = double(cols), mean = sum.value() / n, mean_magnitude = magnitude / n;
+    double squares = 0;
+    for (std::size_t i = 0; i < cols; ++i) squares += (double(x[i]) - mean) * (double(x[i]) - mean);
+    const double variance = squares / n, sigma = std::sqrt(variance), scale2 = variance + kLayerNormEpsilon;
+    const double scale = std::sqrt(scale2);
+    // The mean's error (its sum has the row's depth, then a division), the variance's relative error
+    // (two passes: rounding of the squares' sum, plus the mean's error squared; Welford's running mean
+    // adds 2 (depth + 2) u |x| sigma), and what each output's subtraction, rsqrt and product add.
+    const double mean_error = rounding_allowance(depth + 1, mean_magnitude);
+    const double variance_error = rounding_allowance(depth + 6, variance) / scale2 +
+                                  2 * double(depth + 2) * kUnitRoundoff * mean_magnitude * sigma / scale2 +
+                                  mean_error * mean_error / scale2;
+    for (std::size_t c = 0; c < cols; ++c) {
+        const double expected = (double(x[c]) - mean) / scale;
+        const double tolerance = std::fabs(expected) * (variance_error / 2 + 8 * kUnitRoundoff) +
+                                 1.01 * mean_error / scale * (1 + variance_error) + kUnderflow;
+        if (is_poison(got[c])) {
+            r.col = c, r.expected = expected, r.problem = kUnwritten;
+            return r;
+        }
+        if (!std::isfinite(got[c]) || std::fabs(double(got[c]) - expected) > tolerance) {
+            r.col = c, r.expected = expected;
+            r.problem = ": " + show_tolerance(expected, tolerance, false) + ", got " + show(got[c]);
+            return r;
+        }
+    }
+    return r;
+}
+
+Verdict check_rows(const RungInfo& rung, Op op, const LaunchPlan& plan, const std::vector<float>& input,
+                   const std::vector<float>& out)
+{
+    Verdict verdict;
+    const std::size_t cols = plan.cols, rows = plan.grid, n = rows * cols;
+    if (input.size() != n * operands_of(op))
+        throw UsageError("check_output: " + std::to_string(input.size()) + " input values for " + std::to_string(rows) +
+                         " rows of " + std::to_string(cols));
+    const std::size_t depth = addition_depth(rung, plan, n);
+    for (std::size_t row = 0; row < rows; ++row) {
+        const float* x = input.data() + row * cols;
+        RowCheck r;
+        switch (op) {
+        case Op::dot: r = check_dot_row(x, x + n, cols, out[row], depth); break;
+        case Op::softmax: r = check_softmax_row(x, cols, out.data() + row * cols, depth, 1); break;
+        case Op::softmax_online: r = check_softmax_row(x, cols, out.data() + row * cols, depth, 8); break;
+        case Op::layer_norm: r = check_layer_norm_row(x, cols, out.data() + row * cols, depth); break;
+        default: throw UsageError("check_output: " + std::string(name_of(op)) + " is not a row operation");
+        }
+        ++verdict.checked;
+        if (r.problem.empty()) continue;
+        if (verdict.wrong++ == 0) {
+            const float held = op == Op::dot ? out[row] : out[row * cols + r.col];
+            verdict.first_wrong = "row " + std::to_string(row) + " of " + std::to_string(rows) +
+                                  (op == Op::dot ? "" : ", column " + std::to_string(r.col) + " of " + std::to_string(cols)) +
+                                  r.problem;
+            verdict.first_wrong_block = static_cast<long>(row);
+            verdict.expected = show(r.expected);
+            verdict.got = is_poison(held) ? "never written" : show(held);
+        }
+    }
+    verdict.ok = verdict.wrong == 0;
+    return verdict;
+}
+
 }  // namespace
 
 template <typename T>
@@ -324,9 +485,13 @@ template <typename T>
 Verdict check_output(const RungInfo& rung, Op op, const LaunchPlan& plan, const std::vector<T>& input,
                      const std::vector<T>& slots)
 {
-    if (slots.size() != plan.grid)
+    if (slots.size() != output_count(plan, op))
         throw UsageError("check_output: " + std::to_string(slots.size()) + " slots for a grid of " +
-                         std::to_string(plan.grid));
+                         std::to_string(plan.grid) + (plan.cols ? " rows of " + std::to_string(plan.cols) : ""));
+    if (rung.check == CheckMode::rows) {
+        if constexpr (std::is_same_v<T, float>) return check_rows(rung, op, plan, input, slots);
+        else throw UsageError("check_output: the row operations take floats");
+    }
     if (rung.check == CheckMode::per_block) return check_per_block(rung, op, plan, input, slots);
     return check_total(rung, op, plan, input, slots);
 }
@@ -344,9 +509,15 @@ std::string describe_failure(const RungInfo& rung, const Case& c, const LaunchPl
     std::string text = "rung " + rung.id + ", " + std::string(name_of(c.op)) + " case " + c.name + ": ";
     if (rung.check == CheckMode::per_block)
         text += std::to_string(verdict.wrong) + " of " + std::to_string(verdict.checked) + " block results wrong\n";
+    else if (rung.check == CheckMode::rows)
+        text += std::to_string(verdict.wrong) + " of " + std::to_string(verdict.checked) + " rows wrong\n";
     else text += "wrong result\n";
     text += "  first wrong: " + verdict.first_wrong + "\n";
-    if (rung.grid == GridPolicy::one)
+    if (rung.check == CheckMode::rows)
+        text += "  launch: " + std::string(name_of(c.op)) + "<<<" + std::to_string(plan.grid) + ", " +
+                std::to_string(plan.block) + ">>> over " + std::to_string(c.rows()) + " rows of cols = " +
+                std::to_string(c.cols) + "; input: " + input_description + "; seed " + seed;
+    else if (rung.grid == GridPolicy::one)
         text += "  call: Reducer<T>(" + std::to_string(c.n) + ", " + std::to_string(plan.block) + ")." + plan.variant +
                 "(in, " + std::to_string(c.n) + ", out); input: " + input_description + "; seed " + seed;
     else

@@ -65,7 +65,7 @@ HostInput<float> make_input<float>(const Case& c)
     if (c.dtype() != Dtype::f32) throw UsageError("case " + c.name + " does not hold floats");
     HostInput<float> input;
     Rng rng(c.seed);
-    input.values.resize(c.n);
+    input.values.resize(c.n * operands_of(c.op));
     std::ostringstream text;
     text.precision(4);
     auto uniform = [&](double lo, double hi) {
@@ -80,8 +80,11 @@ HostInput<float> make_input<float>(const Case& c)
     switch (c.input) {
     case InputKind::exact_floats: {
         // |partial| <= n * bound <= 2^24, so every partial sum is an exactly representable float.
-        // Never 0, so that dropping any one element changes the sum.
-        const auto bound = magnitude_bound(c.n, std::int64_t{1} << 24, 64);
+        // Never 0, so that dropping any one element changes the sum. A dot product adds products
+        // of two such numbers along a row: there the bound is on |x * y| <= 2^24 / cols.
+        const double per_row = double(1 << 24) / double(std::max<std::size_t>(c.cols, 1));
+        const auto bound = c.op == Op::dot ? std::clamp<std::int64_t>(static_cast<std::int64_t>(std::sqrt(per_row)), 1, 64)
+                                           : magnitude_bound(c.n, std::int64_t{1} << 24, 64);
         for (auto& v : input.values) {
             const auto magnitude = rng.integer(1, bound);
             v = static_cast<float>(rng.integer(0, 1) ? magnitude : -magnitude);
@@ -93,7 +96,7 @@ HostInput<float> make_input<float>(const Case& c)
         // A kernel that skips elements (or sums a sample and scales it up) misses the spike, which
         // outweighs everything else together: 2^20 against n elements of at most 1 in magnitude.
         for (auto& v : input.values) v = static_cast<float>(rng.uniform(-1.0, 1.0));
-        const auto at = static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(c.n) - 1));
+        const auto at = static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(input.values.size()) - 1));
         input.values[at] = rng.integer(0, 1) ? 0x1.0p20f : -0x1.0p20f;
         text << "floats uniform in [-1, 1], and " << input.values[at] << " at element " << at;
         break;
@@ -127,6 +130,14 @@ HostInput<float> make_input<float>(const Case& c)
     case InputKind::unit_floats:
         for (auto& v : input.values) v = static_cast<float>(std::exp(rng.uniform(-0.01, 0.01)));
         text << "floats e^u, u uniform in [-0.01, 0.01] (the product stays finite)";
+        break;
+    case InputKind::huge_logits: uniform(-1e4, 1e4); break;
+    case InputKind::negative_logits: uniform(-2e4, -1e4); break;
+    case InputKind::large_mean:
+        // Uniform with standard deviation 1 around 10^4: the mean of the squares and the square of
+        // the mean are both about 10^8, and float keeps only 7 or 8 digits of either.
+        for (auto& v : input.values) v = static_cast<float>(1e4 + std::sqrt(3.0) * rng.uniform(-1.0, 1.0));
+        text << "floats 10000 + u, u uniform in [-1.73, 1.73] (mean 10^4, standard deviation 1)";
         break;
     default: throw UsageError("case " + c.name + ": not a float input kind");
     }
@@ -187,13 +198,19 @@ std::vector<T> guarded_output(std::size_t slots)
 }
 
 template <typename T>
-std::string overwritten_guard(const std::vector<T>& buffer, std::size_t slots)
+std::string overwritten_guard(const std::vector<T>& buffer, std::size_t slots, Op op)
 {
     const T expected = guard<T>();
     auto intact = [&](std::size_t i) { return std::memcmp(&buffer[i], &expected, sizeof(T)) == 0; };
-    const std::string where = "the output holds " + std::to_string(slots) + " slot" + (slots == 1 ? "" : "s") +
-                              " (one per block), but the kernel also wrote ";
-    const std::string advice = ". Each block may write only its own slot, at index blockIdx.x.";
+    const std::string holds = std::to_string(slots) + (is_row_op(op) ? " value" : " slot") + (slots == 1 ? "" : "s");
+    const std::string where =
+        "the output holds " + holds +
+        (op == Op::dot ? " (one per row)" : is_row_op(op) ? " (the rows of the result, one after another)" : " (one per block)") +
+        ", but the kernel also wrote ";
+    const std::string advice =
+        op == Op::dot  ? ". Each block may write only its own row's value, out[blockIdx.x]."
+        : is_row_op(op) ? ". Each block may write only its own row: cols values from out + blockIdx.x * cols."
+                        : ". Each block may write only its own slot, at index blockIdx.x.";
     // The slot nearest the output is the likeliest culprit: report it.
     for (std::size_t k = 0; k < kCanaryCount; ++k)
         if (!intact(kCanaryCount + slots + k))
@@ -208,7 +225,7 @@ std::string overwritten_guard(const std::vector<T>& buffer, std::size_t slots)
 
 template std::vector<int> guarded_output<int>(std::size_t);
 template std::vector<float> guarded_output<float>(std::size_t);
-template std::string overwritten_guard<int>(const std::vector<int>&, std::size_t);
-template std::string overwritten_guard<float>(const std::vector<float>&, std::size_t);
+template std::string overwritten_guard<int>(const std::vector<int>&, std::size_t, Op);
+template std::string overwritten_guard<float>(const std::vector<float>&, std::size_t, Op);
 
 }  // namespace lab

@@ -15,8 +15,19 @@ void set_scheme(LaunchPlan& plan, const RungInfo& rung, const std::string& varia
     plan.ticket_fence = rung.ticket_fence;
 }
 
+std::size_t output_count(const LaunchPlan& plan, Op op)
+{
+    if (plan.cols == 0 || op == Op::dot) return plan.grid;
+    return std::size_t{plan.grid} * plan.cols;
+}
+
+LaunchPlan plan_case(const RungInfo& rung, const Case& c, const GpuShape& gpu)
+{
+    return plan_launch(rung, c.n, c.block, gpu, c.grid_blocks(gpu.multiprocessors), c.variant, c.cols);
+}
+
 LaunchPlan plan_launch(const RungInfo& rung, std::size_t n, unsigned block, const GpuShape& gpu, unsigned grid,
-                       const std::string& variant)
+                       const std::string& variant, std::size_t cols)
 {
     if (!rung.block.allows(block))
         throw UsageError("rung " + rung.id + " cannot run with block size " + std::to_string(block) +
@@ -32,6 +43,22 @@ LaunchPlan plan_launch(const RungInfo& rung, std::size_t n, unsigned block, cons
     }
     if (!variant.empty()) throw UsageError("rung " + rung.id + " has one kernel and no scheme '" + variant + "'");
     if (n == 0) throw UsageError("rung " + rung.id + ": the input is empty (n = 0); reduce at least one element");
+    if ((rung.grid == GridPolicy::rows) != (cols > 0))
+        throw UsageError(rung.grid == GridPolicy::rows
+                             ? "rung " + rung.id + " works on the rows of a matrix: give the row length (cols) as well as n"
+                             : "rung " + rung.id + " reduces an array; it has no rows of " + std::to_string(cols));
+    if (rung.grid == GridPolicy::rows) {
+        if (grid != 0) throw UsageError("rung " + rung.id + " launches one block per row; it cannot run with a grid of " + std::to_string(grid));
+        if (n % cols != 0)
+            throw UsageError("rung " + rung.id + ": n = " + std::to_string(n) + " is not a whole number of rows of " +
+                             std::to_string(cols));
+        const std::size_t rows = n / cols;
+        if (rows > 0x7FFFFFFFu)
+            throw UsageError("rung " + rung.id + ": " + std::to_string(rows) + " rows need more blocks than a grid can hold");
+        LaunchPlan plan{static_cast<unsigned>(rows), block, 0};
+        plan.cols = cols;
+        return plan;
+    }
     const std::size_t per_block = std::size_t{rung.items_per_thread} * block;
     const std::size_t cover = (n + per_block - 1) / per_block;
     if (rung.grid == GridPolicy::sm_count) {

@@ -22,6 +22,10 @@ std::string_view name_of(Op op)
     case Op::max: return "max";
     case Op::min: return "min";
     case Op::product: return "product";
+    case Op::dot: return "dot";
+    case Op::softmax: return "softmax";
+    case Op::softmax_online: return "softmax_online";
+    case Op::layer_norm: return "layer_norm";
     }
     return "?";
 }
@@ -30,9 +34,12 @@ std::string_view name_of(Dtype dtype) { return dtype == Dtype::i32 ? "int" : "fl
 
 Op parse_op(std::string_view text)
 {
-    for (Op op : {Op::sum, Op::max, Op::min, Op::product})
+    std::string known;
+    for (Op op : kAllOps) {
         if (name_of(op) == text) return op;
-    throw UsageError("unknown operator '" + std::string(text) + "' (known: sum, max, min, product)");
+        known += (known.empty() ? "" : ", ") + std::string(name_of(op));
+    }
+    throw UsageError("unknown operator '" + std::string(text) + "' (known: " + known + ")");
 }
 
 bool BlockRule::allows(unsigned block) const
@@ -86,11 +93,13 @@ RungInfo parse_rung(const nlohmann::json& j)
     if (grid == "cover") r.grid = GridPolicy::cover;
     else if (grid == "sm_count") r.grid = GridPolicy::sm_count;
     else if (grid == "one") r.grid = GridPolicy::one;
-    else throw UsageError("rung " + r.id + ": grid must be cover, sm_count or one, not '" + grid + "'");
+    else if (grid == "rows") r.grid = GridPolicy::rows;
+    else throw UsageError("rung " + r.id + ": grid must be cover, sm_count, one or rows, not '" + grid + "'");
     const std::string check = j.at("check").get<std::string>();
     if (check == "per_block") r.check = CheckMode::per_block;
     else if (check == "total") r.check = CheckMode::total;
-    else throw UsageError("rung " + r.id + ": check must be per_block or total, not '" + check + "'");
+    else if (check == "rows") r.check = CheckMode::rows;
+    else throw UsageError("rung " + r.id + ": check must be per_block, total or rows, not '" + check + "'");
     const auto& block = j.at("block");
     r.block.min = block.at("min").get<unsigned>();
     r.block.max = block.at("max").get<unsigned>();
@@ -99,6 +108,15 @@ RungInfo parse_rung(const nlohmann::json& j)
     else if (rule == "multiple_of_warp") r.block.kind = BlockRule::Kind::multiple_of_warp;
     else throw UsageError("rung " + r.id + ": block rule must be power_of_two or multiple_of_warp");
     for (const auto& op : j.at("ops")) r.ops.push_back(parse_op(op.get<std::string>()));
+    const bool rows = r.grid == GridPolicy::rows;
+    if (rows != (r.check == CheckMode::rows))
+        throw UsageError("rung " + r.id + ": a rung whose grid is \"rows\" is checked by \"rows\", and only it");
+    for (Op op : r.ops)
+        if (is_row_op(op) != rows)
+            throw UsageError("rung " + r.id + ": operator " + std::string(name_of(op)) +
+                             (rows ? " is not a row operation; a rung whose grid is \"rows\" runs only dot, softmax, "
+                                     "softmax_online and layer_norm"
+                                   : " works on the rows of a matrix; only a rung whose grid is \"rows\" runs it"));
     r.hints = j.at("hints").get<std::vector<std::string>>();
     r.forbids = j.at("forbids").get<std::vector<std::string>>();
     r.variants = j.value("variants", std::vector<std::string>{});

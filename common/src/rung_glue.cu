@@ -7,7 +7,8 @@
 //   LAB_RUNG_NS      the namespace its kernels live in (ex01, ex02, ...)
 //   LAB_FORM_<form>  how its kernel is templated, from rungs.json's "form":
 //                    plain (on T), block_template (on the block size and T), operator (on Op and T),
-//                    driver (host code: a class Reducer<T> with one member function per scheme)
+//                    driver (host code: a class Reducer<T> with one member function per scheme),
+//                    rows (floats: one kernel per row operation, launched with one block per row)
 #include "lab/kernel.hpp"
 #include LAB_RUNG_SOURCE
 
@@ -216,6 +217,31 @@ std::vector<lab::RungEntry> all_driver_entries()
 }
 
 __attribute__((init_priority(60000))) const lab::RungBinding binding{LAB_RUNG_ID, LAB_RUNG_ORIGINAL, all_driver_entries()};
+
+#elif defined(LAB_FORM_ROWS)
+// A row rung: __global__ void dot(const float* x, const float* y, float* out, std::size_t cols), and
+// softmax, softmax_online and layer_norm(const float* x, float* out, std::size_t cols), each launched
+// with one block per row (plan.grid rows of plan.cols). A dot product's operands lie one after the
+// other in `in`: x is its first n elements, y the next n.
+void launch_dot(const lab::LaunchPlan& plan, const void* in, void* out, std::size_t n)
+{
+    const float* x = input<float>(in);
+    lab::launch(LAB_RUNG_NS::dot, plan.grid, plan.block, plan.shared_bytes, x, x + n, output<float>(out), plan.cols);
+}
+
+template <void (*kernel)(const float*, float*, std::size_t)>
+void launch_row(const lab::LaunchPlan& plan, const void* in, void* out, std::size_t)
+{
+    lab::launch(kernel, plan.grid, plan.block, plan.shared_bytes, input<float>(in), output<float>(out), plan.cols);
+}
+
+__attribute__((init_priority(60000))) const lab::RungBinding binding{
+    LAB_RUNG_ID,
+    LAB_RUNG_ORIGINAL,
+    {{Op::dot, Dtype::f32, &launch_dot},
+     {Op::softmax, Dtype::f32, &launch_row<LAB_RUNG_NS::softmax>},
+     {Op::softmax_online, Dtype::f32, &launch_row<LAB_RUNG_NS::softmax_online>},
+     {Op::layer_norm, Dtype::f32, &launch_row<LAB_RUNG_NS::layer_norm>}}};
 
 #else
 #error "rung_glue.cu: unknown kernel form; rungs.json's \"form\" must name one handled here"

@@ -31,22 +31,29 @@ std::vector<SpeedCase> speed_cases(const RungInfo& rung)
 
 std::string fixture_of(Op op)
 {
-    std::string name(name_of(op));
-    name[0] = static_cast<char>(name[0] - 'a' + 'A');
+    // "softmax_online" -> "SoftmaxOnline"
+    std::string name;
+    bool upper = true;
+    for (const char ch : name_of(op)) {
+        if (ch == '_') upper = true;
+        else name += upper ? static_cast<char>(ch - 'a' + 'A') : ch, upper = false;
+    }
     return name;
 }
 
 std::size_t device_bytes(const Case& c)
 {
     const std::size_t element = 4;  // int and float alike
-    return (c.offset + c.n + kCanaryCount) * element + (std::size_t{64} << 20);
+    // A row operation's output may be as large as its input.
+    const std::size_t outputs = is_row_op(c.op) ? c.n : 0;
+    return (c.offset + c.n * operands_of(c.op) + outputs + kCanaryCount) * element + (std::size_t{64} << 20);
 }
 
 std::vector<PlannedTest> planned_tests(const RungInfo& rung, bool racecheck)
 {
     const std::string prefix = rung.test_prefix() + "/";
     std::vector<PlannedTest> tests;
-    for (Op op : {Op::sum, Op::max, Op::min, Op::product})
+    for (Op op : kAllOps)
         for (const Case& c : rung_cases(rung, op)) {
             PlannedTest t;
             t.name = t.runs = prefix + fixture_of(op) + ".MatchesReference/" + c.name;
@@ -69,8 +76,10 @@ std::vector<PlannedTest> planned_tests(const RungInfo& rung, bool racecheck)
     }
     if (racecheck) {
         PlannedTest t;
-        t.name = prefix + "Racecheck.NoSharedMemoryHazards/" + kRacecheckCase;
-        t.runs = prefix + "Sum.MatchesReference/" + kRacecheckCase;
+        const bool rows = rung.grid == GridPolicy::rows;
+        const std::string watched = rows ? kRowRacecheckCase : kRacecheckCase;
+        t.name = prefix + "Racecheck.NoSharedMemoryHazards/" + watched;
+        t.runs = prefix + (rows ? "LayerNorm" : "Sum") + ".MatchesReference/" + watched;
         t.kind = TestKind::racecheck;
         t.gpu_only = true;
         tests.push_back(t);

@@ -1,5 +1,6 @@
 // Kit tool: the benchmark. Times every rung linked into it (one per entry of rungs.json, so a new
-// rung joins without an edit here), NVIDIA's CUB and the single-thread CPU loop.
+// rung joins without an edit here), NVIDIA's CUB and the single-thread CPU loop; the row rung's
+// kernels (dot product, softmax, layer norm) over 4096 x 4096 floats against the in-run ceiling.
 //   lab-bench [--tsv FILE]        each rung once over 2^26 floats; with --tsv, a line per rung
 //                                 for ./lab run's table
 //   lab-bench --full [--csv FILE] [--markdown FILE]
@@ -40,6 +41,11 @@
 
 namespace {
 
+// The row rung's matrix in the benchmark: 4096 rows of 4096 floats, the shape of its speed goal.
+constexpr std::size_t kRowShape = 4096;
+// Its line in ./lab run's table.
+constexpr const char* kRowTsvKernel = "softmax";
+
 struct Options {
     bool full = false;
     unsigned block = 256;
@@ -77,12 +83,14 @@ std::string format(const char* pattern, double value)
 
 // One kernel at one size.
 struct Row {
-    std::string kernel;  // a rung id, "cub", or "cpu"
-    std::string size;    // "2^24" or "509.6 MB ints"
+    std::string kernel;  // a rung id, "cub", or "cpu"; the row rung's "12_real_kernels/softmax"
+    std::string size;    // "2^24" or "509.6 MB ints"; the row rung's "4096x4096"
     lab::Dtype dtype = lab::Dtype::f32;
     std::size_t n = 0;
     double ms = 0, min_ms = 0, gbps = 0;
     std::size_t launches = 0;
+    double bytes = 0;    // what the kernel must move at least: its input once (and a row rung's output)
+    double ceiling = 0;  // the in-run ceiling for that kind of traffic, GB/s
 };
 
 struct Size {
@@ -104,7 +112,8 @@ lab::HostInput<T> input_of(std::size_t n)
 
 // Times every rung, CUB and the CPU loop at one size; appends a row each.
 template <typename T>
-bool bench_size(const Size& size, unsigned block, std::vector<Row>& rows, const lab::DeviceStatus& device)
+bool bench_size(const Size& size, unsigned block, std::vector<Row>& rows, const lab::DeviceStatus& device,
+                const lab::Ceiling& ceiling)
 {
     const auto input = input_of<T>(size.n);
     lab::DeviceBuffer<T> data(size.n);
@@ -118,6 +127,7 @@ bool bench_size(const Size& size, unsigned block, std::vector<Row>& rows, const 
     std::vector<std::unique_ptr<lab::FullReduction>> reductions;
     for (const lab::RungBinding* binding : lab::bound_rungs()) {
         const auto& rung = lab::Registry::kit().get(binding->id);
+        if (rung.grid == lab::GridPolicy::rows) continue;  // no reduction of an array: see bench_rows
         // A driver rung gets a row per scheme ("11_single_pass/ticket"), each one call of a Reducer
         // kept from call to call; every other rung, one row: its passes until one value is left.
         const std::vector<std::string> schemes = rung.variants.empty() ? std::vector<std::string>{""} : rung.variants;
@@ -159,10 +169,61 @@ bool bench_size(const Size& size, unsigned block, std::vector<Row>& rows, const 
     const double bytes = static_cast<double>(size.n) * sizeof(T);
     for (std::size_t k = 0; k < work.size(); ++k)
         rows.push_back({names[k], size.label, lab::dtype_of<T>(), size.n, times[k].median_ms, times[k].min_ms,
-                        bytes / (times[k].median_ms * 1e6), launches[k]});
+                        bytes / (times[k].median_ms * 1e6), launches[k], bytes, ceiling.best()});
     const double cpu_ms = lab::time_cpu_sum_ms(input.values, 5);
-    rows.push_back({"cpu", size.label, lab::dtype_of<T>(), size.n, cpu_ms, cpu_ms, bytes / (cpu_ms * 1e6), 0});
+    rows.push_back({"cpu", size.label, lab::dtype_of<T>(), size.n, cpu_ms, cpu_ms, bytes / (cpu_ms * 1e6), 0, bytes,
+                    ceiling.best()});
     return true;
+}
+
+// The row rung's kernels (rung 12) over one matrix of rows x cols floats, each timed in turn with L2
+// flushed and every answer checked, against the in-run ceiling for the bytes it must move: a dot
+// product reads two matrices (the read ceiling); softmax and layer norm read one and write one (the
+// copy ceiling, which counts bytes read and written). A kernel that reads its row three times still
+// counts one read: the ceiling is what the operation needs, not what the kernel chose to do.
+bool bench_rows(std::size_t row_count, std::size_t cols, unsigned block, std::vector<Row>& rows,
+                const lab::DeviceStatus& device, const lab::Ceiling& ceiling)
+{
+    const std::size_t n = row_count * cols;
+    const std::string label = std::to_string(row_count) + "x" + std::to_string(cols);
+    lab::DeviceBuffer<unsigned char> flush(std::max<std::size_t>(2 * device.l2_bytes, 1));
+    bool all_right = true;
+    for (const lab::RungBinding* binding : lab::bound_rungs()) {
+        const auto& rung = lab::Registry::kit().get(binding->id);
+        if (rung.grid != lab::GridPolicy::rows) continue;
+        for (const lab::Op op : rung.ops) {
+            lab::Case c;
+            c.name = "bench";
+            c.op = op;
+            c.input = lab::InputKind::floats;
+            c.n = n;
+            c.cols = cols;
+            c.seed = 20261122;
+            const auto input = lab::make_input<float>(c);
+            lab::DeviceBuffer<float> in(input.values.size());
+            in.upload(input.values);
+            const lab::LaunchPlan plan = lab::plan_case(rung, c, device.shape);
+            lab::DeviceBuffer<float> out(lab::output_count(plan, op));
+            const std::string name = rung.id + "/" + std::string(lab::name_of(op));
+            const lab::TimedWork work{{}, [&] { binding->launch(op, lab::Dtype::f32, plan, in.data(), out.data(), n); }, [&] {
+                                          const lab::Verdict v = lab::check_output(rung, op, plan, input.values, out.download());
+                                          return v.ok ? std::string() : v.first_wrong;
+                                      }};
+            std::vector<lab::Timing> times;
+            try {
+                times = lab::time_interleaved({work}, 3, 20, [&] { LAB_CUDA_CHECK(cudaMemsetAsync(flush.data(), 0, flush.bytes())); });
+            } catch (const lab::WrongAnswer& e) {
+                std::fprintf(stderr, "%s at %s: WRONG %s; not reported\n", name.c_str(), label.c_str(), e.what());
+                all_right = false;
+                continue;
+            }
+            const bool reads_only = op == lab::Op::dot;
+            const double bytes = 4.0 * (static_cast<double>(input.values.size()) + static_cast<double>(out.size()));
+            rows.push_back({name, label, lab::Dtype::f32, n, times[0].median_ms, times[0].min_ms,
+                            bytes / (times[0].median_ms * 1e6), 1, bytes, reads_only ? ceiling.read_gbps : ceiling.copy_gbps});
+        }
+    }
+    return all_right;
 }
 
 std::string size_label(std::size_t n)
@@ -189,9 +250,10 @@ std::string markdown(const std::vector<Row>& rows, const std::vector<Size>& size
        << "in turn with the other kernels, with L2 flushed before each run; a full reduction to one value (every "
        << "launch it takes). In-run ceiling: a read-only streaming kernel reached " << format("%.0f", ceiling.read_gbps)
        << " GB/s and a device-to-device copy " << format("%.0f", ceiling.copy_gbps) << " GB/s (read + write).\n\n";
-    std::vector<std::string> kernels;
+    std::vector<std::string> kernels;  // those that reduce an array, at every size
     for (const auto& r : rows)
-        if (std::find(kernels.begin(), kernels.end(), r.kernel) == kernels.end()) kernels.push_back(r.kernel);
+        if (r.size.find('x') == std::string::npos && std::find(kernels.begin(), kernels.end(), r.kernel) == kernels.end())
+            kernels.push_back(r.kernel);
     // A table with a line per kernel and a column per size; `cell` gives one entry ("-" for none).
     const auto by_size = [&](const char* first_column, const std::vector<std::string>& lines,
                              const std::function<std::string(const std::string&, const std::string&)>& cell) {
@@ -220,7 +282,7 @@ std::string markdown(const std::vector<Row>& rows, const std::vector<Size>& size
             const Row* r = find(rows, k, detail);
             if (!r) continue;
             md << "| " << k << " | " << format("%.3f", r->ms) << " | " << format("%.0f", r->gbps) << " | "
-               << format("%.0f%%", 100 * r->gbps / ceiling.best()) << " | " << format("%.1f", cpu->ms / r->ms) << " | "
+               << format("%.0f%%", 100 * r->gbps / r->ceiling) << " | " << format("%.1f", cpu->ms / r->ms) << " | "
                << format("%.2f", first->ms / r->ms) << " |\n";
         }
     }
@@ -231,6 +293,18 @@ std::string markdown(const std::vector<Row>& rows, const std::vector<Size>& size
         for (const auto& r : rows)
             if (r.size == s.label && r.kernel != "cub" && r.kernel != "cpu" && (!best || r.ms < best->ms)) best = &r;
         if (cub && best) md << "| " << s.label << " | " << best->kernel << " | " << format("%.3f", cub->ms / best->ms) << " |\n";
+    }
+    // The row rung's kernels, each against the ceiling for the traffic it must make.
+    bool any_rows = false;
+    for (const auto& r : rows) {
+        if (r.size.find('x') == std::string::npos) continue;
+        if (!any_rows)
+            md << "\nThe row rung's kernels over " << r.size << " floats (bytes each must move: a dot product reads two "
+               << "matrices, against the read ceiling; softmax and layer norm read one and write one, against the "
+               << "copy ceiling):\n\n| kernel | ms | GB/s | ceiling GB/s | % of ceiling |\n|---|---:|---:|---:|---:|\n";
+        any_rows = true;
+        md << "| " << r.kernel << " | " << format("%.3f", r.ms) << " | " << format("%.0f", r.gbps) << " | "
+           << format("%.0f", r.ceiling) << " | " << format("%.0f%%", 100 * r.gbps / r.ceiling) << " |\n";
     }
     // The driver rungs' schemes, each against CUB at every size: the single-pass schemes' one launch
     // shows most at small sizes, where a launch's fixed cost is most of the time.
@@ -339,6 +413,7 @@ int emulator_speed(const lab::DeviceStatus& device)
     std::printf("%s: one launch over 2^20 floats, blocks of 256, median of 3\n", device.name.c_str());
     for (const lab::RungBinding* binding : lab::bound_rungs()) {
         const auto& rung = lab::Registry::kit().get(binding->id);
+        if (rung.grid == lab::GridPolicy::rows) continue;  // no reduction of an array
         const auto plan = lab::plan_launch(rung, n, 256, device.shape, 0, rung.variants.empty() ? "" : rung.variants.back());
         lab::DeviceBuffer<float> out(plan.grid);
         std::vector<double> seconds;
@@ -353,6 +428,27 @@ int emulator_speed(const lab::DeviceStatus& device)
             std::printf("  %-20s %6.3f s  (%u blocks)\n", rung.id.c_str(), seconds[1], plan.grid);
         else  // a driver rung: one call of a scheme, twice over with the glue's checks
             std::printf("  %-20s %6.3f s  (Reducer::%s, called twice)\n", rung.id.c_str(), seconds[1], plan.variant.c_str());
+    }
+    // The row rung: one launch of each kernel over 1024 rows of 1024 floats (a dot product reads two).
+    const std::size_t side = 1024;
+    lab::DeviceBuffer<float> rows_in(2 * n), rows_out(n);
+    rows_in.upload(input_of<float>(2 * n).values);
+    for (const lab::RungBinding* binding : lab::bound_rungs()) {
+        const auto& rung = lab::Registry::kit().get(binding->id);
+        if (rung.grid != lab::GridPolicy::rows) continue;
+        const auto plan = lab::plan_launch(rung, side * side, 256, device.shape, 0, "", side);
+        for (const lab::Op op : rung.ops) {
+            std::vector<double> seconds;
+            for (int i = 0; i < 3; ++i) {
+                const auto begin = std::chrono::steady_clock::now();
+                binding->launch(op, lab::Dtype::f32, plan, rows_in.data(), rows_out.data(), side * side);
+                LAB_CUDA_CHECK(cudaDeviceSynchronize());
+                seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+            }
+            std::sort(seconds.begin(), seconds.end());
+            const std::string name = rung.id + "/" + std::string(lab::name_of(op));
+            std::printf("  %-34s %6.3f s  (%zu rows of %zu)\n", name.c_str(), seconds[1], side, side);
+        }
     }
     return 0;
 }
@@ -383,9 +479,11 @@ int main(int argc, char** argv)
         bool all_right = true;
         for (const auto& s : sizes) {
             std::fprintf(stderr, "timing %s ...\n", s.label.c_str());
-            all_right &= s.dtype == lab::Dtype::i32 ? bench_size<int>(s, options.block, rows, device)
-                                                    : bench_size<float>(s, options.block, rows, device);
+            all_right &= s.dtype == lab::Dtype::i32 ? bench_size<int>(s, options.block, rows, device, ceiling)
+                                                    : bench_size<float>(s, options.block, rows, device, ceiling);
         }
+        std::fprintf(stderr, "timing the row kernels over %zu x %zu floats ...\n", kRowShape, kRowShape);
+        all_right &= bench_rows(kRowShape, kRowShape, options.block, rows, device, ceiling);
         if (!options.tsv.empty()) {
             std::ofstream tsv(options.tsv);
             // One line per rung: a driver rung's is the scheme its speed test times (tests/speed.json).
@@ -395,7 +493,10 @@ int main(int argc, char** argv)
                 const std::string id = r.kernel.substr(0, slash);
                 if (slash != std::string::npos) {
                     const lab::SpeedPlan::Case* timed = lab::SpeedPlan::kit().find(id);
-                    if (!timed || timed->scheme != r.kernel.substr(slash + 1)) continue;
+                    const std::string part = r.kernel.substr(slash + 1);
+                    // The row rung's line is its softmax's, against the copy ceiling.
+                    const bool shown = timed ? timed->scheme == part : part == kRowTsvKernel;
+                    if (!shown) continue;
                 }
                 tsv << id << "\tok\t" << r.gbps << '\t' << r.ms << '\n';
             }
@@ -405,8 +506,8 @@ int main(int argc, char** argv)
             csv << "gpu,kernel,size,dtype,n,bytes,median_ms,min_ms,gbps,pct_ceiling,launches\n";
             for (const auto& r : rows)
                 csv << '"' << device.name << "\"," << r.kernel << ",\"" << r.size << "\"," << lab::name_of(r.dtype) << ','
-                    << r.n << ',' << r.n * 4 << ',' << r.ms << ',' << r.min_ms << ',' << r.gbps << ','
-                    << 100 * r.gbps / ceiling.best() << ',' << r.launches << '\n';
+                    << r.n << ',' << r.bytes << ',' << r.ms << ',' << r.min_ms << ',' << r.gbps << ','
+                    << 100 * r.gbps / r.ceiling << ',' << r.launches << '\n';
         }
         const std::string report = markdown(rows, sizes, device, ceiling);
         if (!options.markdown.empty()) std::ofstream(options.markdown) << report;

@@ -63,6 +63,7 @@ Job job_for(const PlannedCase& p)
     j.block = p.plan.block;
     j.shared_bytes = p.plan.shared_bytes;
     j.variant = p.plan.variant;
+    j.cols = p.plan.cols;
     j.guard_count = kCanaryCount;
     with_type(p.c.dtype(), [&](auto type) {
         using T = decltype(type);
@@ -278,7 +279,8 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
                const std::string& dir, CaseResult& result)
 {
     const HostInput<T> input = make_input<T>(p.c);
-    const std::size_t expected_bytes = (p.plan.grid + 2 * kCanaryCount) * sizeof(T);
+    const std::size_t slot_count = output_count(p.plan, p.c.op);
+    const std::size_t expected_bytes = (slot_count + 2 * kCanaryCount) * sizeof(T);
     std::vector<std::string> passed_in, failed_in;
     std::string first_failure;
     std::vector<std::vector<T>> outputs;
@@ -302,12 +304,13 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
             const std::string& raw = *raw_read;
             std::vector<T> buffer(raw.size() / sizeof(T));
             std::memcpy(buffer.data(), raw.data(), raw.size());
-            const std::string overrun = overwritten_guard(buffer, p.plan.grid);
+            const std::string overrun = overwritten_guard(buffer, slot_count, p.c.op);
             if (!overrun.empty()) {
                 failure = "the kernel wrote outside its output" + in_order + ": " + overrun;
                 result.overran = true;
             } else {
-                std::vector<T> slots(buffer.begin() + kCanaryCount, buffer.begin() + kCanaryCount + p.plan.grid);
+                const auto first = buffer.begin() + static_cast<std::ptrdiff_t>(kCanaryCount);
+                std::vector<T> slots(first, first + static_cast<std::ptrdiff_t>(slot_count));
                 verdict = check_output(rung, p.c.op, p.plan, input.values, slots);
                 if (!verdict.ok) {
                     failure = describe_failure(rung, p.c, p.plan, input.description, verdict) + in_order;

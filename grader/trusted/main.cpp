@@ -401,9 +401,14 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
 
 int replay(const std::string& key, const std::string& op, const std::string& input, std::uint64_t n, unsigned block,
            const std::string& seed_text, unsigned grid, std::uint64_t offset, const std::string& scheme,
-           const std::string& file)
+           const std::string& file, bool has_n, std::uint64_t rows, std::uint64_t cols)
 {
     const lab::RungInfo& rung = lab::Registry::kit().get(key);
+    if ((rung.grid == lab::GridPolicy::rows) != (cols > 0) || (cols > 0) != (rows > 0) || (cols > 0) == has_n)
+        throw std::runtime_error(rung.grid == lab::GridPolicy::rows
+                                     ? "rung " + rung.id + " works on a matrix: give --rows and --cols (not --n)"
+                                     : "rung " + rung.id + " reduces an array: give --n (not --rows and --cols)");
+    if (cols > 0) n = rows * cols;
     const lab::DeviceStatus& device = lab::device_status();
     if (!device.usable) {
         std::cerr << "lab-grade: " << device.reason << '\n';
@@ -421,11 +426,13 @@ int replay(const std::string& key, const std::string& op, const std::string& inp
     p.c.block = block;
     p.c.seed = parse_seed(seed_text);
     p.c.offset = offset;
+    p.c.cols = cols;
     p.c.group = "replay";
-    p.c.name = (scheme.empty() ? "" : scheme + "_") + input + "_n" + std::to_string(n) + "_b" + std::to_string(block) +
-               (offset ? "_o" + std::to_string(offset) : "");
+    p.c.name = (scheme.empty() ? "" : scheme + "_") + input +
+               (cols ? "_r" + std::to_string(rows) + "_c" + std::to_string(cols) : "_n" + std::to_string(n)) + "_b" +
+               std::to_string(block) + (offset ? "_o" + std::to_string(offset) : "");
     p.c.variant = scheme;
-    p.plan = lab::plan_launch(rung, n, block, device.shape, grid, scheme);
+    p.plan = lab::plan_launch(rung, n, block, device.shape, grid, scheme, cols);
     const Built built = build_runners({{rung.id, contents.str()}}, static_cast<int>(std::thread::hardware_concurrency()));
     if (!built.runners.count(rung.id)) {
         std::cout << source << " did not build:\n" << built.logs.at(rung.id) << '\n';
@@ -461,13 +468,16 @@ int main(int argc, char** argv)
                         "run what the integrity checks would refuse (to test the sandbox alone); every report says so");
 
     std::string rung, op = "sum", input, replay_seed, file, scheme;
-    std::uint64_t n = 0, offset = 0;
+    std::uint64_t n = 0, offset = 0, rows = 0, cols = 0;
     unsigned block = 0, grid = 0;
     auto* replay_cmd = app.add_subcommand("replay", "run one case, as a grading report gives it, on your own kernel");
     replay_cmd->add_option("rung", rung, "the rung: 07 or 07_coarsening")->required();
-    replay_cmd->add_option("--op", op, "sum, max, min or product")->capture_default_str();
+    replay_cmd->add_option("--op", op, "sum, max, min, product; the row rung's dot, softmax, softmax_online, layer_norm")
+        ->capture_default_str();
     replay_cmd->add_option("--input", input, "the input kind (float, int, float_spike, ...)")->required();
-    replay_cmd->add_option("--n", n, "elements")->required();
+    auto* n_option = replay_cmd->add_option("--n", n, "elements (a rung that reduces an array)");
+    replay_cmd->add_option("--rows", rows, "rows of the matrix (the row rung)");
+    replay_cmd->add_option("--cols", cols, "row length (the row rung)");
     replay_cmd->add_option("--block", block, "threads per block")->required();
     replay_cmd->add_option("--seed", replay_seed, "the case's seed, as the report gives it")->required();
     replay_cmd->add_option("--grid", grid, "blocks (grid-stride rungs)");
@@ -537,7 +547,8 @@ int main(int argc, char** argv)
         }
         if (*task_cmd) return lab::batch::grade_task(task_out, round, task, per_task, self_path(), jobs);
 #endif
-        return replay(rung, op, input, n, block, replay_seed, grid, offset, scheme, file);
+        return replay(rung, op, input, n, block, replay_seed, grid, offset, scheme, file, n_option->count() > 0, rows,
+                      cols);
     } catch (const std::exception& e) {
         std::cerr << "lab-grade: " << e.what() << '\n';
         return 2;

@@ -26,13 +26,13 @@ void add_cases(const RungInfo& rung, const Catalogue& catalogue, const std::vect
                double cpu_max_n, std::vector<PlannedCase>& out)
 {
     const DeviceStatus& device = device_status();
-    for (const Op op : {Op::sum, Op::max, Op::min, Op::product})
+    for (const Op op : kAllOps)
         for (const Case& c : catalogue.select(rung, op)) {
             if (!wanted(groups, c.group)) continue;
             PlannedCase p;
             p.c = c;
             p.hidden = hidden;
-            p.plan = plan_launch(rung, c.n, c.block, device.shape, c.grid_blocks(device.shape.multiprocessors), c.variant);
+            p.plan = plan_case(rung, c, device.shape);
             if (c.gpu_only && device.emulated) p.skip = "runs on a GPU only: its input is too large for the CPU backend";
             else if (device.emulated && static_cast<double>(c.n) > cpu_max_n)
                 p.skip = "graded on a GPU only: larger than the rubric's no_gpu.max_n";
@@ -176,9 +176,10 @@ std::string replay_command(const RungInfo& rung, const Case& c, const LaunchPlan
 {
     char seed[32];
     std::snprintf(seed, sizeof seed, "0x%016llx", static_cast<unsigned long long>(c.seed));
+    const std::string size = c.cols ? " --rows " + std::to_string(c.rows()) + " --cols " + std::to_string(c.cols)
+                                    : " --n " + std::to_string(c.n);
     std::string command = "./lab replay " + rung.number + " --op " + std::string(name_of(c.op)) + " --input " +
-                          std::string(name_of(c.input)) + " --n " + std::to_string(c.n) + " --block " +
-                          std::to_string(c.block) + " --seed " + seed;
+                          std::string(name_of(c.input)) + size + " --block " + std::to_string(c.block) + " --seed " + seed;
     if (rung.grid == GridPolicy::sm_count) command += " --grid " + std::to_string(plan.grid);
     if (c.offset) command += " --offset " + std::to_string(c.offset);
     if (!c.variant.empty()) command += " --scheme " + c.variant;

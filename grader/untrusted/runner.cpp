@@ -23,6 +23,7 @@
 #include "lab/error.hpp"
 #include "lab/inputs.hpp"
 #include "lab/full_reduction.hpp"
+#include "lab/plan.hpp"
 #include "lab/registry.hpp"
 #include "lab/rung.hpp"
 #include "lab/speed.hpp"
@@ -83,18 +84,26 @@ void run_job(const lab::RungBinding& binding, const Job& job, const std::string&
     c.block = job.block;
     c.seed = job.seed;
     c.offset = job.offset;
+    c.cols = job.cols;
     std::vector<T> values = lab::make_input<T>(c).values;
-    if (values.size() != job.n) throw std::runtime_error("the input has " + std::to_string(values.size()) + " values, not n");
+    const std::size_t count = job.n * lab::operands_of(c.op);  // a dot product's x and y
+    if (values.size() != count) throw std::runtime_error("the input has " + std::to_string(values.size()) + " values, not " + std::to_string(count));
 
-    const std::size_t guards = job.guard_count;
+    lab::LaunchPlan plan;
+    plan.grid = job.grid;
+    plan.block = job.block;
+    plan.shared_bytes = job.shared_bytes;
+    plan.cols = job.cols;
+    if (!job.variant.empty()) lab::set_scheme(plan, lab::Registry::kit().get(binding.id), job.variant);
+    const std::size_t guards = job.guard_count, slots = lab::output_count(plan, c.op);
     // The device's input is canaries, the values, canaries; copied there in three pieces, so that
     // the host never holds the values twice (2^31 + 5 ints are 8 GiB: twice would need 16 GiB and
     // more of the rubric's memory limit).
     const std::vector<T> before(job.offset, from_bits<T>(job.canary)), after(guards, from_bits<T>(job.canary));
-    const std::size_t in_size = job.offset + job.n + guards;
-    std::vector<T> out(guards + job.grid + guards, from_bits<T>(job.guard));
+    const std::size_t in_size = job.offset + count + guards;
+    std::vector<T> out(guards + slots + guards, from_bits<T>(job.guard));
     std::fill(out.begin() + static_cast<std::ptrdiff_t>(guards),
-              out.begin() + static_cast<std::ptrdiff_t>(guards + job.grid), from_bits<T>(job.poison));
+              out.begin() + static_cast<std::ptrdiff_t>(guards + slots), from_bits<T>(job.poison));
 
     std::string error;
     T* device_in = nullptr;
@@ -102,15 +111,10 @@ void run_job(const lab::RungBinding& binding, const Job& job, const std::string&
     if (ok(cudaMalloc(reinterpret_cast<void**>(&device_in), in_size * sizeof(T)), error, "cudaMalloc") &&
         ok(cudaMalloc(reinterpret_cast<void**>(&device_out), out.size() * sizeof(T)), error, "cudaMalloc") &&
         copy_to_device(device_in, before, error) && copy_to_device(device_in + job.offset, values, error) &&
-        copy_to_device(device_in + job.offset + job.n, after, error) &&
+        copy_to_device(device_in + job.offset + count, after, error) &&
         ok(cudaMemcpy(device_out, out.data(), out.size() * sizeof(T), cudaMemcpyHostToDevice), error, "cudaMemcpy")) {
         // The kernel gets the input on the device only: no host copy is left to compute the answer from.
         std::vector<T>().swap(values);
-        lab::LaunchPlan plan;
-        plan.grid = job.grid;
-        plan.block = job.block;
-        plan.shared_bytes = job.shared_bytes;
-        if (!job.variant.empty()) lab::set_scheme(plan, lab::Registry::kit().get(binding.id), job.variant);
         try {
             binding.launch(c.op, lab::dtype_of<T>(), plan, device_in + job.offset, device_out + guards, job.n);
             ok(cudaDeviceSynchronize(), error, "the kernel");

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -93,6 +94,58 @@ TEST(Catalogue, DriverRungsRunTheirOwnCasesOncePerScheme)
         EXPECT_NE(cases[0].variant, cases[1].variant);
     }
     ASSERT_NE(driver, nullptr) << "rungs.json has no driver rung";
+}
+
+// The row rung (12) runs the row groups' cases, rows x cols matrices named by both, and only it does;
+// its catalogue reaches one column and 2^20, one row and thousands, and the numerical traps.
+TEST(Catalogue, TheRowRungRunsRowCasesAndOnlyIt)
+{
+    const lab::RungInfo& rows = lab::Registry::kit().get("12");
+    for (const auto& rung : lab::Registry::kit().rungs())
+        for (const lab::Op op : lab::kAllOps)
+            for (const Case& c : Catalogue::kit().select(rung, op))
+                EXPECT_EQ(c.cols > 0, &rung == &rows) << rung.id << " runs " << c.name;
+    std::size_t least_cols = SIZE_MAX, most_cols = 0, most_rows = 0;
+    std::set<InputKind> kinds;
+    for (const lab::Op op : rows.ops) {
+        const auto cases = Catalogue::kit().select(rows, op);
+        ASSERT_FALSE(cases.empty()) << lab::name_of(op);
+        for (const Case& c : cases) {
+            EXPECT_EQ(c.n, c.rows() * c.cols) << c.name;
+            EXPECT_NE(c.name.find("_r" + std::to_string(c.rows()) + "_c" + std::to_string(c.cols) + "_b"), std::string::npos)
+                << c.name;
+            least_cols = std::min(least_cols, c.cols), most_cols = std::max(most_cols, c.cols);
+            most_rows = std::max(most_rows, c.rows());
+            kinds.insert(c.input);
+        }
+    }
+    EXPECT_EQ(least_cols, 1u);
+    EXPECT_GE(most_cols, std::size_t{1} << 20);
+    EXPECT_GE(most_rows, 4096u);
+    for (const InputKind k : {InputKind::huge_logits, InputKind::negative_logits, InputKind::large_mean, InputKind::exact_floats})
+        EXPECT_TRUE(kinds.count(k)) << "no row case with " << lab::name_of(k);
+}
+
+TEST(Catalogue, RefusesMalformedRowGroups)
+{
+    const std::string path = testing::TempDir() + "row_cases.json";
+    const std::string head = R"({"base_seed": 1, "groups": [{"name": "g", "inputs": ["float"], "blocks": [256], )";
+    std::ofstream(path) << head << R"("for": "rows", "ops": ["softmax"], "rows": ["2"], "cols": ["b+1"]}]})";
+    const Catalogue ok = Catalogue::load(path);
+    ASSERT_EQ(ok.cases().size(), 1u);
+    EXPECT_EQ(ok.cases().front().name, "float_r2_c257_b256");
+    EXPECT_EQ(ok.cases().front().n, 514u);
+    for (const char* wrong : {R"("for": "rows", "ops": ["softmax"], "sizes": ["3"]})",                   // no shape
+                              R"("for": "rows", "ops": ["softmax"], "rows": ["2"], "cols": ["3"], "sizes": ["6"]})",
+                              R"("for": "rows", "ops": ["sum"], "rows": ["2"], "cols": ["3"]})",          // not a row op
+                              R"("ops": ["dot"], "sizes": ["3"]})",                                        // a row op in an array group
+                              R"("for": "rows", "ops": ["dot"], "rows": ["2"], "cols": ["3"], "grids": ["sm"]})"}) {
+        std::ofstream(path) << head << wrong << "]}";
+        EXPECT_THROW(Catalogue::load(path), lab::UsageError) << wrong;
+    }
+    std::ofstream(path) << R"({"base_seed": 1, "groups": [{"name": "g", "inputs": ["int"], "blocks": [256], "for": "rows",
+        "ops": ["dot"], "rows": ["2"], "cols": ["3"]}]})";
+    EXPECT_THROW(Catalogue::load(path), lab::UsageError) << "the row operations take floats";
 }
 
 TEST(Catalogue, CoversTheEdgesAtEveryBlockSize)
@@ -266,6 +319,12 @@ TEST(SpeedPlan, HasOneLinePerRungOfTheRegistryAndEveryCalibrationPassesItsRefere
         // The driver rungs (10, 11) have a speed path (tests/kit/driver_speed_test.cpp) but no speed
         // test yet: one joins the plan with its calibration on every GPU below, measured together.
         if (rung.grid == lab::GridPolicy::one && c == nullptr) continue;
+        // The row rung (12) computes rows, not one sum of 2^26 floats, so the sum's speed test does not
+        // fit it: its speed is the benchmark's row table (softmax and layer norm against the ceiling).
+        if (rung.grid == lab::GridPolicy::rows) {
+            EXPECT_EQ(c, nullptr) << rung.id << ": a row rung's speed is not a sum's; tests/speed.json cannot time it";
+            continue;
+        }
         ASSERT_NE(c, nullptr) << rung.id << " has no speed test in tests/speed.json";
         // A driver rung's speed test times one of its schemes, named; no other rung names one.
         if (rung.grid == lab::GridPolicy::one)

@@ -112,4 +112,43 @@ TEST(Registry, VariantsOnlyForADriver)
     EXPECT_EQ(lab::Registry::load(path).rungs().front().variants.size(), 2u);
 }
 
+// A row rung's plan: one block per row, the row length carried to the glue and the checker; a row
+// length that does not divide n, or one given to a rung that reduces an array, is refused.
+TEST(Registry, ARowRungsPlanHasABlockPerRow)
+{
+    const lab::RungInfo& rows = lab::Registry::kit().get("12");
+    ASSERT_EQ(rows.grid, lab::GridPolicy::rows);
+    const lab::LaunchPlan plan = lab::plan_launch(rows, 3 * 1856, 256, {}, 0, "", 1856);
+    EXPECT_EQ(plan.grid, 3u);
+    EXPECT_EQ(plan.cols, 1856u);
+    EXPECT_EQ(lab::output_count(plan, lab::Op::dot), 3u);
+    EXPECT_EQ(lab::output_count(plan, lab::Op::softmax), 3u * 1856u);
+    EXPECT_EQ(lab::output_count(lab::LaunchPlan{7, 256, 0}, lab::Op::sum), 7u);
+    try {
+        lab::plan_launch(rows, 1000, 256, {}, 0, "", 3);
+        FAIL() << "1000 is not a whole number of rows of 3";
+    } catch (const lab::UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find("not a whole number of rows of 3"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(lab::plan_launch(rows, 1000, 256), lab::UsageError);  // no row length
+    EXPECT_THROW(lab::plan_launch(lab::Registry::kit().get("08"), 1000, 256, {}, 0, "", 10), lab::UsageError);
+}
+
+// The row operations and the "rows" grid and check go together, and only together.
+TEST(Registry, RowOperationsOnlyForARowRung)
+{
+    const std::string path = testing::TempDir() + "row_rungs.json";
+    const std::string rung = R"({"id": "01_x", "title": "t", "practises": "p", "form": "rows", "items_per_thread": 1,
+        "block": {"min": 32, "max": 1024, "rule": "multiple_of_warp"}, "hints": [], "forbids": [], )";
+    std::ofstream(path) << "{\"rungs\": [" << rung << R"("grid": "rows", "check": "rows", "ops": ["softmax", "dot"]}]})";
+    EXPECT_EQ(lab::Registry::load(path).rungs().front().ops.size(), 2u);
+    for (const char* wrong : {R"("grid": "rows", "check": "rows", "ops": ["sum"]})",
+                              R"("grid": "cover", "check": "per_block", "ops": ["softmax"]})",
+                              R"("grid": "rows", "check": "total", "ops": ["dot"]})",
+                              R"("grid": "sm_count", "check": "rows", "ops": ["dot"]})"}) {
+        std::ofstream(path) << "{\"rungs\": [" << rung << wrong << "]}";
+        EXPECT_THROW(lab::Registry::load(path), lab::UsageError) << wrong;
+    }
+}
+
 }  // namespace

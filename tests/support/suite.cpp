@@ -19,6 +19,11 @@
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Max);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Min);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Product);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Sum);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Dot);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Softmax);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SoftmaxOnline);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(LayerNorm);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Speed);
 
 namespace lab::testing {
@@ -67,9 +72,9 @@ void check_case(const RungInfo& rung, const Case& c)
     if (c.gpu_only && device.emulated)
         GTEST_SKIP() << "case " << c.name << " runs on a GPU only: its " << gib(double(c.n) * sizeof(T))
                      << " input is too large for the CPU backend.";
-    const LaunchPlan plan =
-        plan_launch(rung, c.n, c.block, device.shape, c.grid_blocks(device.shape.multiprocessors), c.variant);
-    const std::size_t buffer = c.offset + c.n + kCanaryCount;
+    const LaunchPlan plan = plan_case(rung, c, device.shape);
+    const std::size_t values = c.n * operands_of(c.op), outputs = output_count(plan, c.op);
+    const std::size_t buffer = c.offset + values + kCanaryCount;
     if (!device.emulated) {
         std::size_t free = 0, total = 0;
         LAB_CUDA_CHECK(cudaMemGetInfo(&free, &total));
@@ -86,10 +91,10 @@ void check_case(const RungInfo& rung, const Case& c)
     DeviceBuffer<T> device_in(buffer);
     device_in.upload(canaries.data(), c.offset);
     device_in.upload(input.values, c.offset);
-    device_in.upload(canaries, c.offset + c.n);
+    device_in.upload(canaries, c.offset + values);
     const T* first = device_in.data() + c.offset;
     // The output slots sit between guards (lab/inputs.hpp), checked after every launch.
-    const std::vector<T> fresh_output = guarded_output<T>(plan.grid);
+    const std::vector<T> fresh_output = guarded_output<T>(outputs);
     DeviceBuffer<T> device_out(fresh_output.size());
     T* const slots = device_out.data() + kCanaryCount;
 
@@ -118,12 +123,13 @@ void check_case(const RungInfo& rung, const Case& c)
             FAIL() << "rung " << rung.id << ", case " << c.name << in_order << ": " << e.what();
         }
         const auto around = device_out.download();
-        const std::string overrun = overwritten_guard(around, plan.grid);
+        const std::string overrun = overwritten_guard(around, outputs, c.op);
         if (!overrun.empty())
             FAIL() << "rung " << rung.id << ", case " << c.name << ": the kernel wrote outside its output" << in_order
                    << ": " << overrun << "\n  launch: n = " << c.n << ", block size " << plan.block << ", grid "
                    << plan.grid;
-        std::vector<T> output(around.begin() + kCanaryCount, around.begin() + kCanaryCount + plan.grid);
+        const auto slots_begin = around.begin() + static_cast<std::ptrdiff_t>(kCanaryCount);
+        std::vector<T> output(slots_begin, slots_begin + static_cast<std::ptrdiff_t>(outputs));
         outcomes.push_back({order, check_output(rung, c.op, plan, input.values, output), std::move(output)});
     }
 
@@ -205,6 +211,10 @@ TEST_P(Sum, MatchesReference) { run_case(); }
 TEST_P(Max, MatchesReference) { run_case(); }
 TEST_P(Min, MatchesReference) { run_case(); }
 TEST_P(Product, MatchesReference) { run_case(); }
+TEST_P(Dot, MatchesReference) { run_case(); }
+TEST_P(Softmax, MatchesReference) { run_case(); }
+TEST_P(SoftmaxOnline, MatchesReference) { run_case(); }
+TEST_P(LayerNorm, MatchesReference) { run_case(); }
 
 // Ratios measured in this run, never absolute times: the rung against the kit's own baseline kernel
 // (never the student's code) and this GPU's bandwidth, every timed answer checked (lab/speed.hpp).

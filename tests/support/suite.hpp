@@ -3,7 +3,7 @@
 // file instantiates them with its prefix, which gives names such as
 //     Ex03/Sum.MatchesReference/float_n1025_b256
 //     Ex03/Launcher.RejectsBlockSize/b100
-// Each case runs the rung's kernel once and checks every block's result against the CPU; the
+// Each case runs the rung's kernel once and checks every block's (or row's) result against the CPU; the
 // speed case (GPU only) times the rung against the kit's baseline, the CPU loop and the ceiling.
 //     Ex03/Speed.FastEnough/float_n67108864_b256
 #pragma once
@@ -49,6 +49,10 @@ class Sum : public lab::testing::KernelCase {};
 class Max : public lab::testing::KernelCase {};
 class Min : public lab::testing::KernelCase {};
 class Product : public lab::testing::KernelCase {};
+class Dot : public lab::testing::KernelCase {};
+class Softmax : public lab::testing::KernelCase {};
+class SoftmaxOnline : public lab::testing::KernelCase {};
+class LayerNorm : public lab::testing::KernelCase {};
 class Launcher : public ::testing::TestWithParam<unsigned> {};
 class Speed : public ::testing::TestWithParam<lab::SpeedCase> {
 protected:
@@ -67,6 +71,10 @@ protected:
     LAB_INSTANTIATE_OP_(prefix, Max, ::lab::Op::max);                                                      \
     LAB_INSTANTIATE_OP_(prefix, Min, ::lab::Op::min);                                                      \
     LAB_INSTANTIATE_OP_(prefix, Product, ::lab::Op::product);                                              \
+    LAB_INSTANTIATE_OP_(prefix, Dot, ::lab::Op::dot);                                                      \
+    LAB_INSTANTIATE_OP_(prefix, Softmax, ::lab::Op::softmax);                                              \
+    LAB_INSTANTIATE_OP_(prefix, SoftmaxOnline, ::lab::Op::softmax_online);                                 \
+    LAB_INSTANTIATE_OP_(prefix, LayerNorm, ::lab::Op::layer_norm);                                         \
     INSTANTIATE_TEST_SUITE_P(prefix, Launcher, ::testing::ValuesIn(::lab::testing::rejected_block_sizes()), \
                              ::lab::testing::block_name);                                                  \
     INSTANTIATE_TEST_SUITE_P(prefix, Speed, ::testing::ValuesIn(::lab::testing::speed_cases()),             \

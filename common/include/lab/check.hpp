@@ -53,6 +53,31 @@
 // too many or too few changes (the product inputs differ from 1 by up to 1%).
 //
 // Max and min are exact (the result is one of the inputs); so is everything on ints.
+//
+// Row operations (rung 12) are checked value by value against a reference in double. One block
+// strides over its row, so the depth d of a sum over a row is the grid-stride depth with one block:
+// d = ceil(cols / B) + 4 + ceil(log2 B) + 1. The bounds below are first-order, each with a rounding
+// or more to spare; expf may be CUDA's expf (2 ulp) or __expf (2 + 1.17|t| ulp), which with the
+// rounding of its argument t = x - max makes at most u (3.5 |t| + 5) of relative error.
+//   dot, per row: the products are rounded once more than a sum's additions, so
+//         |computed - exact| <= gamma(d + 1) * sum(|x * y|),
+//     and exactly 0 when every product is an integer and sum(|x * y|) <= 2^24 (as for sums).
+//   softmax, per value y_c = e^(t_c) / S with t = x - max(x) <= 0 and S = sum(e^t) >= 1: the
+//     exponential's error, the sum's (its depth, and its terms' errors weighted by their share of
+//     S: A = sum(e^t |t|) / S), and the division's:
+//         |y - y*| <= y* u (3.5 |t_c| + 3.5 A + k (d + 1) + 16) + 2^-124,
+//     k = 1 for two passes; k = 8 for the online scheme, whose running sum is rescaled, one more
+//     exponential and multiply-add, at every step of a thread's chain. 2^-124 covers outputs that
+//     underflow (subnormal, or flushed to zero by __expf).
+//   layer_norm, y_c = (x_c - mean) / sqrt(var + eps), var divided by cols, eps = 1e-5f: the mean is
+//     off by at most e = gamma(d + 1) mean(|x|), which shifts every output by e / sqrt(var + eps);
+//     the variance's relative error is at most
+//         v = [gamma(d + 6) var + 2 (d + 2) u mean(|x|) sigma + e^2] / (var + eps)
+//     (two passes: the squares' sum and the mean's error squared; Welford's running mean adds the
+//     middle term), halved by the square root; the subtraction, rsqrtf and the product add 8 u:
+//         |y - y*| <= |y*| (v / 2 + 8 u) + 1.01 e / sqrt(var + eps) (1 + v) + 2^-124.
+//     A large mean and a small spread (10^4 and 1) leave mean(x^2) - mean^2 with no correct digit in
+//     float: that shortcut fails by far more than this allows, while two passes and Welford pass.
 #pragma once
 
 #include <cstddef>
@@ -75,7 +100,8 @@ struct Verdict {
     std::string expected, got;     // the first wrong slot's (or the total's) value, and what it held
 };
 
-// `input` holds the n elements the kernel read; `slots` what it wrote (plan.grid of them).
+// `input` holds the n elements the kernel read (a dot product's x, then y); `slots` what it wrote
+// (output_count(plan, op) of them).
 template <typename T>
 Verdict check_output(const RungInfo& rung, Op op, const LaunchPlan& plan, const std::vector<T>& input,
                      const std::vector<T>& slots);

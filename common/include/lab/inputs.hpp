@@ -12,7 +12,7 @@ namespace lab {
 
 template <typename T>
 struct HostInput {
-    std::vector<T> values;    // n elements
+    std::vector<T> values;    // n elements; a dot product's 2n: x, then y
     std::string description;  // how they were drawn, for failure messages
 };
 
@@ -47,8 +47,9 @@ template <typename T>
 std::vector<T> guarded_output(std::size_t slots);
 
 // Empty when both guards around the `slots` output slots of `buffer` (laid out as above) are
-// intact; else which slot outside the output was written, for a failure message.
+// intact; else which slot outside the output was written, for a failure message (worded for what
+// `op` writes: a slot per block, or a row operation's values).
 template <typename T>
-std::string overwritten_guard(const std::vector<T>& buffer, std::size_t slots);
+std::string overwritten_guard(const std::vector<T>& buffer, std::size_t slots, Op op = Op::sum);
 
 }  // namespace lab

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "lab/cases.hpp"
 #include "lab/registry.hpp"
 
 namespace lab {
@@ -16,7 +17,7 @@ struct LaunchPlan {
     {
     }
 
-    unsigned grid = 0;             // blocks, one output slot each
+    unsigned grid = 0;             // blocks, one output slot each (a row rung's: one row each)
     unsigned block = 0;            // threads per block
     std::size_t shared_bytes = 0;  // dynamic shared memory
     std::string variant;           // a driver rung's scheme ("multipass", ...); "" for one kernel launch
@@ -28,7 +29,13 @@ struct LaunchPlan {
     // the caller), so that a timed call is the scheme's call alone. Otherwise each call builds a
     // Reducer, runs the scheme twice and checks what is said in common/src/rung_glue.cu.
     bool reuse = false;
+    // A row rung only: the matrix's row length (n / cols rows, one block each); 0 for every other rung.
+    std::size_t cols = 0;
 };
+
+// How many values a launch with this plan writes for `op`: one slot per block, or for a row rung one
+// value per row (a dot product) or a whole matrix (softmax, layer norm).
+std::size_t output_count(const LaunchPlan& plan, Op op);
 
 // What sizing a grid to fill a GPU needs to know about it.
 struct GpuShape {
@@ -41,9 +48,13 @@ struct GpuShape {
 // input get one block per items_per_thread * block elements. Grid-stride rungs get `grid` blocks
 // when it is given (non-zero), else as many as the GPU holds at once, but no more than the input
 // needs. A driver rung (grid "one") writes one value: its plan has one output slot and names the
-// scheme, `variant`, which must be one of the rung's.
+// scheme, `variant`, which must be one of the rung's. A row rung gets one block per row of n / cols
+// (cols must divide n).
 LaunchPlan plan_launch(const RungInfo& rung, std::size_t n, unsigned block, const GpuShape& gpu = {}, unsigned grid = 0,
-                       const std::string& variant = "");
+                       const std::string& variant = "", std::size_t cols = 0);
+
+// The plan for a catalogue case on this GPU: its n, block, grid, scheme and row length.
+LaunchPlan plan_case(const RungInfo& rung, const Case& c, const GpuShape& gpu);
 
 // Sets plan.variant to a driver rung's scheme and what the registry says of it (repeatable,
 // ticket_fence): for plan_launch, and for the grader's runner, which gets its geometry from a job.

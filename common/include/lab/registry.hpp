@@ -26,13 +26,15 @@ struct BlockRule {
 enum class GridPolicy {
     cover,     // one block per items_per_thread * blockDim.x elements
     sm_count,  // enough blocks to fill the GPU (a few per multiprocessor); threads stride over the input
-    one,       // a driver: host code that launches what it needs and leaves one value (rung 10 on)
+    one,       // a driver: host code that launches what it needs and leaves one value (rungs 10, 11)
+    rows,      // one block per row of a rows x cols matrix (rung 12's kernels)
 };
 
 // How the suites check a rung's output.
 enum class CheckMode {
     per_block,  // block b reduces a contiguous slice of items_per_thread * blockDim.x elements
     total,      // blocks share the input some other way (grid-stride); only the combined result is checked
+    rows,       // a row operation: every row's output (one value, or a whole row) checked on its own
 };
 
 struct RungInfo {

@@ -45,7 +45,7 @@ struct SpeedCase {
 };
 std::vector<SpeedCase> speed_cases(const RungInfo& rung);
 
-// "Sum", "Max", ...: the fixture a case of this operator runs in.
+// "Sum", "Max", ..., "SoftmaxOnline": the fixture a case of this operator runs in.
 std::string fixture_of(Op op);
 
 // Device memory a kernel case needs: its input with the canaries, and room to spare.
@@ -55,7 +55,9 @@ std::size_t device_bytes(const Case& c);
 // racecheck tests (CUDA builds where compute-sanitizer is installed).
 std::vector<PlannedTest> planned_tests(const RungInfo& rung, bool racecheck);
 
-// The case racecheck watches in every rung.
+// The case racecheck watches in every rung; in a row rung, its layer norm case (two sums in a row
+// share one shared array, the race its barriers are there to prevent).
 constexpr const char* kRacecheckCase = "float_n1856_b256";
+constexpr const char* kRowRacecheckCase = "float_r3_c1856_b256";
 
 }  // namespace lab

@@ -2,17 +2,29 @@
 // Small vocabulary shared by the registry, the case catalogue, the suites and the grader.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace lab {
 
-enum class Op { sum, max, min, product };
+// What a case computes. The first four reduce an array (rungs 01-11); the row operations (rung 12)
+// compute, for each row of a rows x cols matrix, a dot product (one value per row) or a softmax or a
+// layer norm (a row of the same length).
+enum class Op { sum, max, min, product, dot, softmax, softmax_online, layer_norm };
 enum class Dtype { i32, f32 };
 
-std::string_view name_of(Op op);        // "sum", "max", ...
+// Every operator, in the order the suites run them.
+constexpr Op kAllOps[] = {Op::sum, Op::max, Op::min, Op::product, Op::dot, Op::softmax, Op::softmax_online, Op::layer_norm};
+
+std::string_view name_of(Op op);        // "sum", "max", ..., "softmax_online"
 std::string_view name_of(Dtype dtype);  // "int", "float"
 Op parse_op(std::string_view text);     // throws UsageError on an unknown name
+
+// A row operation works on the rows of a matrix (rung 12's kernels).
+constexpr bool is_row_op(Op op) { return op == Op::dot || op == Op::softmax || op == Op::softmax_online || op == Op::layer_norm; }
+// How many matrices of n elements it reads: a dot product reads x and y.
+constexpr std::size_t operands_of(Op op) { return op == Op::dot ? 2 : 1; }
 
 // Maps a runtime dtype to the C++ type and calls f(T{}) with it.
 template <typename F>

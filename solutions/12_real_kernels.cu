@@ -1,0 +1,154 @@
+// 12_real_kernels: the reduction inside the kernels people run every day.
+// Changed since 11: the reduction is no longer the whole job. A dot product, a softmax and a layer
+// norm each reduce a row and then use the result: one block per row, its threads striding over the
+// row, a block-wide reduction that hands its result to every thread, and a last pass that writes.
+// Softmax needs two reductions (the max, then the sum of exponentials) and layer norm two sums (the
+// mean, then the variance), one after the other: two calls with the same operator share one array.
+// Preconditions: blockDim.x is a multiple of 32 up to 1024; one block per row; any row length.
+#include <cstddef>
+
+#include "lab/kernel.hpp"
+
+namespace ex12 {
+
+// layer_norm's epsilon, added to the variance before the square root (PyTorch's default).
+constexpr float kEpsilon = 1e-5f;
+
+struct Sum {
+    __device__ float operator()(float a, float b) const { return a + b; }
+    static __device__ float identity() { return 0.0f; }
+};
+
+struct Max {
+    __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+    static __device__ float identity() { return -INFINITY; }
+};
+
+// Returns to every lane the reduction of `value` over the warp's 32 lanes: with __shfl_xor_sync each
+// lane swaps with its partner `offset` lanes away, so all of them end with the whole warp's result.
+template <typename Op>
+__device__ float warp_all_reduce(float value, Op op)
+{
+    for (int offset = 16; offset > 0; offset /= 2) value = op(value, __shfl_xor_sync(0xffffffffu, value, offset));
+    return value;
+}
+
+// Returns to every thread of the block the reduction of `value` over the block's threads. A kernel
+// may call it several times in a row (each operator has its own warp_results, so layer_norm's two
+// sums share one): each call starts with a barrier, so no warp writes the slots for this call while
+// another still reads those of the last one.
+template <typename Op>
+__device__ float block_all_reduce(float value, Op op)
+{
+    __shared__ float warp_results[lab::kMaxBlockSize / lab::kWarpSize];
+    const unsigned lane = threadIdx.x % lab::kWarpSize, warp = threadIdx.x / lab::kWarpSize;
+    const unsigned warps = blockDim.x / lab::kWarpSize;
+    value = warp_all_reduce(value, op);
+    // BEGIN TODO(12-all-reduce, ~5 lines): lane 0 of each warp stores its warp's result in
+    //   warp_results[warp]; after a barrier, every warp reads the slots (a lane past the last warp
+    //   takes Op::identity()) and reduces them with warp_all_reduce, so every thread returns the
+    //   block's result. Put a __syncthreads() before the store too: the previous call's readers
+    //   must be done with the slots before they are overwritten.
+    __syncthreads();
+    if (lane == 0) warp_results[warp] = value;
+    __syncthreads();
+    value = lane < warps ? warp_results[lane] : Op::identity();
+    return warp_all_reduce(value, op);
+    // STUB: (void)lane, (void)warp, (void)warps;
+    // STUB: return value;
+    // END TODO
+}
+
+// out[r] = the dot product of row r of x and row r of y (block r).
+__global__ void dot(const float* x, const float* y, float* out, std::size_t cols)
+{
+    const std::size_t start = std::size_t{blockIdx.x} * cols;
+    // BEGIN TODO(12-dot, ~4 lines): each thread adds x[start + i] * y[start + i] for its columns i
+    //   (threadIdx.x, then every blockDim.x further, while i < cols); block_all_reduce the sums with
+    //   Sum{}; thread 0 writes out[blockIdx.x].
+    float sum = 0.0f;
+    for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) sum += x[start + i] * y[start + i];
+    sum = block_all_reduce(sum, Sum{});
+    if (threadIdx.x == 0) out[blockIdx.x] = sum;
+    // STUB: (void)start;
+    // END TODO
+}
+
+// Row r of out = softmax(row r of x): exp(x_i - m) / sum_j exp(x_j - m), m the row's max. Subtracting
+// m changes nothing mathematically and keeps every exponent at or below 0, so no exp overflows:
+// expf(89) is already infinite in float.
+__global__ void softmax(const float* x, float* out, std::size_t cols)
+{
+    const float* row = x + std::size_t{blockIdx.x} * cols;
+    float* result = out + std::size_t{blockIdx.x} * cols;
+    // BEGIN TODO(12-softmax, ~9 lines): three passes over the row, each thread over its columns:
+    //   (1) the largest value, block_all_reduce with Max{} (start from Max::identity(), not 0);
+    //   (2) the sum of expf(row[i] - max), block_all_reduce with Sum{};
+    //   (3) result[i] = expf(row[i] - max) / sum.
+    float largest = Max::identity();
+    for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) largest = fmaxf(largest, row[i]);
+    largest = block_all_reduce(largest, Max{});
+    float sum = 0.0f;
+    for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) sum += expf(row[i] - largest);
+    sum = block_all_reduce(sum, Sum{});
+    for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) result[i] = expf(row[i] - largest) / sum;
+    // STUB: (void)row, (void)result;
+    // END TODO
+}
+
+// The same softmax, reading the row once for both statistics (Milakov and Gimelshein, "Online
+// normalizer calculation for softmax", 2018): each thread keeps the largest value m it has seen and
+// d, the sum of exp(x - m) over what it has seen. When a larger value arrives, d was computed against
+// the old m and is rescaled by exp(old m - new m). Across the block, the threads' m are reduced to the
+// row's max M, and each d, rescaled by exp(m - M), is summed.
+__global__ void softmax_online(const float* x, float* out, std::size_t cols)
+{
+    const float* row = x + std::size_t{blockIdx.x} * cols;
+    float* result = out + std::size_t{blockIdx.x} * cols;
+    // BEGIN TODO(12-online, ~9 lines): one pass over the thread's columns keeping m (from
+    //   Max::identity()) and d (from 0). For each value v the running max becomes the larger of m
+    //   and v; d, which counted against the old m, is rescaled to the new one before v's own term
+    //   (its exponential against the new max) is added. After the pass, the row's max M is the
+    //   block's max of the m; each thread rescales its d to M and the block sums them (a thread that
+    //   saw no value has d = 0 and m = -infinity: its rescaled d must stay 0). Last,
+    //   result[i] = expf(row[i] - M) / that sum.
+    float m = Max::identity(), d = 0.0f;
+    for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) {
+        const float v = row[i], top = fmaxf(m, v);
+        d = d * expf(m - top) + expf(v - top);
+        m = top;
+    }
+    const float largest = block_all_reduce(m, Max{});
+    const float sum = block_all_reduce(d * expf(m - largest), Sum{});
+    for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) result[i] = expf(row[i] - largest) / sum;
+    // STUB: (void)row, (void)result;
+    // END TODO
+}
+
+// Row r of out = (x - mean) / sqrt(variance + kEpsilon) over row r, the variance being the mean of
+// (x - mean)^2 (divided by cols). No scale and shift: those are one multiply-add per element after it.
+__global__ void layer_norm(const float* x, float* out, std::size_t cols)
+{
+    const float* row = x + std::size_t{blockIdx.x} * cols;
+    float* result = out + std::size_t{blockIdx.x} * cols;
+    // BEGIN TODO(12-layer-norm, ~10 lines): the mean (a block sum over cols); then the variance as
+    //   the mean of (row[i] - mean)^2, in a second pass (or Welford's running mean and sum of
+    //   squares). Not mean(x^2) - mean^2: with a mean of 10^4 and a spread of 1 both terms are
+    //   about 10^8, and float keeps too few digits for their difference. Then
+    //   result[i] = (row[i] - mean) * rsqrtf(variance + kEpsilon).
+    float sum = 0.0f;
+    for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) sum += row[i];
+    const float mean = block_all_reduce(sum, Sum{}) / static_cast<float>(cols);
+    float squares = 0.0f;
+    for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) {
+        const float centred = row[i] - mean;
+        squares += centred * centred;
+    }
+    const float variance = block_all_reduce(squares, Sum{}) / static_cast<float>(cols);
+    const float scale = rsqrtf(variance + kEpsilon);
+    for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) result[i] = (row[i] - mean) * scale;
+    // STUB: (void)row, (void)result;
+    // END TODO
+}
+
+}  // namespace ex12
