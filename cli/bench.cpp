@@ -1,10 +1,39 @@
 // ./lab bench [DIR]: every reference rung, CUB and the CPU loop over 2^10 ... 2^28 elements, with
-// a table and a plot.
+// a table and a plot (the instructor's). ./lab bench NN: the student's rung NN against its speed
+// test (a GPU's: the CPU backend measures no GPU speed).
 #include <filesystem>
 
 #include "kit.hpp"
+#include "lab/registry.hpp"
+#include "lab/suite_plan.hpp"
+#include "progress.hpp"
 
 namespace lab::cli {
+
+int bench_rung(const Kit& kit, const std::string& key)
+{
+    const RungInfo& rung = Registry::kit().get(key);
+    const auto speed = speed_cases(rung);
+    if (speed.empty()) {
+        say("rung " + rung.id + " has no speed test: " +
+            (rung.grid == GridPolicy::rows ? "its kernels are timed by the instructor's benchmark (./lab bench)."
+                                           : "its schemes are not calibrated on a GPU yet."));
+        return 0;
+    }
+    kit.require_toolchain();
+    const std::string preset = kit.preset_for("exercises");
+    if (kit.is_cpu(preset)) {
+        say("Speed is measured on a GPU only: the CPU backend checks that rung " + rung.id +
+            " is right, not how fast a GPU would run it. Run ./lab bench " + rung.number + " on a machine with an NVIDIA GPU.");
+        return 0;
+    }
+    const std::string test = "test_" + rung.id;
+    kit.build_quietly(preset, {"lab-case", test}, kit.tree(preset) + "/build-" + rung.id + ".log");
+    // Its speed test, judged by the kit's runner, which prints the rung's GB/s, the kit's naive
+    // kernel's and this GPU's ceiling, and the thresholds with where they come from.
+    return kit.run({kit.tool(preset, "common/lab-case"), "check", "--rung", rung.id, "--exe", kit.tool(preset, "tests/" + test),
+                    "--backend", "cuda", "--case", speed.front().name()});
+}
 
 int bench(const Kit& kit, const std::string& dir)
 {

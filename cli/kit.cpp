@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -116,7 +117,7 @@ void Kit::require_instructor_kit(const std::string& command) const
     if (is_release())
         throw Failure("this is the students' release of the kit (" + root + "/.lab-release): ./lab " + command +
                           " is an instructor's command and needs the instructor's kit, with its solutions and grader.\n"
-                          "     Here: ./lab test, ./lab test NN, ./lab hint NN, ./lab list, ./lab replay.",
+                          "     Here: ./lab status, ./lab check NN, ./lab watch, ./lab hint NN, ./lab bench NN, ./lab test, ./lab list, ./lab replay.",
                       2);
 }
 
@@ -154,6 +155,28 @@ void Kit::configure_and_build(const std::string& preset, const std::vector<std::
         throw Failure("building build/" + preset +
                       " failed (see the compiler's messages above; a message from nvcc means a GPU build would refuse the "
                       "file too, even though the CPU backend could run it)");
+}
+
+void Kit::build_quietly(const std::string& preset, const std::vector<std::string>& targets, const std::string& log) const
+{
+    if (!fs::exists(tree(preset) + "/CMakeCache.txt")) {
+        say("(setting up build/" + preset + ": about a minute, once)");
+        configure_and_build(preset, targets);
+        return;
+    }
+    std::vector<std::string> command{"cmake", "--build", tree(preset), "-j", std::to_string(jobs)};
+    for (const auto& target : targets) command.insert(command.end(), {"--target", target});
+    process::Options options;
+    options.search_path = true;
+    options.output = log;
+    if (process::run(command, options) == 0) return;
+    std::istringstream lines(read_file(log));
+    for (std::string line; std::getline(lines, line);)
+        if (!(line.size() > 1 && line[0] == '[' && line.find("] ") != std::string::npos && std::isdigit(static_cast<unsigned char>(line[1]))) &&
+            line.rfind("ninja: build stopped", 0) != 0)
+            std::cout << line << '\n';
+    throw Failure("your file did not build: the compiler's messages are above (all of it: " + log +
+                  "). A message from nvcc means a GPU would refuse the file, even where the CPU backend could run it.");
 }
 
 void Kit::run_ctest(const std::string& preset, const std::string& junit, const std::vector<std::string>& args,

@@ -46,6 +46,9 @@ public:
     // Configures build/PRESET from CMakePresets.json when it has no cache yet, then builds the
     // targets (all without any).
     void configure_and_build(const std::string& preset, const std::vector<std::string>& targets = {}) const;
+    // The same, with the build's output in `log`, shown (without the build's progress lines) only
+    // when the build fails: the student's loop, where a good build should say nothing.
+    void build_quietly(const std::string& preset, const std::vector<std::string>& targets, const std::string& log) const;
     // Runs ctest on build/PRESET quietly (its log: build/PRESET/ctest.log) and writes `junit`.
     void run_ctest(const std::string& preset, const std::string& junit, const std::vector<std::string>& args = {},
                    const std::vector<std::pair<std::string, std::string>>& environment = {}) const;
@@ -68,7 +71,12 @@ int run(const Kit& kit);
 int selftest(const Kit& kit, const std::string& only);  // "", "cpu" or "cuda"
 int doctor(const Kit& kit);
 int test(const Kit& kit, const std::string& key);  // "" for every rung
-int hint(const Kit& kit, const std::string& key);
+// The student's loop: rung NN ("": the first not done) built and checked small cases first
+// (cli/check.cpp); with a case name, that case alone.
+int check(const Kit& kit, const std::string& key, const std::string& case_name);
+int status(const Kit& kit, bool run_checks);
+int watch(const Kit& kit, const std::string& key, const std::string& mode);  // mode: "", "poll" or "manual"
+int hint(const Kit& kit, const std::string& key, bool all);  // key "": the first rung not done
 int list(const Kit& kit, bool ids_only);
 int replay(const Kit& kit, const std::vector<std::string>& args);
 int grade(const Kit& kit, const std::vector<std::string>& args);
@@ -77,5 +85,6 @@ int generate(const Kit& kit, bool force);
 int release(const Kit& kit, const std::vector<std::string>& args);
 int calibrate(const Kit& kit);
 int bench(const Kit& kit, const std::string& dir);  // "" for build/benchmark
+int bench_rung(const Kit& kit, const std::string& key);  // a student's rung against its speed test
 
 }  // namespace lab::cli

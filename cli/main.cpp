@@ -4,8 +4,10 @@
 // in a file of its own, and kit.hpp holds what they share.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <regex>
 
 #include "kit.hpp"
+#include "lab/registry.hpp"
 #include "lab/usage_error.hpp"
 
 namespace {
@@ -51,14 +53,49 @@ int main(int argc, char** argv)
             ->callback([&] { status = doctor(kit); });
         app.add_subcommand("help", "this list")->group(everyone);
 
-        static std::string rung;
-        CLI::App* test_command = command(app, "test", students, "build your exercises and run rung NN's tests (every rung without NN)");
+        static std::string rung, case_name;
+        CLI::App* status_command = command(app, "status", students, "how far up the ladder you are: a line per rung",
+                                           "A line per rung: not started, TODOs left, failing (which case), correct, and on a\n"
+                                           "GPU whether it is fast enough. A finished rung changed since its last check is\n"
+                                           "checked again first (--no-run only says so).");
+        static bool no_run = false;
+        status_command->add_flag("--no-run", no_run, "check nothing: report the last verdicts, and which rungs changed since");
+        status_command->callback([&] { status = lab::cli::status(kit, !no_run); });
+
+        CLI::App* check_command = command(app, "check", students, "[NN] build rung NN and check it: small cases first, what to fix",
+                                          "Builds your exercises/NN_name.cu and runs its small cases first, in a few seconds; at the\n"
+                                          "first failures it shows the first failing case (expected and got, which blocks, the\n"
+                                          "likely cause and TODO, the command that runs it alone) and stops; once they pass, the\n"
+                                          "larger cases, then on a GPU the speed test. Without NN: the first rung not done.");
+        check_command->add_option("NN", rung, "the rung: 03, 3 or 03_sequential");
+        check_command->add_option("--case", case_name, "one case alone, as a failure names it (int_n1856_b256)");
+        check_command->callback([&] { status = check(kit, rung, case_name); });
+
+        CLI::App* test_command = command(app, "test", students, "[NN] test rung NN (as check does); without NN every rung, a process per case");
         test_command->add_option("NN", rung, "the rung: 03, 3 or 03_sequential");
         test_command->callback([&] { status = test(kit, rung); });
 
-        CLI::App* hint_command = command(app, "hint", students, "hints for rung NN");
-        hint_command->add_option("NN", rung, "the rung: 03, 3 or 03_sequential")->required();
-        hint_command->callback([&] { status = hint(kit, rung); });
+        static bool all_hints = false;
+        CLI::App* hint_command = command(app, "hint", students, "[NN] one more hint for rung NN each time (--all: every one)",
+                                         "Shows the rung's hints one more at a time, remembering how many you have seen (in\n"
+                                         ".lab/hints.json). Without NN: the first rung not done.");
+        hint_command->add_option("NN", rung, "the rung: 03, 3 or 03_sequential");
+        hint_command->add_flag("--all", all_hints, "every hint at once");
+        hint_command->callback([&] { status = hint(kit, rung, all_hints); });
+
+        static bool poll = false, manual = false;
+        CLI::App* watch_command = command(app, "watch", students, "[NN] check again every time you save (--poll, --manual)",
+                                          "Checks rung NN now and again on every save of its file. Without NN it follows the\n"
+                                          "ladder, moving on when a rung is done. Where file events do not arrive (WSL, network\n"
+                                          "file systems) it looks at the file twice a second; --poll makes it do that anyway,\n"
+                                          "--manual checks each time you press Enter instead.");
+        watch_command->add_option("NN", rung, "the rung: 03, 3 or 03_sequential");
+        watch_command->add_flag("--poll", poll, "look at the file twice a second instead of waiting for file events");
+        watch_command->add_flag("--manual", manual, "check when Enter is pressed");
+        watch_command->callback([&] {
+            if (poll && manual) throw Failure("--poll and --manual are two ways of waiting: pick one", 2);
+            status = watch(kit, rung, poll ? "poll" : manual ? "manual" : "");
+        });
 
         static bool ids = false;
         CLI::App* list_command = command(app, "list", students, "the rungs, in order");
@@ -107,12 +144,22 @@ int main(int argc, char** argv)
             ->callback([&] { kit.require_instructor_kit("calibrate"); status = calibrate(kit); });
         static std::string dir;
         CLI::App* bench_command =
-            command(app, "bench", instructors, "[DIR] benchmark every reference rung against CUB and the CPU",
-                    "Times every reference rung, CUB and the CPU loop over 2^10 ... 2^28 elements: DIR/results.csv,\n"
-                    "results.md and gbps.png (default DIR: build/benchmark). Needs a GPU; on the CPU backend it reports\n"
-                    "the emulator's own speed.");
-        bench_command->add_option("DIR", dir, "where the results go");
-        bench_command->callback([&] { kit.require_instructor_kit("bench"); status = bench(kit, dir); });
+            command(app, "bench", everyone, "NN: your rung's speed on this GPU; without NN the instructor's benchmark",
+                    "./lab bench NN: your exercise's speed test on this machine's GPU: its GB/s against the kit's naive\n"
+                    "kernel and the GPU's ceiling, and the thresholds (the CPU backend measures no GPU speed).\n"
+                    "./lab bench [DIR] (instructors): every reference rung, CUB and the CPU loop over 2^10 ... 2^28\n"
+                    "elements: DIR/results.csv, results.md and gbps.png (default DIR: build/benchmark).");
+        bench_command->add_option("NN_or_DIR", dir, "a rung (07, 7, 07_coarsening), or where the benchmark's results go");
+        bench_command->callback([&] {
+            // A rung's name (07, 7, ex07, 07_coarsening) is a rung, even a wrong one; anything else a folder.
+            static const std::regex rung_like("^([eE][xX])?[0-9]{1,2}(_.*)?$");
+            if (std::regex_match(dir, rung_like)) {
+                status = bench_rung(kit, dir);
+                return;
+            }
+            kit.require_instructor_kit("bench");
+            status = bench(kit, dir);
+        });
 
         // Set last: a subcommand made after it would show it too.
         app.footer(

@@ -6,7 +6,7 @@
 // Preconditions: blockDim.x is a power of two from 64 to 1024; one block per blockDim.x elements.
 //
 // Exercise: fill in each TODO below, then delete its TODO line. Check your work with
-// ./lab test 01; stuck? ./lab hint 01.
+// ./lab check 01 (./lab watch 01 checks on every save); stuck? ./lab hint 01.
 #include "lab/kernel.hpp"
 
 namespace ex01 {

@@ -6,7 +6,7 @@
 // Preconditions: blockDim.x is a power of two from 64 to 1024; one block per blockDim.x elements.
 //
 // Exercise: fill in each TODO below, then delete its TODO line. Check your work with
-// ./lab test 02; stuck? ./lab hint 02.
+// ./lab check 02 (./lab watch 02 checks on every save); stuck? ./lab hint 02.
 #include "lab/kernel.hpp"
 
 namespace ex02 {

@@ -7,7 +7,7 @@
 // Preconditions: blockDim.x is a power of two from 64 to 1024; one block per blockDim.x elements.
 //
 // Exercise: fill in each TODO below, then delete its TODO line. Check your work with
-// ./lab test 03; stuck? ./lab hint 03.
+// ./lab check 03 (./lab watch 03 checks on every save); stuck? ./lab hint 03.
 #include "lab/kernel.hpp"
 
 namespace ex03 {

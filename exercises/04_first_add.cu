@@ -6,7 +6,7 @@
 // elements.
 //
 // Exercise: fill in each TODO below, then delete its TODO line. Check your work with
-// ./lab test 04; stuck? ./lab hint 04.
+// ./lab check 04 (./lab watch 04 checks on every save); stuck? ./lab hint 04.
 #include "lab/kernel.hpp"
 
 namespace ex04 {

@@ -7,7 +7,7 @@
 // Preconditions: blockDim.x is a power of two from 64 to 1024; one block per 2 * blockDim.x elements.
 //
 // Exercise: fill in each TODO below, then delete its TODO line. Check your work with
-// ./lab test 05; stuck? ./lab hint 05.
+// ./lab check 05 (./lab watch 05 checks on every save); stuck? ./lab hint 05.
 #include "lab/kernel.hpp"
 
 namespace ex05 {

@@ -8,7 +8,7 @@
 // 2 * kBlockSize elements.
 //
 // Exercise: fill in each TODO below, then delete its TODO line. Check your work with
-// ./lab test 06; stuck? ./lab hint 06.
+// ./lab check 06 (./lab watch 06 checks on every save); stuck? ./lab hint 06.
 #include "lab/kernel.hpp"
 
 namespace ex06 {

@@ -7,7 +7,7 @@
 // Preconditions: blockDim.x is a power of two from 64 to 1024; any number of blocks.
 //
 // Exercise: fill in each TODO below, then delete its TODO line. Check your work with
-// ./lab test 07; stuck? ./lab hint 07.
+// ./lab check 07 (./lab watch 07 checks on every save); stuck? ./lab hint 07.
 #include "lab/kernel.hpp"
 
 namespace ex07 {

@@ -7,7 +7,7 @@
 // Preconditions: blockDim.x is a multiple of 32 up to 1024; any number of blocks.
 //
 // Exercise: fill in each TODO below, then delete its TODO line. Check your work with
-// ./lab test 08; stuck? ./lab hint 08.
+// ./lab check 08 (./lab watch 08 checks on every save); stuck? ./lab hint 08.
 #include "lab/kernel.hpp"
 
 namespace ex08 {

@@ -8,7 +8,7 @@
 // be associative and commutative, since the threads combine the elements in no fixed order.
 //
 // Exercise: fill in each TODO below, then delete its TODO line. Check your work with
-// ./lab test 09; stuck? ./lab hint 09.
+// ./lab check 09 (./lab watch 09 checks on every save); stuck? ./lab hint 09.
 #include <limits>
 
 #include "lab/kernel.hpp"

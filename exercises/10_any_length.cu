@@ -15,7 +15,7 @@
 // Preconditions: blockDim.x is a power of two from 32 to 1024; n up to max_n.
 //
 // Exercise: fill in each TODO below, then delete its TODO line. Check your work with
-// ./lab test 10; stuck? ./lab hint 10.
+// ./lab check 10 (./lab watch 10 checks on every save); stuck? ./lab hint 10.
 #include <algorithm>
 #include <cstddef>
 

@@ -15,7 +15,7 @@
 // Preconditions: blockDim.x is a power of two from 32 to 1024; n up to max_n.
 //
 // Exercise: fill in each TODO below, then delete its TODO line. Check your work with
-// ./lab test 11; stuck? ./lab hint 11.
+// ./lab check 11 (./lab watch 11 checks on every save); stuck? ./lab hint 11.
 #include <algorithm>
 #include <cstddef>
 

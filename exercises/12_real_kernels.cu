@@ -7,7 +7,7 @@
 // Preconditions: blockDim.x is a multiple of 32 up to 1024; one block per row; any row length.
 //
 // Exercise: fill in each TODO below, then delete its TODO line. Check your work with
-// ./lab test 12; stuck? ./lab hint 12.
+// ./lab check 12 (./lab watch 12 checks on every save); stuck? ./lab hint 12.
 #include <cstddef>
 
 #include "lab/kernel.hpp"

@@ -81,7 +81,7 @@ bool withheld(const std::string& path)
     static const std::vector<std::string> prefixes = {"solutions/", "grader/corpus/", "grader/batch/", "grader/ci/", "grader/tests/",
                                                       "grader/schemas/", "grader/skeleton.", "tests/kit/", "tests/emulator/",
                                                       "tests/constructs/", ".ci/"};
-    static const std::set<std::string> files = {"tests/mutants.json", "exercises/.generated", "README.md", "grader/README.md",
+    static const std::set<std::string> files = {"tests/mutants.json", "README.md", "grader/README.md",
                                                 "grader/hidden_cases.json", "grader/rubric.toml", "grader/generate.cpp",
                                                 "grader/release.cpp", "grader/corpus_check.cpp", "grader/bench.sh",
                                                 "grader/plot_bench.py"};
@@ -99,16 +99,20 @@ std::string student_readme(const lab::Registry& registry)
         << "rung is one file, `exercises/NN_name.cu`, with gaps marked `// TODO(NN-name, ~N lines): what to write`;\n"
         << "`handouts/NN_name.md` explains the idea behind it.\n\n"
         << "## Two commands\n\n```sh\n"
-        << "./lab test          # build your exercises and run every rung's tests (./lab test 03: rung 03 only)\n"
-        << "ctest --preset exercises -L ex03   # the same tests through CTest, after ./lab test has built them\n"
+        << "./lab check         # build the rung you are on and check it: small cases first, in seconds, and what to fix\n"
+        << "./lab test          # build your exercises and run every rung's tests (what your CI runs)\n"
         << "```\n\n"
+        << "And: `./lab status` (how far up the ladder you are), `./lab watch` (checks again on every save),\n"
+        << "`./lab hint NN` (one more hint each time), `./lab check NN --case NAME` (one case alone), `./lab bench NN`\n"
+        << "(your rung's speed, on a GPU), `./lab list`. `ctest --preset exercises -L ex03` runs rung 03's tests\n"
+        << "through CTest once they are built.\n\n"
         << "Both set up what they need on a fresh Debian or Ubuntu machine (as root they install the missing\n"
         << "packages; otherwise they print the `apt-get install` line). Without a GPU every kernel runs on the kit's\n"
         << "CPU backend (`common/CPU_BACKEND.md`), which also catches what a GPU would get silently wrong.\n\n"
         << "While a rung's TODO lines are there, its tests list them instead of running your kernel: replace each\n"
         << "stub with your code and delete the TODO line. A failing case names the input (`float_n1025_b256`), the first\n"
-        << "wrong block, what was expected and what came back, and the seed that reproduces it. `./lab hint NN` gives\n"
-        << "hints; `./lab replay ...` runs one case of a grading report on your file.\n\n"
+        << "wrong block, what was expected and what came back, the likely cause and the TODO it points to, and the\n"
+        << "seed that reproduces it. `./lab replay ...` runs one case of a grading report on your file.\n\n"
         << "## The rungs\n\n| Rung | Technique | You write | Handout |\n|---|---|---|---|\n";
     for (const auto& rung : registry.rungs())
         out << "| " << rung.number << " | " << rung.title << " | " << rung.practises << " | [" << rung.id << "](handouts/"

@@ -41,7 +41,8 @@ Skeleton make_skeleton(const std::string& solution, const std::string& source_na
         if (!header_done && !is_comment) {
             header_done = true;
             out << "//\n// Exercise: fill in each TODO below, then delete its TODO line. Check your work with\n"
-                << "// ./lab test " << rung_number << "; stuck? ./lab hint " << rung_number << ".\n";
+                << "// ./lab check " << rung_number << " (./lab watch " << rung_number << " checks on every save); stuck? ./lab hint "
+                << rung_number << ".\n";
         }
 
         switch (state) {

@@ -454,6 +454,16 @@ std::string check_value(Op op, const T* begin, const T* end, T got, std::size_t 
 }
 
 template <typename T>
+double exact_value(Op op, const T* begin, const T* end)
+{
+    const Exact e = reference(op, begin, end);
+    return std::is_same_v<T, int> ? static_cast<double>(e.integer) : e.value;
+}
+
+template double exact_value<int>(Op, const int*, const int*);
+template double exact_value<float>(Op, const float*, const float*);
+
+template <typename T>
 ExactSum exact_sum(const std::vector<T>& values)
 {
     const Exact e = reference(Op::sum, values.data(), values.data() + values.size());

@@ -86,16 +86,5 @@ void use_thread_order(const std::string& name)
 #endif
 }
 
-std::string thread_order_advice()
-{
-    return "The answer depends on the order in which the threads run. On a GPU a warp's 32 threads are not "
-           "guaranteed to run in lockstep (independent thread scheduling, since Volta), so threads that pass "
-           "values through shared memory must synchronise even inside a warp: read into a register, __syncwarp(), "
-           "write, __syncwarp() (or use __shfl_down_sync, which moves the value and synchronises at once). "
-           "`volatile` alone does not synchronise. Between warps only __syncthreads() orders anything: "
-           "__syncwarp() does not make one warp wait for another (the reverse order runs the last warp ahead to "
-           "its next __syncthreads() before the others go on), so a slot written by one warp and read by another "
-           "needs a __syncthreads() between, or the step must stay within one warp.";
-}
 
 }  // namespace lab

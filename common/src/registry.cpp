@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "lab/diagnosis.hpp"
 #include "lab/usage_error.hpp"
 
 #ifndef LAB_SOURCE_DIR
@@ -134,6 +135,16 @@ RungInfo parse_rung(const nlohmann::json& j)
             throw UsageError("rung " + r.id + ": \"unordered\" names '" + v + "', which is not one of its schemes (" +
                              r.describe_variants() + ")");
     r.ticket_fence = j.value("ticket_fence", false);
+    r.warp_synchronous = j.value("warp_synchronous", false);
+    r.diagnoses = j.value("diagnoses", std::map<std::string, std::string>{});
+    const auto& known = diagnosis_patterns();
+    for (const auto& [pattern, text] : r.diagnoses)
+        if (std::find(known.begin(), known.end(), pattern) == known.end()) {
+            std::string names;
+            for (const auto& k : known) names += (names.empty() ? "" : ", ") + k;
+            throw UsageError("rung " + r.id + ": \"diagnoses\" names '" + pattern + "', which is not a pattern the kit "
+                             "recognises (" + names + ")");
+        }
     return r;
 }
 

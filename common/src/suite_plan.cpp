@@ -59,6 +59,8 @@ std::vector<PlannedTest> planned_tests(const RungInfo& rung, bool racecheck)
             t.name = t.runs = prefix + fixture_of(op) + ".MatchesReference/" + c.name;
             t.gpu_only = c.gpu_only;
             t.device_bytes = c.gpu_only ? device_bytes(c) : 0;
+            t.group = c.group;
+            t.elements = c.n * operands_of(c.op);
             tests.push_back(t);
         }
     for (unsigned block : rejected_block_sizes(rung)) {

@@ -22,6 +22,7 @@
 
 #include "lab/check.hpp"
 #include "lab/device.hpp"
+#include "lab/diagnosis.hpp"
 #include "lab/full_reduction.hpp"
 #include "lab/registry.hpp"
 #include "lab/speed.hpp"
@@ -282,7 +283,7 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
     const std::size_t slot_count = output_count(p.plan, p.c.op);
     const std::size_t expected_bytes = (slot_count + 2 * kCanaryCount) * sizeof(T);
     std::vector<std::string> passed_in, failed_in;
-    std::string first_failure;
+    std::string first_failure, causes;
     std::vector<std::vector<T>> outputs;
     for (std::size_t o = 0; o < orders.size(); ++o) {
         const std::string in_order = orders.size() > 1 ? " (threads in " + orders[o] + " order)" : "";
@@ -314,6 +315,7 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
                 verdict = check_output(rung, p.c.op, p.plan, input.values, slots);
                 if (!verdict.ok) {
                     failure = describe_failure(rung, p.c, p.plan, input.description, verdict) + in_order;
+                    if (causes.empty()) causes = likely_causes(rung, diagnose(rung, p.c, p.plan, input.values, slots));
                     if (result.expected.empty() && result.got.empty()) {
                         result.expected = verdict.expected;
                         result.got = verdict.got;
@@ -340,10 +342,11 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
     result.message = first_failure;
     if (!passed_in.empty())
         result.message += "\n  The same case passes when the threads run in " + passed_in.front() + " order. " +
-                          thread_order_advice();
-    else {
-        if (result.orders_differ) result.message += "\n  The block results also differ between thread orders. " + thread_order_advice();
-    }
+                          thread_order_advice(rung, failed_in);
+    else if (result.orders_differ)  // as the suites say it (tests/support/suite.cpp)
+        result.message += "\n  The results also differ between thread orders." +
+                          (causes.empty() ? " " + thread_order_advice(rung, failed_in) : std::string());
+    result.message += causes;
 }
 
 }  // namespace

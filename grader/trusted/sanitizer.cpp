@@ -17,6 +17,7 @@
 
 #include "lab/device.hpp"
 #include "lab/process.hpp"
+#include "lab/diagnosis.hpp"
 #include "plan.hpp"
 #include "sandbox.hpp"
 
@@ -211,9 +212,9 @@ void run_orders(const RungInfo& rung, const SanitizerRun& run, const std::vector
             add(finding(shown_as, check,
                         c.passed_orders.empty()
                             ? "the block results differ between thread orders (" + joined(c.failed_orders, 3) + "). " +
-                                  thread_order_advice()
+                                  thread_order_advice(rung, c.failed_orders)
                             : "right when the threads run in " + c.passed_orders.front() + " order, wrong in " +
-                                  c.failed_orders.front() + " order. " + thread_order_advice()),
+                                  c.failed_orders.front() + " order. " + thread_order_advice(rung, c.failed_orders)),
                 name);
         } else if (c.status == "failed" && c.failed_orders.empty()) {
             add(finding(shown_as, check, "the pass did not finish: " + shown_text(c.message, run.submitted, shown_as)), name);

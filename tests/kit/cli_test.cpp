@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -17,6 +18,16 @@ struct Ran {
     std::string output;
 };
 
+// A student's state (.lab: hints shown, verdicts) of this test program's own, never the kit's.
+std::string state_dir()
+{
+    static const std::string dir = [] {
+        char name[] = "/tmp/lab-cli-state-XXXXXX";
+        return std::string(mkdtemp(name));
+    }();
+    return dir;
+}
+
 Ran lab_cli(const std::vector<std::string>& args)
 {
     char name[] = "/tmp/lab-cli-test-XXXXXX";
@@ -26,6 +37,7 @@ Ran lab_cli(const std::vector<std::string>& args)
     argv.insert(argv.end(), args.begin(), args.end());
     lab::process::Options options;
     options.output = name;
+    options.environment = {{"LAB_STATE", state_dir()}};
     Ran ran;
     ran.status = lab::process::run(argv, options);
     std::ifstream in(name);
@@ -63,16 +75,54 @@ TEST(Cli, HintTakesAnyNameOfARungAndPrintsItsHints)
 {
     const lab::RungInfo& rung = lab::Registry::kit().get("05");
     for (const std::string& key : std::vector<std::string>{"05", "5", rung.id}) {
-        const Ran ran = lab_cli({"hint", key});
+        const Ran ran = lab_cli({"hint", key, "--all"});
         ASSERT_EQ(ran.status, 0) << ran.output;
         EXPECT_EQ(ran.output.rfind(rung.id + ": " + rung.title, 0), 0u) << ran.output;
         for (const auto& hint : rung.hints) EXPECT_NE(ran.output.find(hint), std::string::npos) << hint;
     }
 }
 
+// One more hint each time, remembered: 1, then 1 and 2, ...; past the last, every one and a pointer to
+// the handout. Without a rung, the first one not done (the untouched kit's: 01).
+TEST(Cli, HintShowsOneMoreEachTime)
+{
+    const lab::RungInfo& rung = lab::Registry::kit().get("07");
+    const int total = static_cast<int>(rung.hints.size());
+    ASSERT_GE(total, 2);
+    for (int asked = 1; asked <= total + 1; ++asked) {
+        const Ran ran = lab_cli({"hint", "07"});
+        ASSERT_EQ(ran.status, 0) << ran.output;
+        const int shown = std::min(asked, total);
+        for (int h = 0; h < total; ++h)
+            EXPECT_EQ(ran.output.find(rung.hints[static_cast<std::size_t>(h)]) != std::string::npos, h < shown)
+                << "asked " << asked << " times, hint " << h + 1 << ":\n" << ran.output;
+        EXPECT_NE(ran.output.find(shown < total ? "Hint " + std::to_string(shown) + " of " + std::to_string(total)
+                                                : std::string("That is every hint")),
+                  std::string::npos)
+            << ran.output;
+    }
+    const Ran current = lab_cli({"hint"});
+    EXPECT_EQ(current.output.rfind(lab::Registry::kit().rungs().front().id + ": ", 0), 0u) << current.output;
+}
+
+// The kit as it comes: nothing started, the first rung next.
+TEST(Cli, StatusOfTheUntouchedKitIsNothingDone)
+{
+    const Ran ran = lab_cli({"status", "--no-run"});
+    ASSERT_EQ(ran.status, 0) << ran.output;
+    const auto& rungs = lab::Registry::kit().rungs();
+    EXPECT_EQ(ran.output.find("0 of " + std::to_string(rungs.size()) + " rungs done"), 0u) << ran.output;
+    for (const auto& rung : rungs) EXPECT_NE(ran.output.find(rung.id), std::string::npos) << rung.id;
+    std::size_t not_started = 0;
+    for (std::size_t at = 0; (at = ran.output.find("not started", at)) != std::string::npos; ++at) ++not_started;
+    EXPECT_EQ(not_started, rungs.size()) << ran.output;
+    EXPECT_NE(ran.output.find("Next: ./lab check " + rungs.front().number), std::string::npos) << ran.output;
+}
+
 TEST(Cli, AnUnknownRungNamesTheKnownOnes)
 {
-    for (const std::vector<std::string>& args : {std::vector<std::string>{"hint", "99"}, {"test", "99"}}) {
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"hint", "99"}, {"test", "99"}, {"check", "99"}, {"watch", "99"}, {"bench", "99"}}) {
         const Ran ran = lab_cli(args);
         EXPECT_EQ(ran.status, 2) << ran.output;
         EXPECT_NE(ran.output.find("no rung called '99'"), std::string::npos) << ran.output;
@@ -86,7 +136,7 @@ TEST(Cli, MistakesOnTheCommandLineSayWhatAndExitWith2)
         std::vector<std::string> args;
         std::string says;
     };
-    for (const Case& c : {Case{{"bogus"}, "no command 'bogus'"}, Case{{"hint"}, "NN is required"},
+    for (const Case& c : {Case{{"bogus"}, "no command 'bogus'"}, Case{{"watch", "--poll", "--manual"}, "pick one"},
                           Case{{"selftest", "--only", "gpu"}, "gpu not in {cpu,cuda}"}, Case{{"grade"}, "usage: ./lab grade"},
                           Case{{"replay"}, "usage: ./lab replay"}, Case{{}, "Usage: ./lab"}}) {
         const Ran ran = lab_cli(c.args);
@@ -99,8 +149,8 @@ TEST(Cli, HelpListsEveryCommand)
 {
     const Ran ran = lab_cli({"help"});
     ASSERT_EQ(ran.status, 0) << ran.output;
-    for (const char* command : {"run", "selftest", "doctor", "test", "hint", "list", "replay", "grade", "generate",
-                                "calibrate", "bench"})
+    for (const char* command : {"run", "selftest", "doctor", "status", "check", "test", "hint", "watch", "list", "replay",
+                                "grade", "generate", "calibrate", "bench"})
         EXPECT_NE(ran.output.find(std::string("\n  ") + command + " "), std::string::npos) << command;
 }
 

@@ -12,10 +12,11 @@ rm -rf "$work" && mkdir -p "$work"
 out="$work/students"
 "$release" "$out" --root "$kit" || fail "lab-release failed on the kit itself"
 for p in solutions grader/hidden_cases.json grader/corpus grader/rubric.toml grader/batch grader/ci tests/mutants.json \
-         tests/kit exercises/.generated .ci/gpu; do
+         tests/kit .ci/gpu; do
   [[ -e "$out/$p" ]] && fail "the release has $p"
 done
-for p in exercises/01_interleaved.cu handouts/01_interleaved.md lab .ci/run .lab-release README.md; do
+# exercises/.generated stays: ./lab status tells an untouched exercise from a started one by it.
+for p in exercises/01_interleaved.cu exercises/.generated handouts/01_interleaved.md lab .ci/run .lab-release README.md; do
   [[ -e "$out/$p" ]] || fail "the release lacks $p"
 done
 [[ $(git -C "$out" rev-list --all | wc -l) == 1 ]] || fail "the release's history is not one commit"
@@ -28,6 +29,45 @@ for command in "grade x" "grade-all x" "generate" "selftest" "run" "release y" "
     || fail "./lab $command in the release exited with $code: $(cat "$work/refused.log")"
 done
 (cd "$out" && ./lab list) >/dev/null 2>&1 || fail "./lab list does not work in the release"
+
+# The student's loop in the release, as a new student meets it (its exercises were built by the
+# release's own check above): status, hints one at a time, rung 01 solved by hand and checked, a
+# planted mistake with its likely cause, one case alone, watch, and bench without a GPU.
+expect() {  # expect CODE PATTERN COMMAND...: run it in the release; its exit code and output must match
+  local code="$1" pattern="$2"; shift 2
+  (cd "$out" && "$@") >"$work/said.log" 2>&1
+  local got=$?
+  [[ $got == "$code" ]] && grep -Eq -- "$pattern" "$work/said.log" \
+    || fail "$* exited with $got (wanted $code) or did not say /$pattern/: $(tail -n 30 "$work/said.log")"
+}
+rungs=$(cd "$out" && ./lab list --ids | wc -l)
+expect 0 "^0 of $rungs rungs done" ./lab status
+expect 0 "01_interleaved +not started" ./lab status --no-run
+expect 0 "Hint 1 of" ./lab hint 01
+expect 0 "Hint 2 of" ./lab hint 01
+expect 0 "That is every hint" ./lab hint 01 --all
+expect 2 "no command 'frobnicate'" ./lab frobnicate
+python3 "$kit/tests/kit/solve_exercise.py" "$kit/solutions/01_interleaved.cu" "$out/exercises/01_interleaved.cu"
+expect 0 "rung 01_interleaved is correct.*|Next: rung 02" ./lab check 01
+expect 0 "^1 of $rungs rungs done" ./lab status --no-run
+expect 0 "01_interleaved +correct" ./lab status --no-run
+sed -i 's/partial\[tid\] = i < n ? in\[i\] : T(0);/partial[tid] = in[i];/' "$out/exercises/01_interleaved.cu"
+expect 1 "Likely cause: .*past the end of the input.*TODO 01-padding" ./lab check 01
+grep -q "Run it alone with ./lab check 01 --case" "$work/said.log" || fail "check names no command that runs the case alone"
+grep -q "Not run yet: the [0-9]* larger cases" "$work/said.log" || fail "check did not say that the larger cases wait"
+expect 0 "01_interleaved +failing: Ex01/" ./lab status --no-run
+expect 1 "int_n33_b64" ./lab check 01 --case int_n33_b64
+expect 0 "Speed is measured on a GPU only" ./lab bench 01
+# watch: a first check at once, another when the file is saved with the mistake fixed.
+# (in a process group of its own, so that stopping it stops the check it started too)
+setsid bash -c 'cd "$1" && exec ./lab watch 01 --poll' _ "$out" >"$work/watch.log" 2>&1 &
+watcher=$!
+for _ in $(seq 60); do grep -q "Watching exercises/01_interleaved.cu" "$work/watch.log" && break; sleep 1; done
+sed -i 's/partial\[tid\] = in\[i\];/partial[tid] = i < n ? in[i] : T(0);/' "$out/exercises/01_interleaved.cu"
+for _ in $(seq 60); do grep -q "^  [0-9]* passed" "$work/watch.log" && break; sleep 1; done
+kill -- -"$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
+grep -q "exercises/01_interleaved.cu changed" "$work/watch.log" && grep -q "^  [0-9]* passed" "$work/watch.log" \
+  || fail "watch did not check again after the save: $(cat "$work/watch.log")"
 
 # A planted leak: a line of rung 03's solution pasted into its handout.
 git clone -q "$kit" "$work/kit-copy" || fail "cannot clone the kit"

@@ -43,7 +43,7 @@ TEST(Skeleton, KeepsInstructionsAndStubsAndDropsTheSolution)
     EXPECT_EQ(skeleton.text, kHeader +
                                  "//\n"
                                  "// Exercise: fill in each TODO below, then delete its TODO line. Check your work with\n"
-                                 "// ./lab test 05; stuck? ./lab hint 05.\n"
+                                 "// ./lab check 05 (./lab watch 05 checks on every save); stuck? ./lab hint 05.\n"
                                  "int f()\n"
                                  "{\n"
                                  "    // TODO(05-sum, ~2 lines): add it up\n"

@@ -3,11 +3,13 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 #include "lab/check.hpp"
 #include "lab/device.hpp"
 #include "lab/device_buffer.hpp"
+#include "lab/diagnosis.hpp"
 #include "lab/error.hpp"
 #include "lab/inputs.hpp"
 #include "lab/plan.hpp"
@@ -136,18 +138,28 @@ void check_case(const RungInfo& rung, const Case& c)
     const Outcome* wrong = nullptr;
     const Outcome* right = nullptr;
     bool outputs_differ = false;
+    std::vector<std::string> failed_orders;
     for (const auto& o : outcomes) {
         if (o.verdict.ok && !right) right = &o;
         if (!o.verdict.ok && !wrong) wrong = &o;
-        outputs_differ |= o.output != outcomes.front().output;
+        if (!o.verdict.ok) failed_orders.push_back(o.order);
+        outputs_differ |= std::memcmp(o.output.data(), outcomes.front().output.data(), o.output.size() * sizeof(T)) != 0;
     }
     if (!wrong) return;
     std::string message = describe_failure(rung, c, plan, input.description, wrong->verdict);
     if (outcomes.size() > 1) message += "\n  threads ran in " + wrong->order + " order";
+    // A pattern in the wrong values says more than results that differ in every order (reading what
+    // nobody wrote, say); an order that passes says more than any pattern.
+    const std::string causes = likely_causes(rung, diagnose(rung, c, plan, input.values, wrong->output));
     if (right)
-        message += "\n  The same case passes when the threads run in " + right->order + " order. " + thread_order_advice();
+        message += "\n  The same case passes when the threads run in " + right->order + " order. " +
+                   thread_order_advice(rung, failed_orders);
     else if (outputs_differ)
-        message += "\n  The block results also differ between thread orders. " + thread_order_advice();
+        message += "\n  The results also differ between thread orders." +
+                   (causes.empty() ? " " + thread_order_advice(rung, failed_orders) : std::string());
+    message += causes;
+    message += "\n  The seed fixes the input: this case gets the same numbers on every run. Run it alone with"
+               " ./lab check " + rung.number + " --case " + c.name;
     ADD_FAILURE() << message;
 }
 

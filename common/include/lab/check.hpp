@@ -111,6 +111,11 @@ Verdict check_output(const RungInfo& rung, Op op, const LaunchPlan& plan, const 
 template <typename T>
 std::string check_value(Op op, const T* begin, const T* end, T got, std::size_t depth);
 
+// The exact result of reducing [begin, end) with `op` (a NaN for a max or min over a NaN): for ints
+// as a 64-bit sum or wrapped product, converted to double; for floats in double, compensated.
+template <typename T>
+double exact_value(Op op, const T* begin, const T* end);
+
 // The most additions any element passes through on its way into one output slot when `rung` runs
 // with `plan` over n elements (see above): the depth its float tolerance is computed from.
 std::size_t addition_depth(const RungInfo& rung, const LaunchPlan& plan, std::size_t n);

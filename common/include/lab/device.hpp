@@ -30,7 +30,4 @@ const DeviceStatus& device_status();
 std::vector<std::string> thread_orders();
 void use_thread_order(const std::string& name);  // one of thread_orders()
 
-// What to tell a student whose kernel's answer changes with the thread order.
-std::string thread_order_advice();
-
 }  // namespace lab

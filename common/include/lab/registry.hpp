@@ -3,6 +3,7 @@
 // the same file to make one test target per rung; nothing else lists the rungs.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +64,12 @@ struct RungInfo {
     // rungs.json "ticket_fence": on the CPU backend, every atomic a thread takes on an unsigned
     // counter must follow a __threadfence() of its own (common/CPU_BACKEND.md, "Tickets").
     bool ticket_fence = false;
+    // rungs.json "warp_synchronous": the rung has steps within a warp that share memory without
+    // __syncthreads() (05-07), so a thread-order failure also points at lockstep (lab/diagnosis.hpp).
+    bool warp_synchronous = false;
+    // rungs.json "diagnoses": for a pattern lab/diagnosis.hpp recognises, what it means in this rung
+    // (its TODO), added to the general text.
+    std::map<std::string, std::string> diagnoses;
 
     std::string test_prefix() const { return "Ex" + number; }  // "Ex03"
     std::string label() const { return "ex" + number; }        // "ex03", the ctest label

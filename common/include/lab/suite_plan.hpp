@@ -28,6 +28,8 @@ struct PlannedTest {
     TestKind kind = TestKind::kernel;
     bool gpu_only = false;          // the kit skips it on the CPU backend
     std::size_t device_bytes = 0;   // device memory it needs, when that may be more than a GPU has free
+    std::string group;              // a kernel case's catalogue group
+    std::size_t elements = 0;       // a kernel case's input values (n, or 2n for a dot product)
 };
 
 // The catalogue's cases of one operator that a rung runs: those whose block size it allows.

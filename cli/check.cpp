@@ -1,0 +1,51 @@
+// ./lab check [NN] [--case NAME] (and ./lab test NN): the student's loop. Builds one rung of the
+// student's exercises, quietly, and hands it to the kit's case runner (lab-case check), which runs
+// the small cases first in one process and says what matters: the first failing case with its
+// likely cause and the command that runs it alone, or, once everything passes, the next rung. Its
+// verdict goes to .lab/progress/ for ./lab status.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "kit.hpp"
+#include "lab/process.hpp"
+#include "progress.hpp"
+
+namespace lab::cli {
+
+int check_rung(const Kit& kit, const RungInfo& rung, const std::string& case_name, const std::string& log)
+{
+    const std::string preset = kit.preset_for("exercises");
+    const std::string test = "test_" + rung.id;
+    kit.build_quietly(preset, {"lab-case", test}, kit.tree(preset) + "/build-" + rung.id + ".log");
+    std::filesystem::create_directories(std::filesystem::path(progress_file(kit, rung)).parent_path());
+    std::vector<std::string> command{kit.tool(preset, "common/lab-case"), "check", "--rung", rung.id, "--exe",
+                                     kit.tool(preset, "tests/" + test), "--backend", kit.is_cpu(preset) ? "cpu" : "cuda"};
+    if (!case_name.empty()) command.insert(command.end(), {"--case", case_name});
+    else command.insert(command.end(), {"--progress", progress_file(kit, rung), "--stamp", stamp_of(exercise_file(kit, rung))});
+    if (log.empty()) return kit.run(command);
+    std::cout.flush();
+    process::Options options;
+    options.search_path = true;
+    options.output = log;
+    return process::run(command, options);
+}
+
+int check(const Kit& kit, const std::string& key, const std::string& case_name)
+{
+    const RungInfo* rung = key.empty() ? current_rung(kit) : &Registry::kit().get(key);
+    if (!rung) {
+        say("Every rung is done: ./lab status shows the ladder.");
+        return 0;
+    }
+    if (key.empty()) say("rung " + rung->id + " (the first one not done; ./lab check NN picks another)");
+    kit.require_toolchain();
+    if (kit.is_cpu(kit.preset_for("exercises"))) {
+        static bool said = false;
+        if (!said) say("(no GPU here: your kernel runs on the kit's CPU backend)");
+        said = true;
+    }
+    return check_rung(kit, *rung, case_name, "");
+}
+
+}  // namespace lab::cli

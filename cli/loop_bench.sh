@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The student's loop, timed: from saving a one-line edit of a rung's exercise to the first verdict
+# of ./lab check (the line that says how the small cases went), build included. Works on a fresh
+# clone of this kit in a temporary folder, so the tree it is run from is left as it is.
+#   cli/loop_bench.sh [RUNG] [ROUNDS]      (default: 01 and 5 rounds of a broken and a fixed edit)
+# Prints each round's seconds and the median, for a mistake (the verdict: what failed) and for its
+# fix (the verdict: the small cases pass; the larger ones follow, untimed). The goal (issue 14):
+# under 10 s on a 2-core machine without a GPU, under 5 s on a GPU machine.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+rung="${1:-01}"
+rounds="${2:-5}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+git clone -q "$here" "$work/kit"
+cd "$work/kit"
+id="$(./lab list --ids | grep "^$rung" | head -n1)"
+[[ -n "$id" ]] || { echo "loop_bench: no rung $rung"; exit 2; }
+file="exercises/$id.cu"
+
+# The student's solved file: the reference without its TODO regions' markers, instructions and stubs.
+python3 tests/kit/solve_exercise.py "solutions/$id.cu" "$file"
+cp "$file" "$work/solved.cu"
+# The mistake: the first bound test on n in the file made always true, so that threads read past
+# the end of the input (rung 01: partial[tid] = i < n ? ... becomes i < n + 64).
+grep -q 'i < n' "$file" || { echo "loop_bench: $file has no 'i < n' to break; pick another rung"; exit 2; }
+sed '0,/i < n/s//i < n + 64/' "$work/solved.cu" >"$work/broken.cu"
+
+echo "setting up (configure and first build, untimed) ..."
+./lab check "$rung" >"$work/setup.log" 2>&1 || { tail -n 30 "$work/setup.log"; exit 1; }
+
+# Seconds from the save to the first verdict line of ./lab check.
+first_verdict() {
+  local start=$1 line
+  while IFS= read -r line; do
+    if [[ "$line" =~ ^\ \ [0-9]+\ (passed|of\ [0-9]+\ failed) ]]; then
+      echo "$(( $(date +%s%N) - start ))"
+      cat >/dev/null  # let the check run to its end
+      return
+    fi
+  done
+  echo "none"
+}
+
+measure() {  # measure SOURCE: one round
+  local start
+  sleep 1  # a fresh modification time
+  start=$(date +%s%N)
+  cp "$1" "$file"
+  ./lab check "$rung" 2>&1 | first_verdict "$start"
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { printf "%.2f", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) / 1e9 }'; }
+
+broken=() fixed=()
+for ((r = 1; r <= rounds; r++)); do
+  b=$(measure "$work/broken.cu"); f=$(measure "$work/solved.cu")
+  [[ "$b" != none && "$f" != none ]] || { echo "loop_bench: a check printed no verdict"; exit 1; }
+  broken+=("$b"); fixed+=("$f")
+  awk -v r="$r" -v b="$b" -v f="$f" 'BEGIN { printf "round %d: mistake %.2f s, fix %.2f s\n", r, b / 1e9, f / 1e9 }'
+done
+device="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1 || true)"
+echo "rung $id, $(nproc) cores, ${device:-no GPU (the CPU backend)}: from saving a one-line edit to the first verdict of ./lab check, build included"
+echo "  a mistake: median $(printf '%s\n' "${broken[@]}" | median) s over $rounds rounds"
+echo "  its fix:   median $(printf '%s\n' "${fixed[@]}" | median) s over $rounds rounds"
