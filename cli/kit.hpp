@@ -78,6 +78,7 @@ int status(const Kit& kit, bool run_checks);
 int watch(const Kit& kit, const std::string& key, const std::string& mode);  // mode: "", "poll" or "manual"
 int hint(const Kit& kit, const std::string& key, bool all);  // key "": the first rung not done
 int list(const Kit& kit, bool ids_only);
+int handouts(const Kit& kit, const std::string& out_dir);  // "" for build/handouts
 int replay(const Kit& kit, const std::vector<std::string>& args);
 int grade(const Kit& kit, const std::vector<std::string>& args);
 int grade_all(const Kit& kit, const std::vector<std::string>& args);

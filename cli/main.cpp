@@ -97,6 +97,14 @@ int main(int argc, char** argv)
             status = watch(kit, rung, poll ? "poll" : manual ? "manual" : "");
         });
 
+        static std::string handouts_dir;
+        CLI::App* handouts_command = command(app, "handouts", everyone, "[OUT] the handouts as HTML, figures drawn afresh (pandoc, matplotlib)",
+                                             "Draws every rung's figure (handouts/figures/make_figures.py) and renders each page of\n"
+                                             "handouts/ to a self-contained HTML file in OUT (default build/handouts); OUT/index.html\n"
+                                             "is the overview. The Markdown reads as it is on GitHub too.");
+        handouts_command->add_option("OUT", handouts_dir, "where the HTML goes");
+        handouts_command->callback([&] { status = handouts(kit, handouts_dir); });
+
         static bool ids = false;
         CLI::App* list_command = command(app, "list", students, "the rungs, in order");
         list_command->add_flag("--ids", ids, "their full names only, one a line (for scripts)");

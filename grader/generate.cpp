@@ -1,11 +1,15 @@
 // Instructor side: writes what is derived from the solutions and the registry.
 //   exercises/NN_name.cu   from solutions/NN_name.cu (see skeleton.hpp)
 //   README.md's rung table, between <!-- rungs:begin --> and <!-- rungs:end -->
+//   each handout's measured numbers, between <!-- numbers:begin --> and <!-- numbers:end -->, and the
+//   overview's rung table and ladder (<!-- rungs:... -->, <!-- ladder:... -->), from the registry and
+//   the committed benchmark results (handouts/benchmark/GPU/results.csv)
 // With --check nothing is written; the exit status is 1 when anything is out of date, and the
 // kit's self-test runs it that way so a stale exercise never ships.
 // An exercise file is only ever replaced when it still holds what generate last wrote there (its
 // hash in exercises/.generated): one that somebody edited (a student's solved rung) is listed and
 // nothing is written, unless --force.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -76,24 +80,195 @@ std::string stamps_text(const std::map<std::string, std::string>& stamps)
     return text;
 }
 
-std::string rung_table(const lab::Registry& registry)
+// The ladder as a table, its handout links relative to `folder` ("handouts/" from the README, ""
+// from the overview beside the handouts).
+std::string rung_table(const lab::Registry& registry, const std::string& folder)
 {
     std::ostringstream table;
     table << "| Rung | Technique | You write | Tutorial kernel | Handout |\n|---|---|---|---|---|\n";
     for (const auto& rung : registry.rungs())
         table << "| " << rung.number << " | " << rung.title << " | " << rung.practises << " | "
-              << (rung.seed_kernel.empty() ? "-" : rung.seed_kernel) << " | [" << rung.id << "](handouts/" << rung.id
+              << (rung.seed_kernel.empty() ? "-" : rung.seed_kernel) << " | [" << rung.id << "](" << folder << rung.id
               << ".md) |\n";
     return table.str();
 }
 
-std::string with_table(const std::string& readme, const std::string& table)
+// `text` with what lies between the lines <!-- NAME:begin --> and <!-- NAME:end --> replaced by `body`.
+std::string with_section(const std::string& text, const std::string& name, const std::string& body, const std::string& file)
 {
-    const std::string begin = "<!-- rungs:begin -->\n", end = "<!-- rungs:end -->";
-    const auto b = readme.find(begin), e = readme.find(end);
+    const std::string begin = "<!-- " + name + ":begin -->\n", end = "<!-- " + name + ":end -->";
+    const auto b = text.find(begin), e = text.find(end);
     if (b == std::string::npos || e == std::string::npos || e < b)
-        throw lab::UsageError("README.md lacks the markers <!-- rungs:begin --> and <!-- rungs:end -->");
-    return readme.substr(0, b + begin.size()) + table + readme.substr(e);
+        throw lab::UsageError(file + " lacks the markers <!-- " + name + ":begin --> and <!-- " + name + ":end -->");
+    return text.substr(0, b + begin.size()) + body + text.substr(e);
+}
+
+// --- measured numbers, from the committed benchmark results (handouts/benchmark/GPU/results.csv) ---
+
+struct Measured {
+    std::string gpu, kernel, size;
+    double ms = 0, gbps = 0, pct_ceiling = 0;
+    std::string folder;  // "benchmark/h200", beside the handouts
+};
+
+std::vector<std::string> csv_fields(const std::string& line)
+{
+    std::vector<std::string> fields(1);
+    bool quoted = false;
+    for (const char c : line) {
+        if (c == '"') quoted = !quoted;
+        else if (c == ',' && !quoted) fields.emplace_back();
+        else fields.back() += c;
+    }
+    return fields;
+}
+
+// Every row of every GPU's results.csv, the GPUs in folder order (h100, h200).
+std::vector<Measured> read_benchmarks(const std::string& root)
+{
+    std::vector<std::string> folders;
+    const std::string dir = root + "/handouts/benchmark";
+    if (std::filesystem::exists(dir))
+        for (const auto& entry : std::filesystem::directory_iterator(dir))
+            if (std::filesystem::exists(entry.path() / "results.csv")) folders.push_back(entry.path().string());
+    std::sort(folders.begin(), folders.end());
+    std::vector<Measured> rows;
+    for (const std::string& folder : folders) {
+        std::istringstream lines(read_file(folder + "/results.csv"));
+        std::string line;
+        std::getline(lines, line);
+        if (line.rfind("gpu,kernel,size,dtype,n,bytes,median_ms,min_ms,gbps,pct_ceiling", 0) != 0)
+            throw lab::UsageError(folder + "/results.csv does not start with lab-bench's header");
+        while (std::getline(lines, line)) {
+            const auto f = csv_fields(line);
+            if (f.size() < 10) throw lab::UsageError(folder + "/results.csv: a short line: " + line);
+            rows.push_back({f[0], f[1], f[2], std::stod(f[6]), std::stod(f[8]), std::stod(f[9]),
+                            "benchmark/" + std::filesystem::path(folder).filename().string()});
+        }
+    }
+    return rows;
+}
+
+std::string fixed(double v, int digits)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.*f", digits, v);
+    return text;
+}
+
+const Measured* find_measured(const std::vector<Measured>& rows, const std::string& gpu, const std::string& kernel,
+                              const std::string& size)
+{
+    for (const auto& r : rows)
+        if (r.gpu == gpu && r.kernel == kernel && r.size == size) return &r;
+    return nullptr;
+}
+
+// A handout's "Measured" section: this rung's rows of every GPU's results, as tables. Written by
+// generate, never by hand, so that a figure in a handout is always one the benchmark measured.
+// "Full tables and plots: [GPU](benchmark/x/results.md), ..." for every GPU measured.
+std::string full_tables(const std::vector<Measured>& rows)
+{
+    std::string links;
+    for (const auto& r : rows)
+        if (links.find("(" + r.folder + "/") == std::string::npos)
+            links += (links.empty() ? "" : ", ") + std::string("[") + r.gpu + "](" + r.folder + "/results.md)";
+    return links.empty() ? "" : "\nEvery rung, CUB and the CPU at every size, with plots: " + links + ".\n";
+}
+
+// The overview's ladder: every rung's (or scheme's) GB/s at 2^28 floats on each GPU measured, against
+// rung 01 and CUB, then CUB's and the ceiling.
+std::string ladder_section(const std::vector<Measured>& rows, const lab::Registry& registry)
+{
+    std::vector<std::string> gpus;
+    for (const auto& r : rows)
+        if (std::find(gpus.begin(), gpus.end(), r.gpu) == gpus.end()) gpus.push_back(r.gpu);
+    std::ostringstream md;
+    if (gpus.empty()) return "Not measured on a GPU yet: `./lab bench` on a GPU machine, then `./lab generate`.\n";
+    md << "GB/s of a full reduction of 2^28 floats to one value (median of 20 runs, L2 flushed before each), and how many "
+          "times faster than rung 01 and than CUB, from handouts/benchmark/GPU/results.csv:\n\n| rung |";
+    for (const auto& gpu : gpus) md << ' ' << gpu << " GB/s | x 01 | x CUB |";
+    md << "\n|---|";
+    for (std::size_t i = 0; i < gpus.size(); ++i) md << "---:|---:|---:|";
+    md << '\n';
+    std::vector<std::string> kernels;
+    for (const auto& rung : registry.rungs())
+        for (const auto& r : rows)
+            if ((r.kernel == rung.id || r.kernel.rfind(rung.id + "/", 0) == 0) && r.size == "2^28" &&
+                std::find(kernels.begin(), kernels.end(), r.kernel) == kernels.end())
+                kernels.push_back(r.kernel);
+    kernels.push_back("cub");
+    for (const auto& kernel : kernels) {
+        md << "| " << kernel << " |";
+        for (const auto& gpu : gpus) {
+            const auto* m = find_measured(rows, gpu, kernel, "2^28");
+            const auto* first = find_measured(rows, gpu, registry.rungs().front().id, "2^28");
+            const auto* cub = find_measured(rows, gpu, "cub", "2^28");
+            md << ' ' << (m ? fixed(m->gbps, 0) : "-") << " | " << (m && first ? fixed(first->ms / m->ms, 2) + "x" : "-")
+               << " | " << (m && cub ? fixed(cub->ms / m->ms, 2) + "x" : "-") << " |";
+        }
+        md << '\n';
+    }
+    md << "\nRungs not in the table have not been measured on a GPU yet. The row rung (12) computes rows, not one "
+          "sum: its figures are in its handout.\n" << full_tables(rows);
+    return md.str();
+}
+
+std::string numbers_section(const std::vector<Measured>& rows, const lab::Registry& registry, const lab::RungInfo& rung)
+{
+    std::vector<std::string> kernels, gpus;
+    for (const auto& r : rows) {
+        if (r.kernel != rung.id && r.kernel.rfind(rung.id + "/", 0) != 0) continue;
+        if (std::find(kernels.begin(), kernels.end(), r.kernel) == kernels.end()) kernels.push_back(r.kernel);
+        if (std::find(gpus.begin(), gpus.end(), r.gpu) == gpus.end()) gpus.push_back(r.gpu);
+    }
+    std::ostringstream md;
+    md << "## Measured\n\n";
+    if (kernels.empty()) {
+        md << "Not measured on a GPU yet. `./lab bench` on a GPU machine writes `handouts/benchmark/GPU/results.csv`, "
+              "and `./lab generate` then puts this rung's figures here.\n";
+        return md.str() + full_tables(rows);
+    }
+    const lab::RungInfo* before = nullptr;
+    for (const auto& r : registry.rungs()) {
+        if (r.id == rung.id) break;
+        before = &r;
+    }
+    bool rows_rung = false;
+    for (const auto& r : rows) rows_rung |= std::find(kernels.begin(), kernels.end(), r.kernel) != kernels.end() &&
+                                            r.size.find('x') != std::string::npos;
+    if (rows_rung) {
+        md << "Each kernel over a matrix of floats, median of 20 timed runs with L2 flushed, against the in-run "
+              "ceiling for the bytes it must move (handouts/benchmark/GPU/results.csv):\n\n"
+              "| GPU | kernel | matrix | ms | GB/s | of the ceiling |\n|---|---|---|---:|---:|---:|\n";
+        for (const auto& gpu : gpus)
+            for (const auto& r : rows)
+                if (r.gpu == gpu && std::find(kernels.begin(), kernels.end(), r.kernel) != kernels.end())
+                    md << "| " << gpu << " | " << r.kernel.substr(r.kernel.find('/') + 1) << " | " << r.size << " | "
+                       << fixed(r.ms, 3) << " | " << fixed(r.gbps, 0) << " | " << fixed(r.pct_ceiling, 0) << "% |\n";
+        return md.str() + full_tables(rows);
+    }
+    md << "A full reduction of floats to one value, in GB/s (the input's bytes over the time; median of 20 timed runs "
+          "with L2 flushed before each), from handouts/benchmark/GPU/results.csv. The last two columns compare times "
+          "at 2^28 floats: how many times faster than "
+       << (before ? "rung " + before->id : std::string("nothing")) << ", and than CUB's DeviceReduce::Sum.\n\n"
+       << "| GPU | kernel | 2^20 | 2^24 | 2^28 | of the ceiling at 2^28 | x " << (before ? before->number : "-")
+       << " | x CUB |\n|---|---|---:|---:|---:|---:|---:|---:|\n";
+    for (const auto& gpu : gpus)
+        for (const auto& kernel : kernels) {
+            const auto* big = find_measured(rows, gpu, kernel, "2^28");
+            if (!big) continue;
+            md << "| " << gpu << " | " << kernel << " |";
+            for (const char* size : {"2^20", "2^24", "2^28"}) {
+                const auto* m = find_measured(rows, gpu, kernel, size);
+                md << ' ' << (m ? fixed(m->gbps, 0) : "-") << " |";
+            }
+            const auto* previous = before ? find_measured(rows, gpu, before->id, "2^28") : nullptr;
+            const auto* cub = find_measured(rows, gpu, "cub", "2^28");
+            md << ' ' << fixed(big->pct_ceiling, 0) << "% | " << (previous ? fixed(previous->ms / big->ms, 2) + "x" : "-")
+               << " | " << (cub ? fixed(cub->ms / big->ms, 2) + "x" : "-") << " |\n";
+        }
+    return md.str() + full_tables(rows);
 }
 
 }  // namespace
@@ -141,7 +316,21 @@ int main(int argc, char** argv)
         for (const auto& rung : registry.rungs())
             in_sync &= sync_file(root + "/exercises/" + rung.id + ".cu", skeletons.at(rung.id + ".cu"), check);
         in_sync &= sync_file(stamp_path, stamps_text(written), check);
-        in_sync &= sync_file(root + "/README.md", with_table(read_file(root + "/README.md"), rung_table(registry)), check);
+        in_sync &= sync_file(root + "/README.md",
+                             with_section(read_file(root + "/README.md"), "rungs", rung_table(registry, "handouts/"), "README.md"),
+                             check);
+        const auto measured = read_benchmarks(root);
+        const std::string overview = root + "/handouts/overview.md";
+        in_sync &= sync_file(overview,
+                             with_section(with_section(read_file(overview), "rungs", rung_table(registry, ""), "handouts/overview.md"),
+                                          "ladder", ladder_section(measured, registry), "handouts/overview.md"),
+                             check);
+        for (const auto& rung : registry.rungs()) {
+            const std::string handout = root + "/handouts/" + rung.id + ".md";
+            in_sync &= sync_file(handout, with_section(read_file(handout), "numbers", numbers_section(measured, registry, rung),
+                                                       "handouts/" + rung.id + ".md"),
+                                 check);
+        }
         if (!in_sync) std::cerr << "run ./lab generate to bring them up to date from solutions/ and rungs.json\n";
         return in_sync ? 0 : 1;
     } catch (const std::exception& e) {

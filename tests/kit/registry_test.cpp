@@ -20,8 +20,15 @@ TEST(Registry, EveryRungHasItsFilesInEveryFolder)
         const std::string expected_number = (i + 1 < 10 ? "0" : "") + std::to_string(i + 1);
         EXPECT_EQ(rung.number, expected_number) << rung.id << " is out of order";
         for (const std::string& file : {"solutions/" + rung.id + ".cu", "exercises/" + rung.id + ".cu",
-                                        "tests/" + rung.id + ".cpp", "handouts/" + rung.id + ".md"})
+                                        "tests/" + rung.id + ".cpp", "handouts/" + rung.id + ".md",
+                                        "handouts/figures/" + rung.id + ".png"})
             EXPECT_TRUE(exists(file)) << rung.id << ": " << file << " is missing";
+        // The handout shows its figure, and its measured numbers come from ./lab generate.
+        std::ifstream handout(lab::kit_path("handouts/" + rung.id + ".md"));
+        const std::string text((std::istreambuf_iterator<char>(handout)), std::istreambuf_iterator<char>());
+        for (const std::string& part : {"](figures/" + rung.id + ".png)", std::string("<!-- numbers:begin -->"),
+                                        std::string("## Pitfalls"), std::string("## Going further")})
+            EXPECT_NE(text.find(part), std::string::npos) << "handouts/" << rung.id << ".md lacks " << part;
         EXPECT_FALSE(rung.hints.empty()) << rung.id << " has no hints";
         EXPECT_FALSE(rung.ops.empty()) << rung.id << " has no operators";
         EXPECT_TRUE(rung.supports(lab::Op::sum) || rung.ops.size() > 1) << rung.id;
