@@ -10,6 +10,7 @@
 //   stubs       every rung has at least one failing kernel case (the stubs give wrong answers)
 // --rung limits the table to one rung; --failures N prints what the first N failing tests said.
 // It never loads a student's code: it reads files only.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -141,6 +142,7 @@ int main(int argc, char** argv)
         std::map<std::string, RungResults> results;  // by rung number
         Counts kit;
         std::vector<TestCase> failures;
+        std::vector<std::pair<std::string, int>> skip_reasons;  // why the kit skipped cases, and how many
         // Every rung test runs the rung's kernel except the Launcher ones, which check the kit's plan.
         static const std::regex rung_test(R"(^Ex(\d\d)/(\w+)\.)"), not_built(R"(^test_(\d\d)_\w*_NOT_BUILT)");
         std::vector<TestCase> tests;
@@ -158,7 +160,14 @@ int main(int argc, char** argv)
             const bool kit_skip = test.status == "notrun" && test.skip_message == "SKIP_RETURN_CODE=77" &&
                                   test.output.rfind("lab-case: skipped:", 0) == 0;
             if (test.status == "run") ++counts->passed;
-            else if (kit_skip) ++counts->skipped;
+            else if (kit_skip) {
+                ++counts->skipped;
+                const std::size_t from = std::string("lab-case: skipped: ").size();
+                const std::string reason = test.output.substr(from, test.output.find('\n') - from);
+                auto seen = std::find_if(skip_reasons.begin(), skip_reasons.end(), [&](const auto& r) { return r.first == reason; });
+                if (seen == skip_reasons.end()) skip_reasons.emplace_back(reason, 1);
+                else ++seen->second;
+            }
             else {
                 ++counts->failed;
                 TestCase failure = test;
@@ -202,6 +211,8 @@ int main(int argc, char** argv)
             if (r.bench == "wrong") problems.push_back(who + "lab-bench got a wrong answer");
         }
         if (kit.total()) std::printf("%-20s %-34s\n", "kit self-tests", counts_text(kit).c_str());
+        for (const auto& [reason, count] : skip_reasons)
+            std::printf("skipped by the kit (%d): %s\n", count, reason.c_str());
         if (kit.failed) problems.push_back("the kit's own tests failed");
         for (int i = 0; i < show_failures && i < static_cast<int>(failures.size()); ++i)
             std::printf("\nFirst failure: %s\n%s\nRun it alone with its full output:\n  ctest --test-dir %s -R '%s' "
