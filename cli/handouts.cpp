@@ -19,14 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_file(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 // The page's first heading, for the HTML title.
 std::string title_of(const std::string& markdown)
 {
@@ -68,16 +60,16 @@ int handouts(const Kit& kit, const std::string& out_dir)
         options.directory = page_dir;
         options.output = html + ".log";
         const int code = process::run({"pandoc", "--from", "gfm", "--to", "html5", "--standalone", "--self-contained",
-                                       "--metadata", "pagetitle=" + title_of(read_file(source + "/" + page)),
+                                       "--metadata", "pagetitle=" + title_of(read_text(source + "/" + page)),
                                        "--resource-path", figures_seen_from_page + ":" + page_dir, "--output", html,
                                        source + "/" + page},
                                       options);
         if (code != 0) {
-            std::cerr << read_file(html + ".log");
+            std::cerr << read_text(html + ".log");
             throw Failure("pandoc could not render handouts/" + page + " (its messages are above; Debian: apt-get install pandoc)");
         }
         fs::remove(html + ".log");
-        const std::string rendered = read_file(html);
+        const std::string rendered = read_text(html);
         std::ofstream(html) << std::regex_replace(rendered, md_link, "href=\"$1.html$2\"");
     }
     fs::copy_file(out + "/overview.html", out + "/index.html", fs::copy_options::overwrite_existing);

@@ -21,15 +21,15 @@ namespace fs = std::filesystem;
 
 void say(const std::string& line) { std::cout << line << std::endl; }
 
-namespace {
-
-std::string read_file(const std::string& path)
+std::string read_text(const std::string& path)
 {
-    std::ifstream in(path);
+    std::ifstream in(path, std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();
     return text.str();
 }
+
+namespace {
 
 int default_jobs()
 {
@@ -74,7 +74,7 @@ bool Kit::gpu_present() const
         options.output = name;
         options.search_path = true;
         const bool listed = process::run({"nvidia-smi", "-L"}, options) == 0;
-        std::istringstream lines(read_file(name));
+        std::istringstream lines(read_text(name));
         fs::remove(name);
         for (std::string line; std::getline(lines, line);)
             if (listed && line.rfind("GPU", 0) == 0) return true;
@@ -145,7 +145,7 @@ void Kit::configure_and_build(const std::string& preset, const std::vector<std::
         options.directory = root;
         options.output = log;
         if (process::run({"cmake", "--preset", preset}, options) != 0) {
-            std::cerr << read_file(log);
+            std::cerr << read_text(log);
             throw Failure("configuring build/" + preset + " failed (CMake's messages are above, and in " + log + ")");
         }
     }
@@ -170,7 +170,7 @@ void Kit::build_quietly(const std::string& preset, const std::vector<std::string
     options.search_path = true;
     options.output = log;
     if (process::run(command, options) == 0) return;
-    std::istringstream lines(read_file(log));
+    std::istringstream lines(read_text(log));
     for (std::string line; std::getline(lines, line);)
         if (!(line.size() > 1 && line[0] == '[' && line.find("] ") != std::string::npos && std::isdigit(static_cast<unsigned char>(line[1]))) &&
             line.rfind("ninja: build stopped", 0) != 0)

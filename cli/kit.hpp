@@ -17,6 +17,8 @@ struct Failure : std::runtime_error {
 };
 
 void say(const std::string& line);
+// A file's whole text ("" when it cannot be read).
+std::string read_text(const std::string& path);
 
 class Kit {
 public:

@@ -17,17 +17,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_file(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 nlohmann::json read_json(const std::string& path)
 {
-    const auto j = nlohmann::json::parse(read_file(path), nullptr, false);
+    const auto j = nlohmann::json::parse(read_text(path), nullptr, false);
     return j.is_object() ? j : nlohmann::json::object();
 }
 
@@ -43,7 +35,7 @@ std::string hints_file(const Kit& kit) { return state_dir(kit) + "/hints.json"; 
 // What ./lab generate wrote to the exercise (exercises/.generated), or "" when it has no record.
 std::string generated_stamp(const Kit& kit, const RungInfo& rung)
 {
-    std::istringstream lines(read_file(kit.root + "/exercises/.generated"));
+    std::istringstream lines(read_text(kit.root + "/exercises/.generated"));
     for (std::string line; std::getline(lines, line);) {
         std::istringstream fields(line);
         std::string stamp, name;
@@ -59,7 +51,7 @@ std::string exercise_file(const Kit& kit, const RungInfo& rung) { return kit.roo
 std::string stamp_of(const std::string& path)
 {
     char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(lab::fnv1a(read_file(path))));
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(lab::fnv1a(read_text(path))));
     return hex;
 }
 

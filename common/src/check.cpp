@@ -337,24 +337,14 @@ RowCheck check_dot_row(const float* x, const float* y, std::size_t cols, float g
     return r;
 }
 
-// One row of a softmax. `chain` is 1 for two passes, 8 for the online scheme, whose running sum is
-// rescaled (one more exponential and one more multiply-add) at every step of its chain.
-RowCheck check_softmax_row(const float* x, std::size_t cols, const float* got, std::size_t depth, double chain)
+// The first value of a row (`got`, cols of them) that differs from `expected_at(c)` by more than
+// `tolerance_at(c, expected)`, or was never written; an empty problem when there is none.
+template <typename Expected, typename Tolerance>
+RowCheck first_wrong_value(const float* got, std::size_t cols, Expected expected_at, Tolerance tolerance_at)
 {
     RowCheck r;
-    double m = -INFINITY;
-    for (std::size_t i = 0; i < cols; ++i) m = std::max(m, double(x[i]));
-    double sum = 0, weighted = 0;
-    for (std::size_t i = 0; i < cols; ++i) {
-        const double t = double(x[i]) - m, e = std::exp(t);
-        sum += e;
-        weighted += e * std::fabs(t);
-    }
-    const double spread = weighted / sum;  // A: the mean of |x - max|, weighted by each term's share of the sum
     for (std::size_t c = 0; c < cols; ++c) {
-        const double t = double(x[c]) - m, expected = std::exp(t) / sum;
-        const double relative = kUnitRoundoff * (3.5 * std::fabs(t) + 3.5 * spread + chain * double(depth + 1) + 16);
-        const double tolerance = expected * relative + kUnderflow;
+        const double expected = expected_at(c), tolerance = tolerance_at(c, expected);
         if (is_poison(got[c])) {
             r.col = c, r.expected = expected, r.problem = kUnwritten;
             return r;
@@ -368,11 +358,32 @@ RowCheck check_softmax_row(const float* x, std::size_t cols, const float* got, s
     return r;
 }
 
+// One row of a softmax. `chain` is 1 for two passes, 8 for the online scheme, whose running sum is
+// rescaled (one more exponential and one more multiply-add) at every step of its chain.
+RowCheck check_softmax_row(const float* x, std::size_t cols, const float* got, std::size_t depth, double chain)
+{
+    double m = -INFINITY;
+    for (std::size_t i = 0; i < cols; ++i) m = std::max(m, double(x[i]));
+    double sum = 0, weighted = 0;
+    for (std::size_t i = 0; i < cols; ++i) {
+        const double t = double(x[i]) - m, e = std::exp(t);
+        sum += e;
+        weighted += e * std::fabs(t);
+    }
+    const double spread = weighted / sum;  // A: the mean of |x - max|, weighted by each term's share of the sum
+    return first_wrong_value(
+        got, cols, [&](std::size_t c) { return std::exp(double(x[c]) - m) / sum; },
+        [&](std::size_t c, double expected) {
+            const double t = double(x[c]) - m;
+            return expected * kUnitRoundoff * (3.5 * std::fabs(t) + 3.5 * spread + chain * double(depth + 1) + 16) +
+                   kUnderflow;
+        });
+}
+
 // One row of a layer norm: (x - mean) / sqrt(variance + epsilon), the variance over the row (divided
 // by cols, as PyTorch's LayerNorm does).
 RowCheck check_layer_norm_row(const float* x, std::size_t cols, const float* got, std::size_t depth)
 {
-    RowCheck r;
     CompensatedSum sum;
     double magnitude = 0;
     for (std::size_t i = 0; i < cols; ++i) {
@@ -391,21 +402,12 @@ RowCheck check_layer_norm_row(const float* x, std::size_t cols, const float* got
     const double variance_error = rounding_allowance(depth + 6, variance) / scale2 +
                                   2 * double(depth + 2) * kUnitRoundoff * mean_magnitude * sigma / scale2 +
                                   mean_error * mean_error / scale2;
-    for (std::size_t c = 0; c < cols; ++c) {
-        const double expected = (double(x[c]) - mean) / scale;
-        const double tolerance = std::fabs(expected) * (variance_error / 2 + 8 * kUnitRoundoff) +
-                                 1.01 * mean_error / scale * (1 + variance_error) + kUnderflow;
-        if (is_poison(got[c])) {
-            r.col = c, r.expected = expected, r.problem = kUnwritten;
-            return r;
-        }
-        if (!std::isfinite(got[c]) || std::fabs(double(got[c]) - expected) > tolerance) {
-            r.col = c, r.expected = expected;
-            r.problem = ": " + show_tolerance(expected, tolerance, false) + ", got " + show(got[c]);
-            return r;
-        }
-    }
-    return r;
+    return first_wrong_value(
+        got, cols, [&](std::size_t c) { return (double(x[c]) - mean) / scale; },
+        [&](std::size_t, double expected) {
+            return std::fabs(expected) * (variance_error / 2 + 8 * kUnitRoundoff) +
+                   1.01 * mean_error / scale * (1 + variance_error) + kUnderflow;
+        });
 }
 
 Verdict check_rows(const RungInfo& rung, Op op, const LaunchPlan& plan, const std::vector<float>& input,
