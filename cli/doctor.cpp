@@ -14,7 +14,7 @@ int doctor(const Kit& kit)
         std::cout << "nvcc:    " << std::flush;
         kit.run({"sh", "-c", "\"$CUDACXX\" --version | tail -n1"});
     } else {
-        say("nvcc:    none");
+        say("nvcc:    none (kernels run on the kit's CPU backend; for a GPU, " + cuda_install_advice() + ")");
     }
     if (kit.gpu_present()) {
         std::cout << "GPU:     " << std::flush;

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -93,15 +94,43 @@ std::string Kit::compute_sanitizer() const
     return "";
 }
 
+std::string cuda_install_advice()
+{
+    // NVIDIA's apt repositories are named by release and architecture: debian12, ubuntu2204,
+    // ubuntu2404; x86_64 or sbsa (64-bit Arm servers).
+    std::string id, version;
+    std::istringstream release(read_text("/etc/os-release"));
+    for (std::string line; std::getline(release, line);) {
+        const auto value = [&](const std::string& key) {
+            std::string v = line.substr(key.size());
+            v.erase(std::remove(v.begin(), v.end(), '"'), v.end());
+            return v;
+        };
+        if (line.rfind("ID=", 0) == 0) id = value("ID=");
+        if (line.rfind("VERSION_ID=", 0) == 0) version = value("VERSION_ID=");
+    }
+    version.erase(std::remove(version.begin(), version.end(), '.'), version.end());
+#if defined(__aarch64__)
+    const std::string arch = "sbsa";
+#else
+    const std::string arch = "x86_64";
+#endif
+    const bool known = (id == "debian" && version == "12") || (id == "ubuntu" && (version == "2204" || version == "2404"));
+    const std::string repo = known ? id + version : "<debian12|ubuntu2204|ubuntu2404>";
+    return "install CUDA 12 or 13 from NVIDIA's apt repository for " + (known ? "this " + id + " release" : std::string("your release")) +
+           ", as root:\n"
+           "       wget https://developer.download.nvidia.com/compute/cuda/repos/" + repo + "/" + arch + "/cuda-keyring_1.1-1_all.deb\n"
+           "       dpkg -i cuda-keyring_1.1-1_all.deb && apt-get update && apt-get install cuda-toolkit-13-0\n"
+           "     then run this again (nvcc is then in /usr/local/cuda/bin, where the kit looks). The distributions' own\n"
+           "     nvidia-cuda-toolkit packages are older CUDA releases (Debian 12's is CUDA 11.8), too old for this kit.";
+}
+
 void Kit::require_toolchain(bool cuda) const
 {
     if (have_nvcc()) return;
     if (cuda || gpu_present())
-        throw Failure(
-            "the CUDA Toolkit (nvcc) is not installed. It is a prerequisite for running on the GPU: install CUDA 12\n"
-            "     or 13 from NVIDIA's apt repository for your Debian or Ubuntu release (https://developer.nvidia.com/cuda-downloads,\n"
-            "     'deb (network)': apt-get install cuda-toolkit-13-0), then run this again. Debian 12's own nvidia-cuda-toolkit\n"
-            "     (non-free) is CUDA 11.8, too old for this kit.");
+        throw Failure("the CUDA Toolkit (nvcc) is not installed. It is a prerequisite for running on the GPU: " +
+                      cuda_install_advice());
     static bool said = false;
     if (!said) say("lab: no CUDA Toolkit (nvcc) here; kernels build and run on the kit's CPU backend instead.");
     said = true;

@@ -19,6 +19,9 @@ struct Failure : std::runtime_error {
 void say(const std::string& line);
 // A file's whole text ("" when it cannot be read).
 std::string read_text(const std::string& path);
+// Where the CUDA Toolkit comes from on this machine's Debian or Ubuntu release: NVIDIA's repository,
+// with the commands.
+std::string cuda_install_advice();
 
 class Kit {
 public:
