@@ -740,14 +740,14 @@ bool run_stage(const Runner& runner, const std::vector<const lab::PlannedTest*>&
     std::vector<std::string> group_order, skip_reasons;
     const lab::PlannedTest* first = nullptr;
     const Verdict* first_verdict = nullptr;
-    int failed = 0;
+    int failed = 0, passed = 0;
     for (std::size_t i = 0; i < tests.size(); ++i) {
         const std::string group = tests[i]->group.empty() ? "launcher" : tests[i]->group;
         if (!groups.count(group)) group_order.push_back(group);
         auto& counts = groups[group];
         ++counts.second;
         switch (verdicts[i].status) {
-        case Status::passed: ++outcome.passed; break;
+        case Status::passed: ++outcome.passed, ++passed; break;
         case Status::skipped:
             ++outcome.skipped;
             if (std::find(skip_reasons.begin(), skip_reasons.end(), verdicts[i].reason) == skip_reasons.end())
@@ -761,7 +761,7 @@ bool run_stage(const Runner& runner, const std::vector<const lab::PlannedTest*>&
     }
     for (const auto& reason : skip_reasons) std::cout << "  skipped: " << reason << "\n";
     if (!first) {
-        std::cout << "  " << tests.size() << " passed (" << seconds_since(start) << ")\n";
+        std::cout << "  " << passed << " passed (" << seconds_since(start) << ")\n";
         return true;
     }
     std::string said = first_verdict->message;
