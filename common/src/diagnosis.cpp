@@ -54,12 +54,13 @@ void diagnose_reduction(const RungInfo& rung, const Case& c, const LaunchPlan& p
     const double canary = static_cast<double>(lab::canary<T>(c.op));
     if (rung.check == CheckMode::per_block) {
         const std::size_t per_block = std::size_t{rung.items_per_thread} * plan.block;
+        const std::size_t depth = addition_depth(rung, plan, n);
         std::vector<std::size_t> wrong;
         std::vector<double> expected(plan.grid);
         for (std::size_t b = 0; b < plan.grid; ++b) {
             const std::size_t first = std::min(n, b * per_block), last = std::min(n, first + per_block);
             expected[b] = exact_value(c.op, input.data() + first, input.data() + last);
-            if (!check_value(c.op, input.data() + first, input.data() + last, slots[b], addition_depth(rung, plan, n)).empty())
+            if (!check_value(c.op, input.data() + first, input.data() + last, slots[b], depth).empty())
                 wrong.push_back(b);
         }
         if (wrong.empty()) return;
