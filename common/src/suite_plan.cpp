@@ -77,14 +77,18 @@ std::vector<PlannedTest> planned_tests(const RungInfo& rung, bool racecheck)
         tests.push_back(t);
     }
     if (racecheck) {
-        PlannedTest t;
+        // One watched case; a driver rung's once per scheme, whose name its cases carry in front.
         const bool rows = rung.grid == GridPolicy::rows;
-        const std::string watched = rows ? kRowRacecheckCase : kRacecheckCase;
-        t.name = prefix + "Racecheck.NoSharedMemoryHazards/" + watched;
-        t.runs = prefix + (rows ? "LayerNorm" : "Sum") + ".MatchesReference/" + watched;
-        t.kind = TestKind::racecheck;
-        t.gpu_only = true;
-        tests.push_back(t);
+        const std::vector<std::string> schemes = rung.variants.empty() ? std::vector<std::string>{""} : rung.variants;
+        for (const std::string& scheme : schemes) {
+            PlannedTest t;
+            const std::string watched = (scheme.empty() ? "" : scheme + "_") + (rows ? kRowRacecheckCase : kRacecheckCase);
+            t.name = prefix + "Racecheck.NoSharedMemoryHazards/" + watched;
+            t.runs = prefix + (rows ? "LayerNorm" : "Sum") + ".MatchesReference/" + watched;
+            t.kind = TestKind::racecheck;
+            t.gpu_only = true;
+            tests.push_back(t);
+        }
     }
     return tests;
 }

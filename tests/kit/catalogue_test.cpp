@@ -13,6 +13,7 @@
 #include "lab/inputs.hpp"
 #include "lab/registry.hpp"
 #include "lab/speed_plan.hpp"
+#include "lab/suite_plan.hpp"
 #include "lab/usage_error.hpp"
 
 namespace {
@@ -94,6 +95,26 @@ TEST(Catalogue, DriverRungsRunTheirOwnCasesOncePerScheme)
         EXPECT_NE(cases[0].variant, cases[1].variant);
     }
     ASSERT_NE(driver, nullptr) << "rungs.json has no driver rung";
+}
+
+// Every rung's racecheck test (GPU only, so never run on the CPU backend) watches a kernel case the
+// rung's program has: a driver rung's once per scheme, since its cases carry the scheme's name.
+TEST(Catalogue, RacecheckWatchesCasesTheRungRuns)
+{
+    for (const auto& rung : lab::Registry::kit().rungs()) {
+        const auto tests = lab::planned_tests(rung, true);
+        std::set<std::string> kernel_cases;
+        std::size_t watched = 0;
+        for (const auto& t : tests)
+            if (t.kind == lab::TestKind::kernel) kernel_cases.insert(t.runs);
+        for (const auto& t : tests) {
+            if (t.kind != lab::TestKind::racecheck) continue;
+            ++watched;
+            EXPECT_TRUE(kernel_cases.count(t.runs)) << rung.id << ": " << t.name << " watches " << t.runs
+                                                    << ", which is not one of the rung's cases";
+        }
+        EXPECT_EQ(watched, std::max<std::size_t>(rung.variants.size(), 1)) << rung.id;
+    }
 }
 
 // The row rung (12) runs the row groups' cases, rows x cols matrices named by both, and only it does;
