@@ -181,11 +181,19 @@ std::vector<Diagnosis> diagnose(const RungInfo& rung, const Case& c, const Launc
     } else if (!(rung.grid == GridPolicy::one && c.n == 0)) {
         diagnose_reduction(rung, c, plan, input, slots, found);
     }
+    for (Diagnosis& d : diagnose_crash(rung, c)) found.push_back(std::move(d));
+    return found;
+}
+
+std::vector<Diagnosis> diagnose_crash(const RungInfo&, const Case& c)
+{
+    std::vector<Diagnosis> found;
     if (c.n > (std::size_t{1} << 31))
         found.push_back({"beyond_int_indices",
                          "this case has more than 2^31 elements (n = " + std::to_string(c.n) + "): an index, stride or "
                          "count kept in an int (or computed in 32 bits, as blockIdx.x * blockDim.x is unless one side "
-                         "is converted first) overflows here and nowhere smaller. Use std::size_t throughout."});
+                         "is converted first) overflows here and nowhere smaller: it wraps to a wrong or negative index, "
+                         "which reads the wrong element or outside the array. Use std::size_t throughout."});
     return found;
 }
 

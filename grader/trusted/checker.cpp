@@ -299,6 +299,7 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
                       (bad_address ? "\n  An illegal address usually means an index past the end of an array: compare "
                                      "your indices with n and with the size of the shared array."
                                    : "");
+            if (bad_address && causes.empty()) causes = likely_causes(rung, diagnose_crash(rung, p.c));
         } else if (const auto raw_read = read_runner_file(output_file(dir, index, o), expected_bytes + 1); !raw_read || raw_read->size() != expected_bytes) {
             failure = "the runner handed back no output for this case" + in_order;
         } else {

@@ -41,6 +41,10 @@ template <typename T>
 std::vector<Diagnosis> diagnose(const RungInfo& rung, const Case& c, const LaunchPlan& plan, const std::vector<T>& input,
                                 const std::vector<T>& slots);
 
+// The patterns that fit a case whose kernel stopped with an illegal address, so that there are no
+// results to read: those that follow from the case alone (beyond_int_indices). diagnose() includes them.
+std::vector<Diagnosis> diagnose_crash(const RungInfo& rung, const Case& c);
+
 // What a case whose answer depends on the thread order most likely lacks, from which of the CPU
 // backend's orders (forward, reverse) failed, in the rung's terms: a barrier for the rungs whose tree
 // the block synchronises, and lockstep too for those with warp-synchronous steps.
