@@ -198,11 +198,20 @@ bool bench_rows(std::size_t row_count, std::size_t cols, unsigned block, std::ve
             c.input = lab::InputKind::floats;
             c.n = n;
             c.cols = cols;
+            c.block = block;
             c.seed = 20261122;
             const auto input = lab::make_input<float>(c);
             lab::DeviceBuffer<float> in(input.values.size());
             in.upload(input.values);
-            const lab::LaunchPlan plan = lab::plan_case(rung, c, device.shape);
+            lab::LaunchPlan plan;
+            try {
+                plan = lab::plan_case(rung, c, device.shape);
+            } catch (const std::exception& e) {  // a block size the rung refuses: say so, time the rest
+                std::fprintf(stderr, "%s/%s at %s: not timed: %s\n", rung.id.c_str(), std::string(lab::name_of(op)).c_str(),
+                             label.c_str(), e.what());
+                all_right = false;
+                continue;
+            }
             lab::DeviceBuffer<float> out(lab::output_count(plan, op));
             const std::string name = rung.id + "/" + std::string(lab::name_of(op));
             const lab::TimedWork work{{}, [&] { binding->launch(op, lab::Dtype::f32, plan, in.data(), out.data(), n); }, [&] {
@@ -363,6 +372,32 @@ int calibrate(const std::string& path, int runs, const lab::DeviceStatus& device
             measured[k].push_back(m);
             ceilings.push_back(m.ceiling.best());
         }
+    // A run more than 15% below its rung's median (once in a hundred or so, on an H100: a glitch of
+    // the machine, not the kernel's speed) is measured again, once, and the new run replaces it;
+    // both are printed. Left in, one such run would lower the rung's threshold far enough that an
+    // earlier rung's kernel passes (set_thresholds subtracts twice the spread from the slowest run).
+    // The speed test does the same: a run that falls short is measured once more.
+    for (std::size_t k = 0; k < plan.cases.size(); ++k) {
+        std::vector<double> ratios;
+        for (const auto& m : measured[k]) ratios.push_back(m.vs_baseline());
+        const double median = sorted(ratios)[ratios.size() / 2];
+        for (auto& m : measured[k]) {
+            if (m.vs_baseline() >= 0.85 * median) continue;
+            const auto& c = plan.cases[k];
+            const lab::RungBinding* binding = nullptr;
+            for (const auto* b : lab::bound_rungs())
+                if (b->id == c.rung) binding = b;
+            const auto again = lab::measure_speed(*binding, lab::Registry::kit().get(c.rung), inputs, c.block, device, c.scheme);
+            if (!again.wrong.empty()) {
+                std::fprintf(stderr, "lab-bench: the reference %s is wrong (%s): nothing calibrated\n", c.rung.c_str(),
+                             again.wrong.c_str());
+                return 1;
+            }
+            std::printf("outlier (%.2fx against a median of %.2fx), measured again: %s\n", m.vs_baseline(), median,
+                        again.summary(c.rung, device.name).c_str());
+            m = again;
+        }
+    }
     lab::Calibration calibration;
     calibration.gpu = device.name;
     calibration.multiprocessors = device.shape.multiprocessors;
@@ -506,7 +541,7 @@ int main(int argc, char** argv)
             csv << "gpu,kernel,size,dtype,n,bytes,median_ms,min_ms,gbps,pct_ceiling,launches\n";
             for (const auto& r : rows)
                 csv << '"' << device.name << "\"," << r.kernel << ",\"" << r.size << "\"," << lab::name_of(r.dtype) << ','
-                    << r.n << ',' << r.bytes << ',' << r.ms << ',' << r.min_ms << ',' << r.gbps << ','
+                    << r.n << ',' << static_cast<unsigned long long>(r.bytes + 0.5) << ',' << r.ms << ',' << r.min_ms << ',' << r.gbps << ','
                     << 100 * r.gbps / r.ceiling << ',' << r.launches << '\n';
         }
         const std::string report = markdown(rows, sizes, device, ceiling);
