@@ -337,9 +337,6 @@ TEST(SpeedPlan, HasOneLinePerRungOfTheRegistryAndEveryCalibrationPassesItsRefere
     EXPECT_GE(plan.n, std::size_t{1} << 26) << "speed inputs must be larger than any GPU's L2";
     for (const auto& rung : lab::Registry::kit().rungs()) {
         const lab::SpeedPlan::Case* c = plan.find(rung.id);
-        // The driver rungs (10, 11) have a speed path (tests/kit/driver_speed_test.cpp) but no speed
-        // test yet: one joins the plan with its calibration on every GPU below, measured together.
-        if (rung.grid == lab::GridPolicy::one && c == nullptr) continue;
         // The row rung (12) computes rows, not one sum of 2^26 floats, so the sum's speed test does not
         // fit it: its speed is the benchmark's row table (softmax and layer norm against the ceiling).
         if (rung.grid == lab::GridPolicy::rows) {
