@@ -57,7 +57,7 @@ __device__ float block_all_reduce(float value, Op op)
 }
 
 // out[r] = the dot product of row r of x and row r of y (block r).
-__global__ void dot(const float* x, const float* y, float* out, std::size_t cols)
+__global__ void dot(const float* __restrict__ x, const float* __restrict__ y, float* __restrict__ out, std::size_t cols)
 {
     const std::size_t start = std::size_t{blockIdx.x} * cols;
     // TODO(12-dot, ~4 lines): each thread adds x[start + i] * y[start + i] for its columns i
@@ -69,7 +69,7 @@ __global__ void dot(const float* x, const float* y, float* out, std::size_t cols
 // Row r of out = softmax(row r of x): exp(x_i - m) / sum_j exp(x_j - m), m the row's max. Subtracting
 // m changes nothing mathematically and keeps every exponent at or below 0, so no exp overflows:
 // expf(89) is already infinite in float.
-__global__ void softmax(const float* x, float* out, std::size_t cols)
+__global__ void softmax(const float* __restrict__ x, float* __restrict__ out, std::size_t cols)
 {
     const float* row = x + std::size_t{blockIdx.x} * cols;
     float* result = out + std::size_t{blockIdx.x} * cols;
@@ -85,7 +85,7 @@ __global__ void softmax(const float* x, float* out, std::size_t cols)
 // d, the sum of exp(x - m) over what it has seen. When a larger value arrives, d was computed against
 // the old m and is rescaled by exp(old m - new m). Across the block, the threads' m are reduced to the
 // row's max M, and each d, rescaled by exp(m - M), is summed.
-__global__ void softmax_online(const float* x, float* out, std::size_t cols)
+__global__ void softmax_online(const float* __restrict__ x, float* __restrict__ out, std::size_t cols)
 {
     const float* row = x + std::size_t{blockIdx.x} * cols;
     float* result = out + std::size_t{blockIdx.x} * cols;
@@ -101,7 +101,7 @@ __global__ void softmax_online(const float* x, float* out, std::size_t cols)
 
 // Row r of out = (x - mean) / sqrt(variance + kEpsilon) over row r, the variance being the mean of
 // (x - mean)^2 (divided by cols). No scale and shift: those are one multiply-add per element after it.
-__global__ void layer_norm(const float* x, float* out, std::size_t cols)
+__global__ void layer_norm(const float* __restrict__ x, float* __restrict__ out, std::size_t cols)
 {
     const float* row = x + std::size_t{blockIdx.x} * cols;
     float* result = out + std::size_t{blockIdx.x} * cols;

@@ -60,13 +60,14 @@ __device__ float block_all_reduce(float value, Op op)
 }
 
 // out[r] = the dot product of row r of x and row r of y (block r).
-__global__ void dot(const float* x, const float* y, float* out, std::size_t cols)
+__global__ void dot(const float* __restrict__ x, const float* __restrict__ y, float* __restrict__ out, std::size_t cols)
 {
     const std::size_t start = std::size_t{blockIdx.x} * cols;
     // BEGIN TODO(12-dot, ~4 lines): each thread adds x[start + i] * y[start + i] for its columns i
     //   (threadIdx.x, then every blockDim.x further, while i < cols); block_all_reduce the sums with
     //   Sum{}; thread 0 writes out[blockIdx.x].
     float sum = 0.0f;
+#pragma unroll 4
     for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) sum += x[start + i] * y[start + i];
     sum = block_all_reduce(sum, Sum{});
     if (threadIdx.x == 0) out[blockIdx.x] = sum;
@@ -77,7 +78,7 @@ __global__ void dot(const float* x, const float* y, float* out, std::size_t cols
 // Row r of out = softmax(row r of x): exp(x_i - m) / sum_j exp(x_j - m), m the row's max. Subtracting
 // m changes nothing mathematically and keeps every exponent at or below 0, so no exp overflows:
 // expf(89) is already infinite in float.
-__global__ void softmax(const float* x, float* out, std::size_t cols)
+__global__ void softmax(const float* __restrict__ x, float* __restrict__ out, std::size_t cols)
 {
     const float* row = x + std::size_t{blockIdx.x} * cols;
     float* result = out + std::size_t{blockIdx.x} * cols;
@@ -86,11 +87,14 @@ __global__ void softmax(const float* x, float* out, std::size_t cols)
     //   (2) the sum of expf(row[i] - max), block_all_reduce with Sum{};
     //   (3) result[i] = expf(row[i] - max) / sum.
     float largest = Max::identity();
+#pragma unroll 4
     for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) largest = fmaxf(largest, row[i]);
     largest = block_all_reduce(largest, Max{});
     float sum = 0.0f;
+#pragma unroll 4
     for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) sum += expf(row[i] - largest);
     sum = block_all_reduce(sum, Sum{});
+#pragma unroll 4
     for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) result[i] = expf(row[i] - largest) / sum;
     // STUB: (void)row, (void)result;
     // END TODO
@@ -101,7 +105,7 @@ __global__ void softmax(const float* x, float* out, std::size_t cols)
 // d, the sum of exp(x - m) over what it has seen. When a larger value arrives, d was computed against
 // the old m and is rescaled by exp(old m - new m). Across the block, the threads' m are reduced to the
 // row's max M, and each d, rescaled by exp(m - M), is summed.
-__global__ void softmax_online(const float* x, float* out, std::size_t cols)
+__global__ void softmax_online(const float* __restrict__ x, float* __restrict__ out, std::size_t cols)
 {
     const float* row = x + std::size_t{blockIdx.x} * cols;
     float* result = out + std::size_t{blockIdx.x} * cols;
@@ -113,6 +117,7 @@ __global__ void softmax_online(const float* x, float* out, std::size_t cols)
     //   saw no value has d = 0 and m = -infinity: its rescaled d must stay 0). Last,
     //   result[i] = expf(row[i] - M) / that sum.
     float m = Max::identity(), d = 0.0f;
+#pragma unroll 4
     for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) {
         const float v = row[i], top = fmaxf(m, v);
         d = d * expf(m - top) + expf(v - top);
@@ -120,6 +125,7 @@ __global__ void softmax_online(const float* x, float* out, std::size_t cols)
     }
     const float largest = block_all_reduce(m, Max{});
     const float sum = block_all_reduce(d * expf(m - largest), Sum{});
+#pragma unroll 4
     for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) result[i] = expf(row[i] - largest) / sum;
     // STUB: (void)row, (void)result;
     // END TODO
@@ -127,7 +133,7 @@ __global__ void softmax_online(const float* x, float* out, std::size_t cols)
 
 // Row r of out = (x - mean) / sqrt(variance + kEpsilon) over row r, the variance being the mean of
 // (x - mean)^2 (divided by cols). No scale and shift: those are one multiply-add per element after it.
-__global__ void layer_norm(const float* x, float* out, std::size_t cols)
+__global__ void layer_norm(const float* __restrict__ x, float* __restrict__ out, std::size_t cols)
 {
     const float* row = x + std::size_t{blockIdx.x} * cols;
     float* result = out + std::size_t{blockIdx.x} * cols;
@@ -137,15 +143,18 @@ __global__ void layer_norm(const float* x, float* out, std::size_t cols)
     //   about 10^8, and float keeps too few digits for their difference. Then
     //   result[i] = (row[i] - mean) * rsqrtf(variance + kEpsilon).
     float sum = 0.0f;
+#pragma unroll 4
     for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) sum += row[i];
     const float mean = block_all_reduce(sum, Sum{}) / static_cast<float>(cols);
     float squares = 0.0f;
+#pragma unroll 4
     for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) {
         const float centred = row[i] - mean;
         squares += centred * centred;
     }
     const float variance = block_all_reduce(squares, Sum{}) / static_cast<float>(cols);
     const float scale = rsqrtf(variance + kEpsilon);
+#pragma unroll 4
     for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) result[i] = (row[i] - mean) * scale;
     // STUB: (void)row, (void)result;
     // END TODO
