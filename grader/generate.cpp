@@ -21,6 +21,7 @@
 
 #include "lab/random.hpp"
 #include "lab/registry.hpp"
+#include "lab/speed_plan.hpp"
 #include "lab/usage_error.hpp"
 #include "skeleton.hpp"
 
@@ -214,7 +215,8 @@ std::string ladder_section(const std::vector<Measured>& rows, const lab::Registr
     return md.str();
 }
 
-std::string numbers_section(const std::vector<Measured>& rows, const lab::Registry& registry, const lab::RungInfo& rung)
+std::string numbers_section(const std::vector<Measured>& rows, const lab::Registry& registry, const lab::RungInfo& rung,
+                            const lab::SpeedPlan& speed)
 {
     std::vector<std::string> kernels, gpus;
     for (const auto& r : rows) {
@@ -251,7 +253,9 @@ std::string numbers_section(const std::vector<Measured>& rows, const lab::Regist
     md << "A full reduction of floats to one value, in GB/s (the input's bytes over the time; median of 20 timed runs "
           "with L2 flushed before each), from handouts/benchmark/GPU/results.csv. The last two columns compare times "
           "at 2^28 floats: how many times faster than "
-       << (before ? "rung " + before->id : std::string("nothing")) << ", and than CUB's DeviceReduce::Sum.\n\n"
+       << (before ? "rung " + before->id + (speed.find(before->id) && !speed.find(before->id)->scheme.empty()
+                                                 ? " (its " + speed.find(before->id)->scheme + " scheme)" : "")
+                  : std::string("nothing")) << ", and than CUB's DeviceReduce::Sum.\n\n"
        << "| GPU | kernel | 2^20 | 2^24 | 2^28 | of the ceiling at 2^28 | x " << (before ? before->number : "-")
        << " | x CUB |\n|---|---|---:|---:|---:|---:|---:|---:|\n";
     for (const auto& gpu : gpus)
@@ -263,7 +267,11 @@ std::string numbers_section(const std::vector<Measured>& rows, const lab::Regist
                 const auto* m = find_measured(rows, gpu, kernel, size);
                 md << ' ' << (m ? fixed(m->gbps, 0) : "-") << " |";
             }
-            const auto* previous = before ? find_measured(rows, gpu, before->id, "2^28") : nullptr;
+            // A driver rung is measured per scheme: the one its speed test times stands for it.
+            const lab::SpeedPlan::Case* timed = before ? speed.find(before->id) : nullptr;
+            const std::string previous_kernel =
+                before ? before->id + (timed && !timed->scheme.empty() ? "/" + timed->scheme : "") : "";
+            const auto* previous = before ? find_measured(rows, gpu, previous_kernel, "2^28") : nullptr;
             const auto* cub = find_measured(rows, gpu, "cub", "2^28");
             md << ' ' << fixed(big->pct_ceiling, 0) << "% | " << (previous ? fixed(previous->ms / big->ms, 2) + "x" : "-")
                << " | " << (cub ? fixed(cub->ms / big->ms, 2) + "x" : "-") << " |\n";
@@ -320,6 +328,8 @@ int main(int argc, char** argv)
                              with_section(read_file(root + "/README.md"), "rungs", rung_table(registry, "handouts/"), "README.md"),
                              check);
         const auto measured = read_benchmarks(root);
+        const std::string speed_path = root + "/tests/speed.json";
+        const auto speed = lab::SpeedPlan::parse(read_file(speed_path), speed_path);
         const std::string overview = root + "/handouts/overview.md";
         in_sync &= sync_file(overview,
                              with_section(with_section(read_file(overview), "rungs", rung_table(registry, ""), "handouts/overview.md"),
@@ -327,7 +337,7 @@ int main(int argc, char** argv)
                              check);
         for (const auto& rung : registry.rungs()) {
             const std::string handout = root + "/handouts/" + rung.id + ".md";
-            in_sync &= sync_file(handout, with_section(read_file(handout), "numbers", numbers_section(measured, registry, rung),
+            in_sync &= sync_file(handout, with_section(read_file(handout), "numbers", numbers_section(measured, registry, rung, speed),
                                                        "handouts/" + rung.id + ".md"),
                                  check);
         }
