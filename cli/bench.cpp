@@ -48,8 +48,7 @@ int bench(const Kit& kit, const std::string& dir)
     std::filesystem::create_directories(out);
     if (kit.run({program, "--full", "--csv", out + "/results.csv", "--markdown", out + "/results.md"}) != 0)
         throw Failure("the benchmark failed (see above)");
-    // Debian's python3, where python3-matplotlib is, rather than whichever comes first on PATH.
-    const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+    const std::string python = kit.python_with("matplotlib");
     if (kit.run({python, kit.root + "/grader/plot_bench.py", out + "/results.csv", out + "/gbps.png"}) == 0)
         say("wrote " + out + "/results.csv, " + out + "/results.md and " + out + "/gbps.png");
     else

@@ -36,9 +36,7 @@ int handouts(const Kit& kit, const std::string& out_dir)
     const std::string source = kit.root + "/handouts";
     fs::create_directories(out + "/figures");
     say("== the figures (handouts/figures/make_figures.py) into " + out + "/figures");
-    // Debian's python3, where the packages ./lab installs (python3-matplotlib) are, rather than
-    // whichever python3 comes first on PATH.
-    const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+    const std::string python = kit.python_with("matplotlib");
     if (kit.run({python, source + "/figures/make_figures.py", out + "/figures"}) != 0)
         throw Failure("drawing the figures failed (see above); they need python3 with matplotlib "
                       "(Debian: apt-get install python3-matplotlib)");

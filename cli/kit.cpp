@@ -164,6 +164,18 @@ int Kit::run(const std::vector<std::string>& argv, const std::vector<std::pair<s
     return process::run(argv, options);
 }
 
+std::string Kit::python_with(const std::string& module) const
+{
+    const std::vector<std::string> candidates{"/usr/bin/python3", "python3"};
+    for (const std::string& python : candidates) {
+        process::Options options;
+        options.search_path = true;
+        options.output = "/dev/null";
+        if (process::run({python, "-c", "import " + module}, options) == 0) return python;
+    }
+    return fs::exists(candidates.front()) ? candidates.front() : "python3";
+}
+
 void Kit::configure_and_build(const std::string& preset, const std::vector<std::string>& targets) const
 {
     if (!fs::exists(tree(preset) + "/CMakeCache.txt")) {

@@ -66,6 +66,10 @@ public:
     // Builds lab-grade in the TREE ("solutions" or "exercises") for this machine and runs
     // `lab-grade SUBCOMMAND ARGS...`; its exit code.
     int lab_grade(const std::string& tree, const std::string& subcommand, const std::vector<std::string>& args) const;
+    // The python3 that imports `module`: Debian's (/usr/bin/python3, where ./lab installs
+    // python3-matplotlib) first, then the first on PATH; Debian's, or "python3", when none does
+    // (whose error then says what is missing).
+    std::string python_with(const std::string& module) const;
     // Runs a program (its output to this terminal); its exit code.
     int run(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& environment = {}) const;
 };

@@ -12,7 +12,11 @@ rung="${1:-01}"
 rounds="${2:-5}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-git clone -q "$here" "$work/kit"
+if git -C "$here" rev-parse --git-dir >/dev/null 2>&1; then
+  git clone -q "$here" "$work/kit"
+else  # a copy of the kit without its history (a machine the tree was copied to): its files, no builds
+  mkdir "$work/kit" && tar -C "$here" --exclude=./build --exclude=./.lab -cf - . | tar -C "$work/kit" -xf -
+fi
 cd "$work/kit"
 id="$(./lab list --ids | grep "^$rung" | head -n1)"
 [[ -n "$id" ]] || { echo "loop_bench: no rung $rung"; exit 2; }
