@@ -9,6 +9,7 @@ generate="$1" kit="$2" work="$3"
 fail() { echo "FAILED: $*" >&2; exit 1; }
 rm -rf "$work" && mkdir -p "$work"
 cp -r "$kit/rungs.json" "$kit/README.md" "$kit/solutions" "$kit/exercises" "$kit/handouts" "$work/"
+mkdir -p "$work/tests" && cp "$kit/tests/speed.json" "$work/tests/"  # which scheme stands for a driver rung
 "$generate" --root "$work" --check || fail "the kit's exercises are not what generate writes"
 cp "$work/solutions/01_interleaved.cu" "$work/exercises/01_interleaved.cu"   # a student's solved rung
 echo "// an edit to the solution" >>"$work/solutions/03_sequential.cu"          # the instructor's change
