@@ -236,6 +236,10 @@ std::string numbers_section(const std::vector<Measured>& rows, const lab::Regist
         if (r.id == rung.id) break;
         before = &r;
     }
+    // A driver rung is measured per scheme: the one its speed test times stands for it.
+    const lab::SpeedPlan::Case* timed = before ? speed.find(before->id) : nullptr;
+    const std::string scheme = timed ? timed->scheme : "";
+    const std::string previous_kernel = before ? before->id + (scheme.empty() ? "" : "/" + scheme) : "";
     bool rows_rung = false;
     for (const auto& r : rows) rows_rung |= std::find(kernels.begin(), kernels.end(), r.kernel) != kernels.end() &&
                                             r.size.find('x') != std::string::npos;
@@ -253,9 +257,7 @@ std::string numbers_section(const std::vector<Measured>& rows, const lab::Regist
     md << "A full reduction of floats to one value, in GB/s (the input's bytes over the time; median of 20 timed runs "
           "with L2 flushed before each), from handouts/benchmark/GPU/results.csv. The last two columns compare times "
           "at 2^28 floats: how many times faster than "
-       << (before ? "rung " + before->id + (speed.find(before->id) && !speed.find(before->id)->scheme.empty()
-                                                 ? " (its " + speed.find(before->id)->scheme + " scheme)" : "")
-                  : std::string("nothing")) << ", and than CUB's DeviceReduce::Sum.\n\n"
+       << (before ? "rung " + before->id + (scheme.empty() ? "" : " (its " + scheme + " scheme)") : std::string("nothing")) << ", and than CUB's DeviceReduce::Sum.\n\n"
        << "| GPU | kernel | 2^20 | 2^24 | 2^28 | of the ceiling at 2^28 | x " << (before ? before->number : "-")
        << " | x CUB |\n|---|---|---:|---:|---:|---:|---:|---:|\n";
     for (const auto& gpu : gpus)
@@ -267,10 +269,6 @@ std::string numbers_section(const std::vector<Measured>& rows, const lab::Regist
                 const auto* m = find_measured(rows, gpu, kernel, size);
                 md << ' ' << (m ? fixed(m->gbps, 0) : "-") << " |";
             }
-            // A driver rung is measured per scheme: the one its speed test times stands for it.
-            const lab::SpeedPlan::Case* timed = before ? speed.find(before->id) : nullptr;
-            const std::string previous_kernel =
-                before ? before->id + (timed && !timed->scheme.empty() ? "/" + timed->scheme : "") : "";
             const auto* previous = before ? find_measured(rows, gpu, previous_kernel, "2^28") : nullptr;
             const auto* cub = find_measured(rows, gpu, "cub", "2^28");
             md << ' ' << fixed(big->pct_ceiling, 0) << "% | " << (previous ? fixed(previous->ms / big->ms, 2) + "x" : "-")

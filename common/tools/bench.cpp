@@ -14,6 +14,7 @@
 // floats with blocks of 256. Every answer is checked, each timed run's too; a wrong answer is
 // reported, never timed.
 #include <algorithm>
+#include <optional>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -352,22 +353,31 @@ int calibrate(const std::string& path, int runs, const lab::DeviceStatus& device
     lab::SpeedInputs inputs(plan.n, 20261122);
     std::vector<std::vector<lab::SpeedMeasurement>> measured(plan.cases.size());
     std::vector<double> ceilings;
+    // One measurement of the plan's case k; nothing when the rung is not linked in or its reference
+    // answers wrong (said on stderr: then nothing is calibrated).
+    const auto measure = [&](std::size_t k) -> std::optional<lab::SpeedMeasurement> {
+        const auto& c = plan.cases[k];
+        const lab::RungBinding* binding = nullptr;
+        for (const auto* b : lab::bound_rungs())
+            if (b->id == c.rung) binding = b;
+        if (!binding) {
+            std::fprintf(stderr, "lab-bench: tests/speed.json names %s, which is not linked in\n", c.rung.c_str());
+            return std::nullopt;
+        }
+        auto m = lab::measure_speed(*binding, lab::Registry::kit().get(c.rung), inputs, c.block, device, c.scheme);
+        if (!m.wrong.empty()) {
+            std::fprintf(stderr, "lab-bench: the reference %s is wrong (%s): nothing calibrated\n", c.rung.c_str(),
+                         m.wrong.c_str());
+            return std::nullopt;
+        }
+        return m;
+    };
     for (int run = 1; run <= runs; ++run)
         for (std::size_t k = 0; k < plan.cases.size(); ++k) {
             const auto& c = plan.cases[k];
-            const lab::RungBinding* binding = nullptr;
-            for (const auto* b : lab::bound_rungs())
-                if (b->id == c.rung) binding = b;
-            if (!binding) {
-                std::fprintf(stderr, "lab-bench: tests/speed.json names %s, which is not linked in\n", c.rung.c_str());
-                return 1;
-            }
-            const auto m = lab::measure_speed(*binding, lab::Registry::kit().get(c.rung), inputs, c.block, device, c.scheme);
-            if (!m.wrong.empty()) {
-                std::fprintf(stderr, "lab-bench: the reference %s is wrong (%s): nothing calibrated\n", c.rung.c_str(),
-                             m.wrong.c_str());
-                return 1;
-            }
+            const auto measured_now = measure(k);
+            if (!measured_now) return 1;
+            const lab::SpeedMeasurement& m = *measured_now;
             std::printf("run %d of %d: %s\n", run, runs, m.summary(c.rung, device.name).c_str());
             measured[k].push_back(m);
             ceilings.push_back(m.ceiling.best());
@@ -383,19 +393,11 @@ int calibrate(const std::string& path, int runs, const lab::DeviceStatus& device
         const double median = sorted(ratios)[ratios.size() / 2];
         for (auto& m : measured[k]) {
             if (m.vs_baseline() >= 0.85 * median) continue;
-            const auto& c = plan.cases[k];
-            const lab::RungBinding* binding = nullptr;
-            for (const auto* b : lab::bound_rungs())
-                if (b->id == c.rung) binding = b;
-            const auto again = lab::measure_speed(*binding, lab::Registry::kit().get(c.rung), inputs, c.block, device, c.scheme);
-            if (!again.wrong.empty()) {
-                std::fprintf(stderr, "lab-bench: the reference %s is wrong (%s): nothing calibrated\n", c.rung.c_str(),
-                             again.wrong.c_str());
-                return 1;
-            }
+            const auto again = measure(k);
+            if (!again) return 1;
             std::printf("outlier (%.2fx against a median of %.2fx), measured again: %s\n", m.vs_baseline(), median,
-                        again.summary(c.rung, device.name).c_str());
-            m = again;
+                        again->summary(plan.cases[k].rung, device.name).c_str());
+            m = *again;
         }
     }
     lab::Calibration calibration;
