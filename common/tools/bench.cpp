@@ -149,7 +149,10 @@ bool bench_size(const Size& size, unsigned block, std::vector<Row>& rows, const 
     const lab::CubSum cub(lab::dtype_of<T>(), size.n);
     lab::DeviceBuffer<T> cub_out(1);
     names.push_back("cub");
-    launches.push_back(2);
+    if (cub.launches() == 0)
+        std::fprintf(stderr, "cub at %s: could not count its launches (a CUDA graph capture failed); the CSV says 0\n",
+                     size.label.c_str());
+    launches.push_back(cub.launches());
     // CUB's order of additions is its own; the tolerance allows a chain of n / 1024 elements per
     // thread, then a tree over a block of 1024, in each of its two passes.
     work.push_back({{}, [&] { cub.run(data.data(), cub_out.data()); }, [&] {

@@ -43,6 +43,9 @@ const RungInfo& baseline_info();
 // else: no reduction can read its input faster.
 void launch_stream_read(const float* in, std::size_t count, float* sink, const GpuShape& gpu);
 
+// Enqueues a kernel that keeps the GPU busy for `microseconds` (on the CPU backend, nothing).
+void launch_hold(double microseconds);
+
 // Measures both ceilings over `bytes` of device memory (use several times the L2 size).
 Ceiling measure_ceiling(std::size_t bytes, const GpuShape& gpu);
 
@@ -69,7 +72,10 @@ struct WrongAnswer : std::runtime_error {
 
 // Times each piece of work in turn, A B C A B C ..., so a change of clock or temperature touches
 // them alike: `warmup` untimed rounds first (their answers checked too), then `samples` timed ones.
-// `before_each`, if given, runs (untimed) before every sample: to flush the L2 cache, say. Throws
+// `before_each`, if given, runs (untimed) before every sample: to flush the L2 cache, say. On a GPU
+// the start event, the work and the stop event are enqueued behind a short wait kernel (launch_hold),
+// so the events time the GPU's work and not how quickly this host thread wakes up and launches it.
+// Throws
 // WrongAnswer at the first answer a check rejects. Returns each one's median and fastest time.
 std::vector<Timing> time_interleaved(const std::vector<TimedWork>& work, int warmup = 3, int samples = 20,
                                      const std::function<void()>& before_each = {});
