@@ -4,6 +4,9 @@
 // row, a block-wide reduction that hands its result to every thread, and a last pass that writes.
 // Softmax needs two reductions (the max, then the sum of exponentials) and layer norm two sums (the
 // mean, then the variance), one after the other: two calls with the same operator share one array.
+// Softmax and layer norm go over their row three times; lab::RowShare (lab/kernel.hpp) reads each
+// thread's share of the row once and keeps it in registers, so the row crosses the memory bus once
+// on the way in and once on the way out, which is all the operation needs.
 // Preconditions: blockDim.x is a multiple of 32 up to 1024; one block per row; any row length.
 //
 // Exercise: fill in each TODO below, then delete its TODO line. Check your work with
@@ -71,31 +74,34 @@ __global__ void dot(const float* __restrict__ x, const float* __restrict__ y, fl
 // expf(89) is already infinite in float.
 __global__ void softmax(const float* __restrict__ x, float* __restrict__ out, std::size_t cols)
 {
-    const float* row = x + std::size_t{blockIdx.x} * cols;
+    // This thread's share of row blockIdx.x, read once: row.for_each(f) calls f(v) for each of its
+    // values v, and row.write(result, f) stores f(v) in each one's place in the output row.
+    const lab::RowShare row(x + std::size_t{blockIdx.x} * cols, cols);
     float* result = out + std::size_t{blockIdx.x} * cols;
-    // TODO(12-softmax, ~9 lines): three passes over the row, each thread over its columns:
+    // TODO(12-softmax, ~7 lines): three passes over the thread's share of the row:
     //   (1) the largest value, block_all_reduce with Max{} (start from Max::identity(), not 0);
-    //   (2) the sum of expf(row[i] - max), block_all_reduce with Sum{};
-    //   (3) result[i] = expf(row[i] - max) / sum.
+    //   (2) the sum of expf(v - max), block_all_reduce with Sum{};
+    //   (3) row.write(result, ...) with expf(v - max) / sum.
+    //   A pass is row.for_each([&](float v) { ... }): the lambda sees the kernel's variables.
     (void)row, (void)result;
 }
 
-// The same softmax, reading the row once for both statistics (Milakov and Gimelshein, "Online
+// The same softmax, going over the row once for both statistics (Milakov and Gimelshein, "Online
 // normalizer calculation for softmax", 2018): each thread keeps the largest value m it has seen and
 // d, the sum of exp(x - m) over what it has seen. When a larger value arrives, d was computed against
 // the old m and is rescaled by exp(old m - new m). Across the block, the threads' m are reduced to the
 // row's max M, and each d, rescaled by exp(m - M), is summed.
 __global__ void softmax_online(const float* __restrict__ x, float* __restrict__ out, std::size_t cols)
 {
-    const float* row = x + std::size_t{blockIdx.x} * cols;
+    const lab::RowShare row(x + std::size_t{blockIdx.x} * cols, cols);
     float* result = out + std::size_t{blockIdx.x} * cols;
-    // TODO(12-online, ~9 lines): one pass over the thread's columns keeping m (from
+    // TODO(12-online, ~9 lines): one pass over the thread's values keeping m (from
     //   Max::identity()) and d (from 0). For each value v the running max becomes the larger of m
     //   and v; d, which counted against the old m, is rescaled to the new one before v's own term
     //   (its exponential against the new max) is added. After the pass, the row's max M is the
     //   block's max of the m; each thread rescales its d to M and the block sums them (a thread that
     //   saw no value has d = 0 and m = -infinity: its rescaled d must stay 0). Last,
-    //   result[i] = expf(row[i] - M) / that sum.
+    //   row.write(result, ...) with expf(v - M) / that sum.
     (void)row, (void)result;
 }
 
@@ -103,13 +109,13 @@ __global__ void softmax_online(const float* __restrict__ x, float* __restrict__ 
 // (x - mean)^2 (divided by cols). No scale and shift: those are one multiply-add per element after it.
 __global__ void layer_norm(const float* __restrict__ x, float* __restrict__ out, std::size_t cols)
 {
-    const float* row = x + std::size_t{blockIdx.x} * cols;
+    const lab::RowShare row(x + std::size_t{blockIdx.x} * cols, cols);
     float* result = out + std::size_t{blockIdx.x} * cols;
     // TODO(12-layer-norm, ~10 lines): the mean (a block sum over cols); then the variance as
-    //   the mean of (row[i] - mean)^2, in a second pass (or Welford's running mean and sum of
-    //   squares). Not mean(x^2) - mean^2: with a mean of 10^4 and a spread of 1 both terms are
-    //   about 10^8, and float keeps too few digits for their difference. Then
-    //   result[i] = (row[i] - mean) * rsqrtf(variance + kEpsilon).
+    //   the mean of (v - mean)^2, in a second pass (or Welford's running mean and sum of squares).
+    //   Not mean(x^2) - mean^2: with a mean of 10^4 and a spread of 1 both terms are about 10^8,
+    //   and float keeps too few digits for their difference. Then row.write(result, ...) with
+    //   (v - mean) * rsqrtf(variance + kEpsilon).
     (void)row, (void)result;
 }
 

@@ -282,13 +282,29 @@ def fig_11(path):
     f.save(path)
 
 
+def row_share_owners(start, cols, threads):
+    """Which thread holds each element of a row that starts at element `start` of a 16-byte aligned
+    matrix, as lab::RowShare (common/include/lab/kernel.hpp) shares it: the elements before the
+    first 16-byte boundary one to a thread, then groups of four, group g to thread g % threads, then
+    the elements after the last whole group one to a thread."""
+    head = min((4 - start % 4) % 4, cols)
+    groups = (cols - head) // 4
+    owners = [c for c in range(head)]
+    owners += [(g % threads) for g in range(groups) for _ in range(4)]
+    owners += [c for c in range(cols - head - 4 * groups)]
+    return owners
+
+
 def fig_12(path):
     rows, cols, threads = 3, 10, 4
-    f = Figure("12 real kernels: one block per row; its threads stride over the row, then every thread gets the result",
-               cols + 2, rows + 2, f"A {rows} x {cols} matrix, blocks of {threads} threads: block r reads row r (from "
-               f"element r x cols), thread t columns t, t + {threads}, ... Colour = the thread. Then block_all_reduce "
-               "gives every thread the row's max or sum, and each writes its own columns of the output.")
-    f.row(0, [(f"{c}", colour(c % threads)) for c in range(cols)], "row 0 (block 0)")
+    f = Figure("12 real kernels: one block per row; the dot product strides, softmax takes groups of four",
+               cols + 2, rows + 2, f"A {rows} x {cols} matrix, blocks of {threads} threads; block r reads row r (from "
+               f"element r x cols). Colour = the thread. The dot product: thread t reads columns t, t + {threads}, ... "
+               "Softmax and layer norm (lab::RowShare): 16-byte groups of four, group g to thread g % "
+               f"{threads}, and one element to a thread before the first 16-byte boundary (row 1 starts 8 bytes past "
+               "one) and after the last whole group. Then block_all_reduce gives every thread the row's max or sum, "
+               "and each writes its own elements of the output.")
+    f.row(0, [(f"{c}", colour(c % threads)) for c in range(cols)], "row 0, dot product")
     f.row(-1, [(f"t{t}", colour(t)) for t in range(threads)], "threads of block 0")
     for c in range(cols):
         f.arrow(c, 0, c % threads, -1, colour(c % threads))
@@ -296,8 +312,9 @@ def fig_12(path):
     for t in range(threads):
         f.arrow(t, -1, t, -2, colour(t))
     for r in range(1, rows):
-        f.row(-2 - r, [(f"{r * cols + c}", colour(c % threads)) for c in range(cols)], f"row {r} (block {r})")
-    f.note(cols + 0.1, -2 - (rows - 1) / 2, "the same, each\non its own row")
+        owners = row_share_owners(r * cols, cols, threads)
+        f.row(-2 - r, [(f"{r * cols + c}", colour(owners[c])) for c in range(cols)], f"row {r}, softmax (block {r})")
+    f.note(cols + 0.1, -2 - (rows - 1) / 2, "groups of four;\nthe same reduction")
     f.save(path)
 
 

@@ -61,4 +61,93 @@ __device__ __forceinline__ T thread_fold(const T* in, std::size_t n, T value, Op
     return value;
 }
 
+// One thread's share of a row of floats, for kernels that run one block per row (rung 12). The
+// constructor reads the thread's elements from device memory once and keeps them in registers, so a
+// kernel that goes over its row several times (softmax: its max, its sum, its output) reads it from
+// memory once: each later pass costs arithmetic, not memory traffic.
+//   for_each(f)     calls f(value) for each of the thread's elements, always in the same order;
+//   write(out, f)   stores f(value) at each of those elements' places in `out`, a row as long.
+// The threads share the row as thread_fold shares an array: 16-byte groups of four, group g to
+// thread g % blockDim.x, so that the block's loads lie side by side; the few elements before the
+// first 16-byte boundary and after the last whole group go one to a thread. Each thread keeps up to
+// kHeld groups (16 floats); a row longer than kHeld * 4 * blockDim.x is read again from memory, for
+// the groups past those, on every pass. Works for any row length and any alignment of the rows.
+class RowShare {
+public:
+    static constexpr unsigned kHeld = 4;
+
+    __device__ RowShare(const float* row, std::size_t cols) : row_(row), cols_(cols)
+    {
+        const auto misalignment = static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(row) % sizeof(float4));
+        head_ = misalignment ? (sizeof(float4) - misalignment) / sizeof(float) : 0;
+        if (head_ > cols) head_ = cols;
+        groups_ = (cols - head_) / 4;
+        tail_ = head_ + 4 * groups_;
+        // Every load is issued before any value is used: kHeld 16-byte loads in flight per thread.
+#pragma unroll kHeld
+        for (unsigned k = 0; k < kHeld; ++k) {
+            const std::size_t g = threadIdx.x + std::size_t{k} * blockDim.x;
+            held_[k] = g < groups_ ? body()[g] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        }
+        edge_[0] = threadIdx.x < head_ ? row[threadIdx.x] : 0.0f;
+        edge_[1] = threadIdx.x < cols - tail_ ? row[tail_ + threadIdx.x] : 0.0f;
+    }
+
+    template <typename F>
+    __device__ void for_each(F&& f) const
+    {
+        if (threadIdx.x < head_) f(edge_[0]);
+#pragma unroll kHeld
+        for (unsigned k = 0; k < kHeld; ++k)
+            if (threadIdx.x + std::size_t{k} * blockDim.x < groups_) each_of(held_[k], f);
+        for (std::size_t g = threadIdx.x + std::size_t{kHeld} * blockDim.x; g < groups_; g += blockDim.x) each_of(body()[g], f);
+        if (threadIdx.x < cols_ - tail_) f(edge_[1]);
+    }
+
+    template <typename F>
+    __device__ void write(float* out, F&& f) const
+    {
+        if (threadIdx.x < head_) out[threadIdx.x] = f(edge_[0]);
+        // 16-byte stores where `out` lines up with the row as read (as rows of one layout do), one
+        // float at a time where it does not.
+        float* const body_out = out + head_;
+        const bool aligned = reinterpret_cast<std::uintptr_t>(body_out) % sizeof(float4) == 0;
+        const auto put = [&](std::size_t g, const float4& v) {
+            const float4 r = make_float4(f(v.x), f(v.y), f(v.z), f(v.w));
+            if (aligned) {
+                reinterpret_cast<float4*>(body_out)[g] = r;
+            } else {
+                body_out[4 * g] = r.x;
+                body_out[4 * g + 1] = r.y;
+                body_out[4 * g + 2] = r.z;
+                body_out[4 * g + 3] = r.w;
+            }
+        };
+#pragma unroll kHeld
+        for (unsigned k = 0; k < kHeld; ++k) {
+            const std::size_t g = threadIdx.x + std::size_t{k} * blockDim.x;
+            if (g < groups_) put(g, held_[k]);
+        }
+        for (std::size_t g = threadIdx.x + std::size_t{kHeld} * blockDim.x; g < groups_; g += blockDim.x) put(g, body()[g]);
+        if (threadIdx.x < cols_ - tail_) out[tail_ + threadIdx.x] = f(edge_[1]);
+    }
+
+private:
+    __device__ const float4* body() const { return reinterpret_cast<const float4*>(row_ + head_); }
+
+    template <typename F>
+    static __device__ void each_of(const float4& v, F& f)
+    {
+        f(v.x);
+        f(v.y);
+        f(v.z);
+        f(v.w);
+    }
+
+    const float* row_;
+    std::size_t cols_, head_, groups_, tail_;
+    float4 held_[kHeld];
+    float edge_[2];  // the thread's element before the first group, and after the last
+};
+
 }  // namespace lab

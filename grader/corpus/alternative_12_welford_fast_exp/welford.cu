@@ -1,12 +1,12 @@
     // Welford, per thread: how many values it read, their mean and the sum of their squared
     // deviations from it, in one pass.
     float count = 0.0f, mean = 0.0f, m2 = 0.0f;
-    for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) {
+    row.for_each([&](float v) {
         count += 1.0f;
-        const float delta = row[i] - mean;
+        const float delta = v - mean;
         mean += delta / count;
-        m2 += delta * (row[i] - mean);
-    }
+        m2 += delta * (v - mean);
+    });
     // Chan's formula merges two such triples; every lane merges with its xor partner, so after five
     // steps every lane holds its warp's triple, and after the warps' triples are merged the same way,
     // every thread holds the row's.
