@@ -22,6 +22,7 @@ constexpr double kUnitRoundoff = 0x1.0p-24;  // float's u
 // solutions/10_any_length.cu) and rung 11's ticket and atomic (ex11::kMaxBlocks).
 constexpr std::size_t kPhaseOneBlocks = 1024;
 constexpr std::size_t kSinglePassBlocks = 1024;
+constexpr std::size_t kSinglePassPerThread = 16;  // ex11::kPerThread: elements per thread below that grid
 // Integer-valued floats whose magnitudes add up to no more than this sum exactly in any order.
 constexpr double kExactLimit = 0x1.0p24;
 
@@ -49,7 +50,8 @@ std::size_t addition_depth(const RungInfo& rung, const LaunchPlan& plan, std::si
     const std::size_t b = plan.block;
     std::size_t depth = 0;
     if (plan.variant == "ticket" || plan.variant == "atomic") {
-        const std::size_t grid = std::clamp<std::size_t>((n + b - 1) / b, 1, kSinglePassBlocks);
+        const std::size_t per_block = kSinglePassPerThread * b;
+        const std::size_t grid = std::clamp<std::size_t>((n + per_block - 1) / per_block, 1, kSinglePassBlocks);
         if (n <= 1) return 0;
         // ticket: the last block folds the grid's partials as a grid-stride launch of one block
         // would; atomic: the partials are added to the result one after another, in any order.
