@@ -8,7 +8,7 @@
 //   todos       every kernel case of every rung failed (an untouched skeleton) but those the kit
 //               skipped here (GPU-only cases on the CPU backend), all else passed
 //   stubs       every rung has at least one failing kernel case (the stubs give wrong answers)
-// --rung limits the table to one rung; --failures N prints what the first N failing tests said.
+// --rung limits the table to that rung (repeat it for several); --failures N prints what the first N failing tests said.
 // It never loads a student's code: it reads files only.
 #include <algorithm>
 #include <cstdio>
@@ -17,6 +17,7 @@
 #include <map>
 #include <regex>
 #include <sstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -120,7 +121,8 @@ std::string counts_text(const Counts& c)
 int main(int argc, char** argv)
 {
     std::vector<std::string> junits;
-    std::string bench, expect, only_rung;
+    std::string bench, expect;
+    std::set<std::string> only_rungs;
     int show_failures = 0;
     bool usage = false;
     for (int i = 1; i < argc; ++i) {
@@ -128,13 +130,13 @@ int main(int argc, char** argv)
         if (arg == "--junit" && i + 1 < argc) junits.push_back(argv[++i]);
         else if (arg == "--bench" && i + 1 < argc) bench = argv[++i];
         else if (arg == "--expect" && i + 1 < argc) expect = argv[++i];
-        else if (arg == "--rung" && i + 1 < argc) only_rung = argv[++i];
+        else if (arg == "--rung" && i + 1 < argc) only_rungs.insert(argv[++i]);
         else if (arg == "--failures" && i + 1 < argc) show_failures = std::stoi(argv[++i]);
         else usage = true;
     }
     if (usage || junits.empty() || !(expect.empty() || expect == "pass" || expect == "todos" || expect == "stubs")) {
         std::cerr << "usage: lab-summary --junit FILE [--junit FILE ...] [--bench FILE] [--expect pass|todos|stubs]"
-                     " [--rung ID] [--failures N]\n";
+                     " [--rung ID]... [--failures N]\n";
         return 2;
     }
     try {
@@ -192,7 +194,7 @@ int main(int argc, char** argv)
         std::printf("%-20s %-34s %-24s %s\n", "Rung", "Kernel cases", "Other tests", bench.empty() ? "" : "GB/s");
         std::vector<std::string> problems;
         for (const auto& rung : registry.rungs()) {
-            if (!only_rung.empty() && rung.id != only_rung) continue;
+            if (!only_rungs.empty() && !only_rungs.count(rung.id)) continue;
             const RungResults& r = results[rung.number];
             std::string gbps = r.bench;
             if (!bench.empty() && gbps.empty()) gbps = "-";
