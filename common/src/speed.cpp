@@ -18,14 +18,6 @@
 
 namespace lab {
 
-namespace {
-
-// Long enough for this thread to enqueue the start event, one piece of work (a few launches, CUB's
-// host-side dispatch) and the stop event; short against a sample.
-constexpr double kHoldMicroseconds = 100;
-
-}  // namespace
-
 std::vector<Timing> time_interleaved(const std::vector<TimedWork>& work, int warmup, int samples,
                                      const std::function<void()>& before_each)
 {

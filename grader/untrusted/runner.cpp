@@ -160,7 +160,7 @@ int run_speed(const lab::RungBinding& binding, const SpeedJob& job, const std::s
     for (int s = 0; s < job.warmup + job.samples; ++s) {
         const float* in = inputs.next(s % 2);
         cudaDeviceSynchronize();
-        lab::launch_hold(100);  // as lab::time_interleaved times the baseline: the GPU's time, not the host's wake-up
+        lab::launch_hold(lab::kHoldMicroseconds);  // as lab::time_interleaved times the baseline: the GPU's time, not the host's wake-up
         cudaEventRecord(start);
         mine.run(in);
         cudaEventRecord(stop);

@@ -46,6 +46,11 @@ void launch_stream_read(const float* in, std::size_t count, float* sink, const G
 // Enqueues a kernel that keeps the GPU busy for `microseconds` (on the CPU backend, nothing).
 void launch_hold(double microseconds);
 
+// How long a timed sample waits behind launch_hold: long enough for the host to enqueue the start
+// event, one piece of work (a few launches, CUB's host-side dispatch) and the stop event; short
+// against a sample.
+constexpr double kHoldMicroseconds = 100;
+
 // Measures both ceilings over `bytes` of device memory (use several times the L2 size).
 Ceiling measure_ceiling(std::size_t bytes, const GpuShape& gpu);
 
