@@ -11,6 +11,7 @@
 
 #include "lab/cases.hpp"
 #include "lab/inputs.hpp"
+#include "lab/random.hpp"
 #include "lab/registry.hpp"
 #include "lab/speed_plan.hpp"
 #include "lab/suite_plan.hpp"
@@ -288,6 +289,40 @@ TEST(Inputs, AreReproducibleFromTheSeedAndNeverConstant)
     EXPECT_NE(std::set<float>(a.values.begin(), a.values.end()).size(), 1u);
     c.seed = 43;
     EXPECT_NE(lab::make_input<float>(c).values, a.values);
+}
+
+// Inputs of 2^22 values and more are filled by several threads (lab/inputs.cpp): the values must be
+// those one generator gives in order, so a seed means the same input on any machine.
+TEST(Inputs, ManyThreadsGiveWhatOneGeneratorGivesInOrder)
+{
+    Case c;
+    c.n = (std::size_t{1} << 22) + 3;
+    c.seed = 0x5eed;
+    c.input = InputKind::ints;
+    const auto ints = lab::make_input<int>(c).values;
+    const std::int64_t bound = std::clamp<std::int64_t>(INT_MAX / static_cast<std::int64_t>(c.n), 1, 1000);
+    lab::Rng one(c.seed);
+    std::size_t differ = 0;
+    for (int v : ints) differ += v != one.integer(-bound, bound);
+    EXPECT_EQ(differ, 0u) << "ints filled in parallel differ from one generator's sequence";
+
+    c.input = InputKind::exact_floats;  // two draws per value
+    const auto exact = lab::make_input<float>(c).values;
+    const std::int64_t magnitude = std::clamp<std::int64_t>((std::int64_t{1} << 24) / static_cast<std::int64_t>(c.n), 1, 64);
+    lab::Rng two(c.seed);
+    differ = 0;
+    for (float v : exact) {
+        const auto m = two.integer(1, magnitude);
+        differ += v != static_cast<float>(two.integer(0, 1) ? m : -m);
+    }
+    EXPECT_EQ(differ, 0u) << "two draws a value: the threads' starting points are off";
+
+    c.input = InputKind::spike_floats;  // one draw per value, then the spike's place and sign from where one generator ends
+    const auto spike = lab::make_input<float>(c).values;
+    lab::Rng three(c.seed);
+    for (std::size_t i = 0; i < spike.size(); ++i) three.next();
+    const auto at = static_cast<std::size_t>(three.integer(0, static_cast<std::int64_t>(c.n) - 1));
+    EXPECT_EQ(std::fabs(spike[at]), 0x1.0p20f) << "the generator did not end where one generator ends";
 }
 
 TEST(Inputs, IntSumsCannotOverflow)

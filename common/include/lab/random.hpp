@@ -20,6 +20,8 @@ public:
         z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
         return z ^ (z >> 31);
     }
+    // Moves on as `count` calls of next() would: splitmix64's state only ever adds its constant.
+    void skip(std::uint64_t count) { state_ += count * 0x9E3779B97F4A7C15ull; }
     double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
     double uniform(double lo, double hi) { return lo + (hi - lo) * unit(); }
     std::int64_t integer(std::int64_t lo, std::int64_t hi)  // [lo, hi]
