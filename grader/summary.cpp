@@ -2,7 +2,8 @@
 // kernel cases and its other tests went, and the bandwidth lab-bench measured, if given. A test
 // counts as skipped only when the kit's case runner skipped it (ctest's SKIP_RETURN_CODE, and the
 // runner's own "lab-case: skipped:" line at the start of its output); a test that did not run for
-// any other reason (a missing program, say) counts as failed.
+// any other reason (a missing program, say) counts as failed. A case lab-case batch left out of a
+// sampled run (the CPU backend's sample of the larger cases, ./lab run) is counted as left out.
 // With --expect it also decides whether the run is what the kit's self-test requires:
 //   pass        nothing failed (skipped is fine: no GPU)
 //   todos       every kernel case of every rung failed (an untouched skeleton) but those the kit
@@ -26,8 +27,8 @@
 namespace {
 
 struct Counts {
-    int passed = 0, failed = 0, skipped = 0;
-    int total() const { return passed + failed + skipped; }
+    int passed = 0, failed = 0, skipped = 0, left_out = 0;
+    int total() const { return passed + failed + skipped + left_out; }
 };
 
 struct RungResults {
@@ -113,6 +114,7 @@ std::string counts_text(const Counts& c)
     add(c.passed, "passed");
     add(c.failed, "failed");
     add(c.skipped, "skipped");
+    add(c.left_out, "left out");
     return text;
 }
 
@@ -145,6 +147,7 @@ int main(int argc, char** argv)
         Counts kit;
         std::vector<TestCase> failures;
         std::vector<std::pair<std::string, int>> skip_reasons;  // why the kit skipped rungs' cases, and how many
+        std::vector<std::pair<std::string, int>> left_out_reasons;
         // Every rung test runs the rung's kernel except the Launcher ones, which check the kit's plan.
         static const std::regex rung_test(R"(^Ex(\d\d)/(\w+)\.)"), not_built(R"(^test_(\d\d)_\w*_NOT_BUILT)");
         std::vector<TestCase> tests;
@@ -161,7 +164,18 @@ int main(int argc, char** argv)
             }
             const bool kit_skip = test.status == "notrun" && test.skip_message == "SKIP_RETURN_CODE=77" &&
                                   test.output.rfind("lab-case: skipped:", 0) == 0;
+            // Left out of a sampled run by lab-case batch itself (ctest never writes this message).
+            const bool left_out = test.status == "notrun" && test.skip_message == "LEFT_OUT" &&
+                                  test.output.rfind("lab-case: left out:", 0) == 0 && counts != &kit;
             if (test.status == "run") ++counts->passed;
+            else if (left_out) {
+                ++counts->left_out;
+                const std::size_t from = std::string("lab-case: left out: ").size();
+                const std::string reason = test.output.substr(from, test.output.find('\n') - from);
+                auto seen = std::find_if(left_out_reasons.begin(), left_out_reasons.end(), [&](const auto& r) { return r.first == reason; });
+                if (seen == left_out_reasons.end()) left_out_reasons.emplace_back(reason, 1);
+                else ++seen->second;
+            }
             else if (kit_skip) {
                 ++counts->skipped;
                 if (counts == &kit) continue;  // the rungs' cases say why; the kit's own tests only count
@@ -180,18 +194,27 @@ int main(int argc, char** argv)
                 failures.push_back(failure);
             }
         }
+        std::string thresholds;  // lab-bench's first line: whether this GPU's speed tests use its own calibration
         if (!bench.empty()) {
             std::ifstream lines(bench);
             std::string id, verdict, gbps;
             while (lines >> id >> verdict) {
                 std::getline(lines, gbps);
+                if (id == "#thresholds") {
+                    const std::string gpu = gbps.substr(gbps.find_first_not_of(" \t"));
+                    thresholds = verdict == "calibrated"
+                                     ? "speed thresholds: calibrated on this GPU, " + gpu + " (tests/speed.json)"
+                                     : "speed thresholds: the default thresholds, since " + gpu +
+                                           " has no calibration in tests/speed.json (./lab calibrate adds one)";
+                    continue;
+                }
                 std::istringstream fields(gbps);
                 fields >> gbps;
                 if (const auto* rung = registry.find(id)) results[rung->number].bench = verdict == "ok" ? gbps : verdict;
             }
         }
 
-        std::printf("%-20s %-34s %-24s %s\n", "Rung", "Kernel cases", "Other tests", bench.empty() ? "" : "GB/s");
+        std::printf("%-20s %-40s %-12s %s\n", "Rung", "Kernel cases", "Other tests", bench.empty() ? "" : "GB/s");
         std::vector<std::string> problems;
         for (const auto& rung : registry.rungs()) {
             if (!only_rungs.empty() && !only_rungs.count(rung.id)) continue;
@@ -199,7 +222,7 @@ int main(int argc, char** argv)
             std::string gbps = r.bench;
             if (!bench.empty() && gbps.empty()) gbps = "-";
             else if (gbps != "wrong" && !gbps.empty()) gbps = std::to_string(static_cast<int>(std::stod(gbps) + 0.5));
-            std::printf("%-20s %-34s %-24s %s\n", rung.id.c_str(),
+            std::printf("%-20s %-40s %-12s %s\n", rung.id.c_str(),
                         (r.not_built ? "did not build" : counts_text(r.kernel)).c_str(), counts_text(r.other).c_str(),
                         gbps.c_str());
             const std::string who = "rung " + rung.id + ": ";
@@ -213,9 +236,11 @@ int main(int argc, char** argv)
                 problems.push_back(who + "its stubs pass every case: a skeleton would pass without any work");
             if (r.bench == "wrong") problems.push_back(who + "lab-bench got a wrong answer");
         }
-        if (kit.total()) std::printf("%-20s %-34s\n", "kit self-tests", counts_text(kit).c_str());
+        if (kit.total()) std::printf("%-20s %-40s\n", "kit self-tests", counts_text(kit).c_str());
         for (const auto& [reason, count] : skip_reasons)
             std::printf("skipped by the kit (%d): %s\n", count, reason.c_str());
+        for (const auto& [reason, count] : left_out_reasons) std::printf("left out (%d): %s\n", count, reason.c_str());
+        if (!thresholds.empty()) std::printf("%s\n", thresholds.c_str());
         if (kit.failed) problems.push_back("the kit's own tests failed");
         for (int i = 0; i < show_failures && i < static_cast<int>(failures.size()); ++i)
             std::printf("\nFirst failure: %s\n%s\nRun it alone with its full output:\n  ctest --test-dir %s -R '%s' "

@@ -30,7 +30,22 @@ struct PlannedTest {
     std::size_t device_bytes = 0;   // device memory it needs, when that may be more than a GPU has free
     std::string group;              // a kernel case's catalogue group
     std::size_t elements = 0;       // a kernel case's input values (n, or 2n for a dot product)
+    // A kernel case's size as work to run: its input values, or a row case's threads (rows times
+    // the block size) where those are more (thousands of one-column rows are no small case).
+    std::size_t work = 0;
+    // A kernel case's shape: its operator, scheme, catalogue group and size (n, or rows and
+    // columns, with grid and offset), without the input kind or the block size.
+    std::string shape;
 };
+
+// Kernel cases of at most this much work are "small": a rung's small cases together take about a
+// second on the CPU backend, its larger ones (up to 2^24 elements, 16384 rows) most of a minute.
+constexpr std::size_t kSmallWork = std::size_t{1} << 17;
+
+// The sample of a rung's tests the CPU backend runs when a run must be short (./lab run without a
+// GPU): every test but the larger kernel cases (work above kSmallWork) and the GPU-only ones, and of
+// the larger ones one per shape, picked by `seed`. true: the test runs.
+std::vector<bool> cpu_sample(const std::vector<PlannedTest>& plan, std::uint64_t seed);
 
 // The catalogue's cases of one operator that a rung runs: those whose block size it allows.
 std::vector<Case> rung_cases(const RungInfo& rung, Op op);
