@@ -1,6 +1,8 @@
 // See kit.hpp.
 #include "kit.hpp"
 
+#include <dlfcn.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "console.hpp"
 #include "lab/process.hpp"
 #include "lab/registry.hpp"
 
@@ -128,9 +131,13 @@ std::string cuda_install_advice()
 void Kit::require_toolchain(bool cuda) const
 {
     if (have_nvcc()) return;
-    if (cuda || gpu_present())
+    const char* backend = std::getenv("LAB_BACKEND");
+    const bool cpu_chosen = backend && std::string(backend) == "cpu";
+    if (cuda || (gpu_present() && !cpu_chosen))
         throw Failure("the CUDA Toolkit (nvcc) is not installed. It is a prerequisite for running on the GPU: " +
-                      cuda_install_advice());
+                          cuda_install_advice() + "\n     Or run on the kit's CPU backend instead: LAB_BACKEND=cpu ./lab " +
+                          "<command>",
+                      2);
     static bool said = false;
     if (!said) say("lab: no CUDA Toolkit (nvcc) here; kernels build and run on the kit's CPU backend instead.");
     said = true;
@@ -152,7 +159,101 @@ void Kit::require_instructor_kit(const std::string& command) const
 
 std::string Kit::preset_for(const std::string& tree_name) const
 {
+    const char* backend = std::getenv("LAB_BACKEND");
+    const std::string chosen = backend ? backend : "";
+    if (chosen == "cpu") return "cpu-" + tree_name;
+    if (chosen == "cuda") return "cuda-" + tree_name;
+    if (!chosen.empty() && chosen != "auto")
+        throw Failure("LAB_BACKEND=" + chosen + " is neither cpu, cuda nor auto: unset it, or pick one", 2);
     return (have_nvcc() && gpu_present() ? "cuda-" : "cpu-") + tree_name;
+}
+
+namespace {
+
+// "13.0" -> 13000, as CUDA numbers its releases; 0 when nvcc says no release.
+int nvcc_release(const std::string& nvcc)
+{
+    char name[] = "/tmp/lab-nvcc-version-XXXXXX";
+    const int fd = mkstemp(name);
+    if (fd < 0) return 0;
+    close(fd);
+    process::Options options;
+    options.output = name;
+    process::run({nvcc, "--version"}, options);
+    const std::string text = read_text(name);
+    fs::remove(name);
+    const auto at = text.find("release ");
+    if (at == std::string::npos) return 0;
+    int major = 0, minor = 0;
+    if (std::sscanf(text.c_str() + at, "release %d.%d", &major, &minor) != 2) return 0;
+    return major * 1000 + minor * 10;
+}
+
+std::string release_text(int version) { return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10); }
+
+}  // namespace
+
+void Kit::require_usable_gpu() const
+{
+    // The driver API through dlopen: the ./lab program links no CUDA library, and this is the
+    // library every CUDA program ends up in.
+    using Init = int (*)(unsigned);
+    using Count = int (*)(int*);
+    using Version = int (*)(int*);
+    using ErrorName = int (*)(int, const char**);
+    const std::string fix = " Or run on the kit's CPU backend instead: LAB_BACKEND=cpu ./lab run";
+    void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!library)
+        throw Failure(std::string("nvidia-smi lists a GPU, but the NVIDIA driver's library (libcuda.so.1) cannot be loaded: ") +
+                          dlerror() + ". Install or repair the NVIDIA driver (nvidia-smi should then work)." + fix,
+                      2);
+    const auto init = reinterpret_cast<Init>(dlsym(library, "cuInit"));
+    const auto count = reinterpret_cast<Count>(dlsym(library, "cuDeviceGetCount"));
+    const auto version = reinterpret_cast<Version>(dlsym(library, "cuDriverGetVersion"));
+    const auto error_name = reinterpret_cast<ErrorName>(dlsym(library, "cuGetErrorName"));
+    if (!init || !count || !version) throw Failure("the NVIDIA driver's library (libcuda.so.1) is incomplete: reinstall the driver." + fix, 2);
+    const auto named = [&](int code) {
+        const char* name = nullptr;
+        if (error_name) error_name(code, &name);
+        return std::string(name ? name : "error") + " (" + std::to_string(code) + ")";
+    };
+    int devices = 0;
+    if (const int code = init(0); code != 0) {
+        const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+        std::string why = "the NVIDIA driver cannot open the GPU that nvidia-smi lists: cuInit says " + named(code) + ".";
+        if (code == 100 && visible)
+            why += " CUDA_VISIBLE_DEVICES=" + std::string(visible) + " hides every GPU from CUDA programs: unset it.";
+        else if (code == 803 || code == 804)
+            why += " The driver's kernel module and its library differ (a driver update without a reboot?): reboot, or reinstall the driver.";
+        else
+            why += " Check the driver (nvidia-smi; dmesg for NVRM lines), and that this user may open /dev/nvidia*.";
+        throw Failure(why + fix, 2);
+    }
+    if (count(&devices) != 0 || devices == 0)
+        throw Failure("the NVIDIA driver opens, but offers no GPU to CUDA programs (CUDA_VISIBLE_DEVICES, or a GPU in use by "
+                      "another container?)." + fix, 2);
+    int driver = 0;
+    version(&driver);
+    const int toolkit = have_nvcc() ? nvcc_release(nvcc) : 0;
+    if (driver > 0 && toolkit > 0 && driver / 1000 < toolkit / 1000)
+        throw Failure("the NVIDIA driver runs CUDA up to " + release_text(driver) + ", but nvcc is CUDA " + release_text(toolkit) +
+                          ": programs it builds would not start. Update the driver (CUDA 13 needs the 580 series or newer), or "
+                          "use a CUDA Toolkit no newer than the driver." + fix,
+                      2);
+}
+
+void Kit::require_disk_space(double gib) const
+{
+    struct statvfs info {};
+    std::string where = root;
+    if (fs::exists(build)) where = build;
+    if (statvfs(where.c_str(), &info) != 0) return;  // nothing to go by: the build will say
+    const double free = static_cast<double>(info.f_bavail) * static_cast<double>(info.f_frsize) / double(1u << 30);
+    if (free >= gib) return;
+    char text[240];
+    std::snprintf(text, sizeof text, "only %.1f GiB of disk is free where the kit builds (%s), and this needs about %.1f GiB: ",
+                  free, where.c_str(), gib);
+    throw Failure(std::string(text) + "free some space (old build trees go with rm -rf " + build + "/<tree>), then run this again.", 2);
 }
 
 int Kit::run(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& environment) const
@@ -178,7 +279,8 @@ std::string Kit::python_with(const std::string& module) const
 
 void Kit::configure_and_build(const std::string& preset, const std::vector<std::string>& targets) const
 {
-    if (!fs::exists(tree(preset) + "/CMakeCache.txt")) {
+    // A tree whose configuring was cut short (Ctrl-C) has a cache but no build file: configure again.
+    if (!fs::exists(tree(preset) + "/CMakeCache.txt") || !fs::exists(tree(preset) + "/build.ninja")) {
         fs::create_directories(build);
         const std::string log = build + "/configure-" + preset + ".log";
         process::Options options;
@@ -196,6 +298,74 @@ void Kit::configure_and_build(const std::string& preset, const std::vector<std::
         throw Failure("building build/" + preset +
                       " failed (see the compiler's messages above; a message from nvcc means a GPU build would refuse the "
                       "file too, even though the CPU backend could run it)");
+}
+
+namespace {
+
+// The first compiler error of a build log, with its file and line, and the lines that explain it
+// (up to the next build step); "" when the log holds none.
+std::string first_error(const std::string& log)
+{
+    std::istringstream lines(log);
+    std::vector<std::string> all;
+    for (std::string line; std::getline(lines, line);) all.push_back(line);
+    static const std::vector<std::string> marks{": error:", ": fatal error:", "): error:", "error: ", "CMake Error", "No space left on device"};
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        bool found = false;
+        for (const auto& mark : marks) found |= all[i].find(mark) != std::string::npos;
+        if (!found) continue;
+        std::string text;
+        for (std::size_t k = i; k < all.size() && k < i + 12; ++k) {
+            if (k > i && (all[k].rfind("[", 0) == 0 || all[k].rfind("ninja: ", 0) == 0 || all[k].rfind("FAILED: ", 0) == 0)) break;
+            text += "  " + all[k] + "\n";
+        }
+        return text;
+    }
+    return {};
+}
+
+}  // namespace
+
+int Kit::build_with_progress(const std::string& preset, const std::vector<std::string>& targets) const
+{
+    const std::string dir = tree(preset);
+    if (!fs::exists(dir + "/CMakeCache.txt") || !fs::exists(dir + "/build.ninja")) {
+        Phase phase("configuring build/" + preset);
+        fs::create_directories(build);
+        const std::string log = build + "/configure-" + preset + ".log";
+        const int status = run_logged({"cmake", "--preset", preset}, log, {}, {}, root);
+        stop_if_interrupted("build/" + preset + " is configured again on the next run");
+        if (status != 0) {
+            const std::string error = first_error(read_text(log));
+            throw Failure("configuring build/" + preset + " failed:\n" + (error.empty() ? read_text(log) : error) +
+                          "The whole log: " + log);
+        }
+        phase.done("configured build/" + preset);
+    }
+    Phase phase("building build/" + preset);
+    const std::string log = dir + "/build.log";
+    std::vector<std::string> command{"cmake", "--build", dir, "-j", std::to_string(jobs)};
+    for (const auto& target : targets) command.insert(command.end(), {"--target", target});
+    int steps = 0;
+    const int status = run_logged(command, log, [&](const std::string& line) {
+        int done = 0, total = 0;
+        if (std::sscanf(line.c_str(), "[%d/%d]", &done, &total) == 2) {
+            steps = done;
+            phase.update("building " + std::to_string(done) + "/" + std::to_string(total));
+        }
+    });
+    stop_if_interrupted("the next run goes on from the part of build/" + preset + " already built");
+    if (status != 0) {
+        const std::string text = read_text(log);
+        if (text.find("No space left on device") != std::string::npos)
+            throw Failure("the disk filled up while building build/" + preset + ": free some space, then run this again (it "
+                          "goes on from what was built). The log: " + log, 2);
+        const std::string error = first_error(text);
+        throw Failure("building build/" + preset + " failed. The first error:\n" + (error.empty() ? "  (none found in the log)\n" : error) +
+                      "The whole log: " + log + " (again with: cmake --build " + dir + ")");
+    }
+    phase.done(steps ? "built build/" + preset + " (" + std::to_string(steps) + " steps)" : "build/" + preset + " is up to date");
+    return steps;
 }
 
 void Kit::build_quietly(const std::string& preset, const std::vector<std::string>& targets, const std::string& log) const
@@ -220,22 +390,6 @@ void Kit::build_quietly(const std::string& preset, const std::vector<std::string
                   "). A message from nvcc means a GPU would refuse the file, even where the CPU backend could run it.");
 }
 
-void Kit::run_ctest(const std::string& preset, const std::string& junit, const std::vector<std::string>& args,
-                    const std::vector<std::pair<std::string, std::string>>& environment) const
-{
-    std::vector<std::string> command{"ctest", "--test-dir", tree(preset), "-j", std::to_string(jobs), "--output-junit", junit};
-    command.insert(command.end(), args.begin(), args.end());
-    fs::remove(junit);
-    process::Options options;
-    options.search_path = true;
-    options.environment = environment;
-    options.output = tree(preset) + "/ctest.log";
-    process::run(command, options);  // failing tests are read from the JUnit file
-    std::error_code error;
-    if (!fs::exists(junit, error) || fs::file_size(junit, error) == 0)
-        throw Failure("ctest wrote no results for build/" + preset + "; its log is " + options.output);
-}
-
 int Kit::summary(const std::string& preset, const std::vector<std::string>& args) const
 {
     std::vector<std::string> command{tool(preset, "grader/lab-summary")};
@@ -251,14 +405,6 @@ int Kit::lab_grade(const std::string& tree_name, const std::string& subcommand, 
     std::vector<std::string> command{tool(preset, "grader/lab-grade"), subcommand};
     command.insert(command.end(), args.begin(), args.end());
     return run(command);
-}
-
-bool Kit::check_tree(const std::string& preset, const std::string& expectation, const std::vector<std::string>& args,
-                     const std::vector<std::pair<std::string, std::string>>& environment) const
-{
-    const std::string junit = tree(preset) + "/" + expectation + ".xml";
-    run_ctest(preset, junit, args, environment);
-    return summary(preset, {"--junit", junit, "--expect", expectation}) == 0;
 }
 
 }  // namespace lab::cli

@@ -42,8 +42,14 @@ public:
     // Before a command builds kernels: with `cuda`, nvcc is required; otherwise its absence means
     // the CPU backend, and only a GPU without nvcc is an error.
     void require_toolchain(bool cuda = false) const;
-    // "cuda-TREE" where this machine has nvcc and a GPU, else "cpu-TREE".
+    // "cuda-TREE" where this machine has nvcc and a GPU, else "cpu-TREE"; LAB_BACKEND=cpu (or cuda)
+    // picks one.
     std::string preset_for(const std::string& tree) const;
+    // Before kernels run on the GPU: the driver opens it (probed through libcuda), and it runs the
+    // CUDA release nvcc builds for. Throws Failure (exit 2) with what is wrong and the fix.
+    void require_usable_gpu() const;
+    // Before a build: at least `gib` GiB free where build/ lives, else Failure (exit 2) saying so.
+    void require_disk_space(double gib) const;
     bool is_cpu(const std::string& preset) const { return preset.rfind("cpu-", 0) == 0; }
     std::string tree(const std::string& preset) const { return build + "/" + preset; }
     std::string tool(const std::string& preset, const std::string& relative) const { return tree(preset) + "/" + relative; }
@@ -51,18 +57,15 @@ public:
     // Configures build/PRESET from CMakePresets.json when it has no cache yet, then builds the
     // targets (all without any).
     void configure_and_build(const std::string& preset, const std::vector<std::string>& targets = {}) const;
+    // The same without the build's lines: one progress line ("building 212/371"), and on failure
+    // the first error with its file and line, and the log's path (build/PRESET/build.log). Returns
+    // how many build steps ran.
+    int build_with_progress(const std::string& preset, const std::vector<std::string>& targets) const;
     // The same, with the build's output in `log`, shown (without the build's progress lines) only
     // when the build fails: the student's loop, where a good build should say nothing.
     void build_quietly(const std::string& preset, const std::vector<std::string>& targets, const std::string& log) const;
-    // Runs ctest on build/PRESET quietly (its log: build/PRESET/ctest.log) and writes `junit`.
-    void run_ctest(const std::string& preset, const std::string& junit, const std::vector<std::string>& args = {},
-                   const std::vector<std::pair<std::string, std::string>>& environment = {}) const;
     // lab-summary on a tree's results; returns its exit status.
     int summary(const std::string& preset, const std::vector<std::string>& args) const;
-    // run_ctest, then lab-summary --expect EXPECTATION; true when the results are as expected.
-    bool check_tree(const std::string& preset, const std::string& expectation, const std::vector<std::string>& args = {},
-                    const std::vector<std::pair<std::string, std::string>>& environment = {}) const;
-
     // Builds lab-grade in the TREE ("solutions" or "exercises") for this machine and runs
     // `lab-grade SUBCOMMAND ARGS...`; its exit code.
     int lab_grade(const std::string& tree, const std::string& subcommand, const std::vector<std::string>& args) const;
@@ -76,8 +79,12 @@ public:
 
 // The commands, one file each; main.cpp gives them their command line. Each returns the exit
 // status `./lab` ends with, or throws Failure.
-int run(const Kit& kit);
-int selftest(const Kit& kit, const std::string& only);  // "", "cpu" or "cuda"
+// ./lab run: with `all_cases`, every case on the CPU backend too (else of the larger cases one of
+// each shape, picked by `seed`, or by the clock when it is empty).
+int run(const Kit& kit, bool all_cases, const std::string& seed);
+// ./lab selftest: `only` "", "cpu" or "cuda"; `seed` the CPU backend's sample of the reference
+// solutions' larger cases ("" for a fresh one).
+int selftest(const Kit& kit, const std::string& only, const std::string& seed);
 int doctor(const Kit& kit);
 int test(const Kit& kit, const std::string& key);  // "" for every rung
 // The student's loop: rung NN ("": the first not done) built and checked small cases first

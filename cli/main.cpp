@@ -36,18 +36,27 @@ int main(int argc, char** argv)
         const std::string everyone = "For everyone", students = "For students", report = "For students, with a grading report",
                           instructors = "For instructors";
 
-        command(app, "run", everyone, "the main job: build the reference solutions, run every rung's tests, print a table",
-                "Builds the reference solutions, runs every rung's tests on them and prints a table per rung: cases passed\n"
-                "and, on a GPU, the bandwidth reached. Without a GPU the kernels run on the kit's CPU backend.")
-            ->callback([&] { kit.require_instructor_kit("run"); status = run(kit); });
+        static bool all_cases = false;
+        static std::string sample_seed;
+        CLI::App* run_command =
+            command(app, "run", everyone, "the main job: build the reference solutions, run every rung's tests, print a table",
+                    "Builds the reference solutions, runs every rung's cases on them, one process per rung, and prints a\n"
+                    "table per rung: cases passed and, on a GPU, the bandwidth reached. Without a GPU the kernels run on the\n"
+                    "kit's CPU backend, which runs every small case and, of the larger ones, one of each shape (picked by a\n"
+                    "seed it prints; --all-cases runs them all). The kit's own tests are ./lab selftest's.");
+        run_command->add_flag("--all-cases", all_cases, "on the CPU backend too, every larger case (minutes more)");
+        run_command->add_option("--seed", sample_seed, "the CPU backend's sample of larger cases, as a run printed it");
+        run_command->callback([&] { kit.require_instructor_kit("run"); status = run(kit, all_cases, sample_seed); });
 
         static std::string only;
         CLI::App* selftest_command =
             command(app, "selftest", everyone, "the kit's own test suite",
                     "Every solution passes, every untouched exercise fails with its to-do list, exercises/ matches what\n"
                     "solutions/ generates, the CPU backend catches planted bugs; under CUDA too where nvcc is installed.");
+        static std::string selftest_seed;
         selftest_command->add_option("--only", only, "one backend")->check(CLI::IsMember({"cpu", "cuda"}));
-        selftest_command->callback([&] { kit.require_instructor_kit("selftest"); status = selftest(kit, only); });
+        selftest_command->add_option("--seed", selftest_seed, "the CPU backend's sample of larger cases, as a run printed it");
+        selftest_command->callback([&] { kit.require_instructor_kit("selftest"); status = selftest(kit, only, selftest_seed); });
 
         command(app, "doctor", everyone, "check what the kit needs; as root, install the missing Debian packages")
             ->callback([&] { status = doctor(kit); });

@@ -1,57 +1,71 @@
-// ./lab run, the main job: builds the reference solutions, runs every rung's tests on them and
-// prints a table per rung (cases passed and, on a GPU, the bandwidth reached).
+// ./lab run, the main job: builds the reference solutions, runs every rung's cases on them (one
+// process per rung, through the kit's case runner), on a GPU times each rung, and prints a table
+// per rung. Nothing else: the kit's own tests are ./lab selftest's. Quiet: a progress line per
+// phase, and the build's or a case's words only when something fails.
+#include <chrono>
 #include <filesystem>
 
+#include "batch.hpp"
+#include "console.hpp"
 #include "kit.hpp"
 #include "lab/registry.hpp"
 
 namespace lab::cli {
 
-int run(const Kit& kit)
+namespace fs = std::filesystem;
+
+// Disk the main job's build takes, with room to spare (its targets in build/cpu-solutions: about 0.7 GiB).
+constexpr double kRunBuildGiB = 1.5;
+
+int run(const Kit& kit, bool all_cases, const std::string& seed)
 {
+    watch_interrupts();
     kit.require_toolchain();
     const std::string preset = kit.preset_for("solutions");
-    say("== building the reference solutions (build/" + preset + ")");
-    kit.configure_and_build(preset);
+    const bool cpu = kit.is_cpu(preset);
+    if (!cpu) kit.require_usable_gpu();
+    kit.require_disk_space(kRunBuildGiB);
+    const auto started = std::chrono::steady_clock::now();
+    say(cpu ? "./lab run: the reference solutions on the kit's CPU backend (no GPU here)"
+            : "./lab run: the reference solutions on this machine's GPU");
+
+    std::vector<std::string> targets{"lab-case", "lab-summary"};
+    if (!cpu) targets.push_back("lab-bench");
+    for (const RungInfo& rung : Registry::kit().rungs()) targets.push_back("test_" + rung.id);
+    kit.build_with_progress(preset, targets);
+
+    // On the CPU backend, of the larger cases one of each shape (unless --all-cases); on a GPU, all.
+    Batch batch;
+    if (cpu && !all_cases) batch.sample = sample_seed(seed);
+    if (!cpu) batch.sanitizer = kit.compute_sanitizer();
+    const std::vector<RungRun> runs = run_rungs(kit, preset, batch, "the cases");
+
+    // On a GPU: each rung timed (lab-bench: the kernels and size of the speed tests).
     const std::string bench = kit.tree(preset) + "/bench.tsv";
-    std::vector<std::string> args{"--expect", "pass"};
-    if (kit.is_cpu(preset)) {
-        say("== running every rung's tests on them (no GPU here: on the CPU backend)");
-        const std::string junit = kit.tree(preset) + "/results.xml";
-        kit.run_ctest(preset, junit);
-        args.insert(args.end(), {"--junit", junit});
-    } else {
-        // One process (one CUDA context) per rung: the same verdicts as ctest's process per case,
-        // in a few minutes instead of ten on an H100.
-        say("== running every rung's tests on them on the GPU, one process per rung (lab-case batch)");
-        const std::string sanitizer = kit.compute_sanitizer();
-        for (const RungInfo& rung : Registry::kit().rungs()) {
-            const std::string junit = kit.tree(preset) + "/batch_" + rung.id + ".xml";
-            std::vector<std::string> command{kit.tool(preset, "common/lab-case"), "batch", "--rung", rung.id, "--exe",
-                                             kit.tool(preset, "tests/test_" + rung.id), "--backend", "cuda", "--junit", junit};
-            if (!sanitizer.empty()) command.insert(command.end(), {"--sanitizer", sanitizer});
-            std::filesystem::remove(junit);
-            kit.run(command);  // its verdicts are read from the JUnit file
-            if (!std::filesystem::exists(junit)) throw Failure("lab-case wrote no results for rung " + rung.id);
-            args.insert(args.end(), {"--junit", junit});
-        }
-        say("== the kit's own tests (ctest -L kit)");
-        const std::string junit = kit.tree(preset) + "/kit.xml";
-        kit.run_ctest(preset, junit, {"-L", "kit", "-LE", "grader"});
-        args.insert(args.end(), {"--junit", junit});
-    }
-    std::filesystem::remove(bench);
+    fs::remove(bench);
     int bench_status = 0;
-    if (!kit.is_cpu(preset)) {
-        say("== timing each rung");
-        bench_status = kit.run({kit.tool(preset, "common/tools/lab-bench"), "--tsv", bench});
+    if (!cpu) {
+        Phase phase("timing the rungs");
+        const std::string log = kit.tree(preset) + "/bench.log";
+        bench_status = run_logged({kit.tool(preset, "common/tools/lab-bench"), "--tsv", bench}, log, [&](const std::string& line) {
+            if (line.rfind("timing ", 0) == 0) phase.update(line.substr(0, line.find(" ...")));
+        });
+        stop_if_interrupted("no results of this run are kept");
+        phase.done(bench_status == 0 ? "timed every rung" : "timing failed: lab-bench exited with " + std::to_string(bench_status) + " (its log: " + log + ")");
     }
     say("");
+    std::vector<std::string> args = junit_args(runs);
+    args.insert(args.end(), {"--expect", "pass"});
     std::error_code error;
-    if (std::filesystem::file_size(bench, error) > 0 && !error) args.insert(args.end(), {"--bench", bench});
+    if (fs::file_size(bench, error) > 0 && !error) args.insert(args.end(), {"--bench", bench});
     const int status = kit.summary(preset, args);
-    if (bench_status != 0)
-        throw Failure("timing the rungs failed (lab-bench exited with " + std::to_string(bench_status) + ")");
+    say_failures(kit, preset, runs);
+    if (!batch.sample.empty())
+        say("(The CPU backend ran every small case and, of the larger ones, one of each shape: ./lab run --seed " + batch.sample +
+            " runs the same ones again, --all-cases all of them. A GPU runs every case.)");
+    if (bench_status != 0) throw Failure("timing the rungs failed (lab-bench exited with " + std::to_string(bench_status) + ")");
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    say(std::string(status == 0 ? "./lab run passed" : "./lab run FAILED") + " in " + duration_text(seconds) + ".");
     return status;
 }
 

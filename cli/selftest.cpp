@@ -1,71 +1,161 @@
-// ./lab selftest: the kit's own test suite. Every solution passes, every untouched exercise fails
-// with its to-do list and its stubs give wrong answers, exercises/ matches what solutions/
-// generates, and the CPU backend catches planted bugs; under CUDA too where nvcc is installed.
+// ./lab selftest: the kit's own test suite, in one build tree per backend (build/cpu-solutions, the
+// tree ./lab run builds, and build/cuda-solutions where nvcc is installed). Every solution passes,
+// every untouched exercise fails with its to-do list and its stubs give wrong answers, the kit's
+// own tests pass (the planted mistakes are caught, the grader gives its corpus its verdicts, the
+// release, the handouts, the CPU backend's checks), and exercises/ matches what solutions/
+// generates. Quiet: a progress line per phase; the tables and the failures only when something fails.
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
 
+#include "batch.hpp"
+#include "console.hpp"
 #include "kit.hpp"
+#include "lab/registry.hpp"
 
 namespace lab::cli {
 
+namespace fs = std::filesystem;
+
 namespace {
 
+// Disk the self-test's trees take, with room to spare (build/cpu-solutions with its grading trees:
+// about 3 GiB; build/cuda-solutions: 1.5 GiB).
+constexpr double kSelftestGiB = 6;
+
 // The stubs run on small inputs only: showing that they give wrong answers takes no more.
-const std::vector<std::string> kStubCases{"-L", "kernel", "-R", "(_n(1|2|31|32|33|1856)|_r(1|3)_c(1|2|31|33|1856))_b"};
-const std::vector<std::pair<std::string, std::string>> kRunStubs{{"LAB_IGNORE_TODOS", "1"}};
+const std::string kStubCases =
+    "*_n1_b*:*_n2_b*:*_n31_b*:*_n32_b*:*_n33_b*:*_n1856_b*:*_r1_c1_b*:*_r1_c2_b*:*_r1_c31_b*:*_r1_c33_b*:*_r1_c1856_b*:"
+    "*_r3_c1_b*:*_r3_c2_b*:*_r3_c31_b*:*_r3_c33_b*:*_r3_c1856_b*";
+
+// lab-summary on the rungs' results, quietly: its table is shown only when they are not as expected.
+void expect_rungs(const Kit& kit, const std::string& preset, const std::vector<RungRun>& runs, const std::string& expectation,
+                  const std::string& problem)
+{
+    std::vector<std::string> args = junit_args(runs);
+    args.insert(args.end(), {"--expect", expectation});
+    std::vector<std::string> command{kit.tool(preset, "grader/lab-summary")};
+    command.insert(command.end(), args.begin(), args.end());
+    const std::string log = kit.tree(preset) + "/summary_" + expectation + ".log";
+    if (run_logged(command, log) == 0) return;
+    std::cout << read_text(log);
+    if (expectation == "pass") say_failures(kit, preset, runs);
+    throw Failure(problem + " (the table above; every case's verdict in " + kit.tree(preset) + "/*_NN.xml)");
+}
+
+// The kit's own tests (labels kit and emulator) through ctest, quietly.
+void kit_tests(const Kit& kit, const std::string& preset)
+{
+    const std::string junit = kit.tree(preset) + "/kit.xml", log = kit.tree(preset) + "/kit.log";
+    fs::remove(junit);
+    Phase phase("the kit's own tests");
+    int total = 0;
+    run_logged({"ctest", "--test-dir", kit.tree(preset), "-L", "^(kit|emulator)$", "-j", std::to_string(kit.jobs),
+                "--output-junit", junit},
+               log, [&](const std::string& line) {
+                   int done = 0;
+                   char name[200] = "";
+                   if (std::sscanf(line.c_str(), " %d/%d Test %*s %199s", &done, &total, name) == 3)
+                       phase.update("the kit's own tests: " + std::to_string(done) + "/" + std::to_string(total) + " (" + name + ")");
+               });
+    stop_if_interrupted("no results of this run are kept");
+    std::error_code error;
+    if (!fs::exists(junit, error) || fs::file_size(junit, error) == 0)
+        throw Failure("ctest wrote no results for the kit's own tests; its log: " + log);
+    const std::string summary_log = kit.tree(preset) + "/summary_kit.log";
+    if (run_logged({kit.tool(preset, "grader/lab-summary"), "--junit", junit, "--expect", "pass", "--failures", "3"}, summary_log) == 0) {
+        phase.done("the kit's own tests: " + std::to_string(total) + " passed or skipped by the kit");
+        return;
+    }
+    phase.done("the kit's own tests: some FAILED");
+    std::cout << read_text(summary_log);
+    throw Failure("the kit's own tests failed (above; ctest's log: " + log + ")");
+}
+
+// The rungs of build/PRESET: the solutions pass, the untouched exercises fail with their to-do
+// list, and their stubs, run anyway, give wrong answers.
+void check_rungs(const Kit& kit, const std::string& preset, const std::string& sample)
+{
+    Batch solutions;
+    solutions.sample = sample;
+    if (!kit.is_cpu(preset)) solutions.sanitizer = kit.compute_sanitizer();
+    const auto passed = run_rungs(kit, preset, solutions, "the reference solutions' cases");
+    expect_rungs(kit, preset, passed, "pass", "the reference solutions failed");
+
+    Batch exercises;
+    exercises.program = "exercise_";
+    exercises.tag = "todos";
+    const auto todos = run_rungs(kit, preset, exercises, "the untouched exercises (each case must fail with its to-do list)");
+    expect_rungs(kit, preset, todos, "todos", "an untouched exercise did not fail as it should");
+
+    Batch stubs = exercises;
+    stubs.tag = "stubs";
+    stubs.filter = kStubCases;
+    stubs.environment = {{"LAB_IGNORE_TODOS", "1"}};
+    const auto wrong = run_rungs(kit, preset, stubs, "the exercises' stubs, run anyway on small cases (each rung must fail)");
+    expect_rungs(kit, preset, wrong, "stubs", "a skeleton passes without any work");
+}
+
+std::vector<std::string> gpu_targets()
+{
+    std::vector<std::string> targets{"lab-case", "lab-summary", "lab-bench", "lab-grade", "construct_tests"};
+    for (const RungInfo& rung : Registry::kit().rungs()) {
+        targets.push_back("test_" + rung.id);
+        targets.push_back("exercise_" + rung.id);
+    }
+    return targets;
+}
 
 }  // namespace
 
-int selftest(const Kit& kit, const std::string& only)
+int selftest(const Kit& kit, const std::string& only, const std::string& seed)
 {
+    watch_interrupts();
     kit.require_toolchain(only == "cuda");
     const bool cpu = only != "cuda";
     const bool cuda = kit.have_nvcc() && only != "cpu";
-    const int steps = 1 + (cpu ? 3 : 0) + (cuda ? 2 : 0);
-    int step = 0;
+    const bool gpu = cuda && kit.gpu_present();
+    if (gpu) kit.require_usable_gpu();
+    kit.require_disk_space(kSelftestGiB);
     const auto started = std::chrono::steady_clock::now();
-    const auto at = [&] {
-        const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started);
-        return "(at " + std::to_string(seconds.count()) + "s)";
-    };
-    const auto heading = [&](const std::string& what) {
-        say("== " + std::to_string(++step) + "/" + std::to_string(steps) + " " + what + " " + at());
-    };
     std::string generator;
     if (cpu) {
-        heading("CPU backend, reference solutions: every case passes; the emulator catches planted bugs");
-        kit.configure_and_build("cpu-solutions");
-        if (!kit.check_tree("cpu-solutions", "pass")) throw Failure("the reference solutions failed on the CPU backend");
-
-        heading("CPU backend, untouched exercises: every kernel case fails with its to-do list");
-        kit.configure_and_build("cpu-exercises");
-        if (!kit.check_tree("cpu-exercises", "todos")) throw Failure("an untouched exercise did not fail as it should");
-
-        heading("CPU backend, the stubs run anyway: every skeleton gives wrong answers");
-        if (!kit.check_tree("cpu-exercises", "stubs", kStubCases, kRunStubs)) throw Failure("a skeleton passes without any work");
+        say("== the CPU backend (build/cpu-solutions)");
+        kit.build_with_progress("cpu-solutions", {});
+        const std::string sample = sample_seed(seed);
+        check_rungs(kit, "cpu-solutions", sample);
+        say("(the reference solutions' larger cases: one of each shape, seed " + sample + "; ./lab run --all-cases runs them all)");
+        kit_tests(kit, "cpu-solutions");
         generator = kit.tool("cpu-solutions", "grader/lab-generate");
     }
     if (cuda) {
-        const bool gpu = kit.gpu_present();
-        heading(std::string("CUDA, reference solutions") + (gpu ? "" : " (no GPU here: built, kernel cases skipped)"));
-        kit.configure_and_build("cuda-solutions");
-        if (!kit.check_tree("cuda-solutions", "pass")) throw Failure("the reference solutions failed under CUDA");
-
-        heading("CUDA, untouched exercises");
-        kit.configure_and_build("cuda-exercises");
-        if (!kit.check_tree("cuda-exercises", "todos"))
-            throw Failure("an untouched exercise did not fail as it should under CUDA");
+        say(std::string("== CUDA (build/cuda-solutions)") + (gpu ? "" : ": no GPU here, so built and not run"));
         if (gpu) {
-            say("   and their stubs, run anyway on the GPU " + at());
-            if (!kit.check_tree("cuda-exercises", "stubs", kStubCases, kRunStubs)) throw Failure("a skeleton passes on the GPU");
+            kit.build_with_progress("cuda-solutions", {});
+            check_rungs(kit, "cuda-solutions", "");
+            kit_tests(kit, "cuda-solutions");
+        } else {
+            kit.build_with_progress("cuda-solutions", gpu_targets());
         }
         if (generator.empty()) generator = kit.tool("cuda-solutions", "grader/lab-generate");
     }
-    heading("exercises/ and the README's rung table match what the generator writes");
-    if (kit.run({generator, "--check"}) != 0) throw Failure("exercises/ or README.md is out of date: run ./lab generate");
+    if (generator.empty() || !fs::exists(generator)) kit.build_with_progress(cpu ? "cpu-solutions" : "cuda-solutions", {"lab-generate"});
+    {
+        Phase phase("exercises/ and the README's rung table against what the generator writes");
+        const std::string log = kit.build + "/generate-check.log";
+        if (run_logged({generator, "--check"}, log) != 0) {
+            std::cout << read_text(log);
+            throw Failure("exercises/ or README.md is out of date: run ./lab generate");
+        }
+        phase.done("exercises/ and the README's rung table are what the generator writes");
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     say("");
-    if (cpu && cuda) say("selftest passed " + at());
-    else if (cpu && only.empty()) say("selftest passed (CPU backend only: install the CUDA Toolkit to check the nvcc builds too)");
-    else say("selftest passed (only " + only + ", " + at() + ")");
+    if (cpu && cuda) say("selftest passed in " + duration_text(seconds) + (gpu ? "" : " (CUDA built, not run: no GPU here)") + ".");
+    else if (cpu && only.empty())
+        say("selftest passed in " + duration_text(seconds) + " (CPU backend only: install the CUDA Toolkit to check the nvcc builds too).");
+    else say("selftest passed (only " + only + ") in " + duration_text(seconds) + ".");
     return 0;
 }
 

@@ -1,8 +1,11 @@
-// ./lab test [NN]: builds the student's exercises and runs every rung's tests through ctest, each
-// case in a process of its own; ./lab test NN is ./lab check NN, the student's loop.
+// ./lab test [NN]: builds the student's exercises and runs every case of every rung, one process per
+// rung through the kit's case runner (the verdicts ctest's process per case gives); ./lab test NN is
+// ./lab check NN, the student's loop.
 #include <filesystem>
 #include <fstream>
 
+#include "batch.hpp"
+#include "console.hpp"
 #include "kit.hpp"
 #include "lab/registry.hpp"
 
@@ -11,16 +14,21 @@ namespace lab::cli {
 int test(const Kit& kit, const std::string& key)
 {
     if (!key.empty()) return check(kit, key, "");  // one rung: the student's loop (cli/check.cpp)
+    watch_interrupts();
     kit.require_toolchain();
     const std::string preset = kit.preset_for("exercises");
-    // The rungs' own tests only: the kit's self-tests (Kit.*) are the instructor's, and one of them
-    // fails by design as soon as an exercise is solved (exercises/ no longer matches solutions/).
-    const std::vector<std::string> label{"-L", "^ex[0-9]+$"};
-    kit.configure_and_build(preset);
+    // The rungs' own programs only: the kit's self-tests (Kit.*) are the instructor's.
+    std::vector<std::string> targets{"lab-case", "lab-summary"};
+    for (const RungInfo& rung : Registry::kit().rungs()) targets.push_back("test_" + rung.id);
+    kit.build_with_progress(preset, targets);
     if (kit.is_cpu(preset)) say("(no GPU here: your kernels run on the kit's CPU backend)");
-    const std::string junit = kit.tree(preset) + "/results.xml";
-    kit.run_ctest(preset, junit, label);
-    const int status = kit.summary(preset, {"--junit", junit, "--failures", "1"});
+    Batch batch;
+    batch.tag = "results";
+    if (!kit.is_cpu(preset)) batch.sanitizer = kit.compute_sanitizer();
+    const std::vector<RungRun> runs = run_rungs(kit, preset, batch, "your rungs' cases");
+    std::vector<std::string> args = junit_args(runs);
+    args.insert(args.end(), {"--failures", "1"});
+    const int status = kit.summary(preset, args);
     const std::string nvcc_check = kit.tree(preset) + "/nvcc_check.txt";
     if (kit.is_cpu(preset) && std::filesystem::exists(nvcc_check)) {
         std::string line;

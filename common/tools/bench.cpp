@@ -526,6 +526,10 @@ int main(int argc, char** argv)
         all_right &= bench_rows(kRowShape, kRowShape, options.block, rows, device, ceiling);
         if (!options.tsv.empty()) {
             std::ofstream tsv(options.tsv);
+            // First, which thresholds the speed tests apply on this GPU: its own calibration or the defaults.
+            const bool calibrated = lab::SpeedPlan::kit().calibration_for(device.name, device.shape.multiprocessors) != nullptr;
+            tsv << "#thresholds\t" << (calibrated ? "calibrated" : "defaults") << '\t' << device.name << " ("
+                << device.shape.multiprocessors << " multiprocessors)\n";
             // One line per rung: a driver rung's is the scheme its speed test times (tests/speed.json).
             for (const auto& r : rows) {
                 if (r.kernel == "cub" || r.kernel == "cpu") continue;

@@ -28,7 +28,7 @@ std::string state_dir()
     return dir;
 }
 
-Ran lab_cli(const std::vector<std::string>& args)
+Ran lab_cli(const std::vector<std::string>& args, const std::vector<std::pair<std::string, std::string>>& environment = {})
 {
     char name[] = "/tmp/lab-cli-test-XXXXXX";
     const int fd = mkstemp(name);
@@ -38,6 +38,7 @@ Ran lab_cli(const std::vector<std::string>& args)
     lab::process::Options options;
     options.output = name;
     options.environment = {{"LAB_STATE", state_dir()}};
+    options.environment.insert(options.environment.end(), environment.begin(), environment.end());
     Ran ran;
     ran.status = lab::process::run(argv, options);
     std::ifstream in(name);
@@ -143,6 +144,67 @@ TEST(Cli, MistakesOnTheCommandLineSayWhatAndExitWith2)
         EXPECT_EQ(ran.status, 2) << ran.output;
         EXPECT_NE(ran.output.find(c.says), std::string::npos) << ran.output;
     }
+}
+
+// Faults before any build: each one sentence, its fix, exit status 2, nothing built.
+TEST(Cli, AMachineThatCannotRunTheKernelsSaysWhyAndExitsWith2)
+{
+    // A GPU that the driver cannot open: nvidia-smi (a stand-in) lists one, but no driver library
+    // opens it here (or, on a GPU machine, CUDA_VISIBLE_DEVICES hides it); without nvcc, the missing
+    // toolkit is said first. Each before any build.
+    char dir[] = "/tmp/lab-fake-gpu-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string smi = std::string(dir) + "/nvidia-smi";
+    std::ofstream(smi) << "#!/bin/sh\necho 'GPU 0: NVIDIA Stand-in (UUID: GPU-0)'\n";
+    std::filesystem::permissions(smi, std::filesystem::perms::owner_all);
+    const char* path = std::getenv("PATH");
+    const std::vector<std::pair<std::string, std::string>> fake_gpu{{"PATH", std::string(dir) + ":" + (path ? path : "")},
+                                                                   {"CUDA_VISIBLE_DEVICES", "-1"}};
+    const Ran gpu = lab_cli({"run"}, fake_gpu);
+    EXPECT_EQ(gpu.status, 2) << gpu.output;
+    const bool no_driver = gpu.output.find("nvidia-smi lists a GPU, but the NVIDIA driver's library (libcuda.so.1) cannot be loaded") !=
+                           std::string::npos;
+    const bool hidden = gpu.output.find("the NVIDIA driver cannot open the GPU that nvidia-smi lists") != std::string::npos;
+    const bool no_nvcc = gpu.output.find("the CUDA Toolkit (nvcc) is not installed") != std::string::npos;
+    EXPECT_TRUE(no_driver || hidden || no_nvcc) << gpu.output;
+    EXPECT_NE(gpu.output.find("LAB_BACKEND=cpu ./lab"), std::string::npos) << "no way forward offered: " << gpu.output;
+    EXPECT_EQ(gpu.output.find("building"), std::string::npos) << "it built before saying so: " << gpu.output;
+    std::filesystem::remove_all(dir);
+
+    const Ran backend = lab_cli({"run"}, {{"LAB_BACKEND", "tpu"}});
+    EXPECT_EQ(backend.status, 2) << backend.output;
+    EXPECT_NE(backend.output.find("LAB_BACKEND=tpu is neither cpu, cuda nor auto"), std::string::npos) << backend.output;
+}
+
+// CI runs exactly what the README tells a newcomer to run: its two commands, in order.
+TEST(Cli, CiRunsTheReadmesTwoCommands)
+{
+    const auto lines_of = [](const std::string& path) {
+        std::ifstream in(path);
+        std::vector<std::string> lines;
+        for (std::string line; std::getline(in, line);) lines.push_back(line);
+        return lines;
+    };
+    std::vector<std::string> readme;  // the first code block after "## Two commands": each line's command
+    bool section = false, block = false;
+    for (const std::string& line : lines_of(std::string(LAB_SOURCE_DIR) + "/README.md")) {
+        if (line.rfind("## ", 0) == 0) section = line == "## Two commands";
+        else if (section && line.rfind("```", 0) == 0) {
+            if (block) break;
+            block = true;
+        } else if (section && block && line.rfind("./lab ", 0) == 0) {
+            std::string command = line.substr(0, line.find('#'));
+            command.erase(command.find_last_not_of(' ') + 1);
+            readme.push_back(command);
+        }
+    }
+    std::vector<std::string> ci;  // .ci/run's lines that start with ./lab
+    for (std::string line : lines_of(std::string(LAB_SOURCE_DIR) + "/.ci/run")) {
+        line.erase(0, line.find_first_not_of(' '));
+        if (line.rfind("./lab ", 0) == 0) ci.push_back(line);
+    }
+    ASSERT_EQ(readme.size(), 2u) << "the README's 'Two commands' block should hold two ./lab commands";
+    EXPECT_EQ(readme, ci) << "the README tells newcomers to run what .ci/run does not run, or the other way round";
 }
 
 TEST(Cli, HelpListsEveryCommand)

@@ -1,0 +1,110 @@
+// See batch.hpp.
+#include "batch.hpp"
+
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "console.hpp"
+#include "lab/registry.hpp"
+
+namespace lab::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+RungRun run_rung(const Kit& kit, const std::string& preset, const RungInfo& rung, const Batch& batch, Phase& phase,
+                 const std::string& before)
+{
+    RungRun r;
+    r.rung = rung.id;
+    r.junit = kit.tree(preset) + "/" + batch.tag + "_" + rung.id + ".xml";
+    r.log = kit.tree(preset) + "/" + batch.tag + "_" + rung.id + ".log";
+    fs::remove(r.junit);  // a result from an earlier run is never read as this one's
+    std::vector<std::string> command{kit.tool(preset, "common/lab-case"), "batch", "--rung", rung.id, "--exe",
+                                     kit.tool(preset, "tests/" + batch.program + rung.id), "--backend",
+                                     kit.is_cpu(preset) ? "cpu" : "cuda", "--junit", r.junit, "--progress-lines"};
+    if (!batch.sample.empty()) command.insert(command.end(), {"--sample", batch.sample});
+    if (!batch.filter.empty()) command.insert(command.end(), {"--filter", batch.filter});
+    if (!batch.sanitizer.empty()) command.insert(command.end(), {"--sanitizer", batch.sanitizer});
+    phase.update(before + "rung " + rung.id);
+    const int status = run_logged(command, r.log, [&](const std::string& line) {
+        int done = 0, total = 0;
+        if (std::sscanf(line.c_str(), "lab-case: progress %d/%d", &done, &total) == 2)
+            phase.update(before + "rung " + rung.id + ": " + std::to_string(done) + "/" + std::to_string(total) + " cases");
+        else if (line.rfind("FAILED ", 0) == 0)
+            r.failures.push_back(line.substr(7));
+        else if (line.rfind("rung " + rung.id + ": ", 0) == 0)
+            std::sscanf(line.c_str() + rung.id.size() + 7, "%d passed, %d failed, %d skipped (by the kit), %d left out",
+                        &r.passed, &r.failed, &r.skipped, &r.left_out);
+    }, batch.environment);
+    stop_if_interrupted("no results of this run are kept");
+    if (status != 0 && status != 1)
+        throw Failure("the case runner stopped on rung " + rung.id + " (exit status " + std::to_string(status) + "); its log: " + r.log);
+    if (!fs::exists(r.junit)) throw Failure("the case runner wrote no results for rung " + rung.id + "; its log: " + r.log);
+    return r;
+}
+
+}  // namespace
+
+std::vector<RungRun> run_rungs(const Kit& kit, const std::string& preset, const Batch& batch, const std::string& what)
+{
+    const auto& rungs = Registry::kit().rungs();
+    std::vector<RungRun> runs;
+    int passed = 0, failed = 0, skipped = 0, left_out = 0;
+    Phase phase(what);
+    for (std::size_t i = 0; i < rungs.size(); ++i) {
+        const std::string before = "[" + std::to_string(i + 1) + "/" + std::to_string(rungs.size()) + "] ";
+        runs.push_back(run_rung(kit, preset, rungs[i], batch, phase, before));
+        const RungRun& r = runs.back();
+        passed += r.passed, failed += r.failed, skipped += r.skipped, left_out += r.left_out;
+    }
+    phase.done(what + ", " + std::to_string(rungs.size()) + " rungs: " + std::to_string(passed) + " passed, " +
+               std::to_string(failed) + " failed, " + std::to_string(skipped) + " skipped by the kit" +
+               (left_out ? ", " + std::to_string(left_out) + " larger ones left out of the sample" : ""));
+    return runs;
+}
+
+std::vector<std::string> junit_args(const std::vector<RungRun>& runs)
+{
+    std::vector<std::string> args;
+    for (const RungRun& r : runs) args.insert(args.end(), {"--junit", r.junit});
+    return args;
+}
+
+void say_failures(const Kit& kit, const std::string& preset, const std::vector<RungRun>& runs)
+{
+    for (const RungRun& r : runs) {
+        if (r.failures.empty()) continue;
+        const std::string& first = r.failures.front();
+        const std::string name = first.substr(0, first.find(": "));
+        std::string pattern;  // the name as a regular expression: ctest -R takes one
+        for (char c : name) pattern += std::string(std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? "" : "\\") + c;
+        say("rung " + r.rung + ": " + std::to_string(r.failures.size()) + " case" + (r.failures.size() == 1 ? "" : "s") +
+            " failed; the first, " + first + "\n  alone, with all it printed: ctest --test-dir " + kit.tree(preset) + " -R '^" +
+            pattern + "$' --output-on-failure\n  every case's verdict: " + r.junit);
+    }
+}
+
+std::string sample_seed(const std::string& given)
+{
+    std::uint64_t value = 0;
+    if (!given.empty()) {
+        try {
+            std::size_t used = 0;
+            value = std::stoull(given, &used, 0);
+            if (used != given.size()) throw std::invalid_argument(given);
+        } catch (const std::exception&) {
+            throw Failure("--seed needs a number, as a sampled run prints it (0x1f2e3d4c), not " + given, 2);
+        }
+    } else {
+        value = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) * 0x9E3779B97F4A7C15ull;
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
+    return text;
+}
+
+}  // namespace lab::cli
