@@ -7,8 +7,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <limits>
+#include <thread>
 #include <type_traits>
+#include <vector>
 
 #include "lab/usage_error.hpp"
 #include "lab/inputs.hpp"
@@ -25,6 +28,42 @@ constexpr std::size_t kSinglePassBlocks = 1024;
 constexpr std::size_t kSinglePassPerThread = 16;  // ex11::kPerThread: elements per thread below that grid
 // Integer-valued floats whose magnitudes add up to no more than this sum exactly in any order.
 constexpr double kExactLimit = 0x1.0p24;
+
+// A check over at least this many values is split among the cores: the 2^31-element cases and the
+// 4096 x 4096 rows are most of a case's time on a GPU machine otherwise.
+constexpr std::size_t kSliceValues = std::size_t{1} << 22;
+
+std::size_t slice_count(std::size_t count, std::size_t values)
+{
+    const unsigned cores = std::max(1u, std::min(64u, std::thread::hardware_concurrency()));
+    return values < kSliceValues ? 1 : std::max<std::size_t>(1, std::min<std::size_t>(cores, count));
+}
+
+// body(slice, first, last) over [0, count) in `slices` consecutive slices, each on a thread of its
+// own when there are several; an exception in any is thrown here, the first slice's first.
+template <typename Body>
+void for_slices(std::size_t count, std::size_t slices, Body body)
+{
+    if (slices <= 1) {
+        body(std::size_t{0}, std::size_t{0}, count);
+        return;
+    }
+    const std::size_t share = (count + slices - 1) / slices;
+    std::vector<std::exception_ptr> errors(slices);
+    std::vector<std::thread> pool;
+    for (std::size_t k = 0; k < slices; ++k)
+        pool.emplace_back([&, k] {
+            try {
+                const std::size_t first = std::min(count, k * share);
+                body(k, first, std::min(count, first + share));
+            } catch (...) {
+                errors[k] = std::current_exception();
+            }
+        });
+    for (auto& thread : pool) thread.join();
+    for (const auto& error : errors)
+        if (error) std::rethrow_exception(error);
+}
 
 std::size_t ceil_log2(std::size_t x)
 {
@@ -139,7 +178,7 @@ Exact reference(Op op, const float* begin, const float* end)
     return e;
 }
 
-Exact reference(Op op, const int* begin, const int* end)
+Exact reference_in_order(Op op, const int* begin, const int* end)
 {
     Exact e;
     switch (op) {
@@ -162,6 +201,28 @@ Exact reference(Op op, const int* begin, const int* end)
         for (const int* p = begin; p != end; ++p) e.integer = std::min<std::int64_t>(e.integer, *p);
         break;
     default: throw UsageError(std::string(name_of(op)) + " is a row operation, not a reduction of an array");
+    }
+    return e;
+}
+
+// The same over slices on every core for a large input: exact in any order (64-bit sums, products
+// modulo 2^32, maxima, minima).
+Exact reference(Op op, const int* begin, const int* end)
+{
+    const std::size_t n = static_cast<std::size_t>(end - begin), slices = slice_count(n, n);
+    if (slices == 1) return reference_in_order(op, begin, end);
+    std::vector<Exact> parts(slices);
+    for_slices(n, slices, [&](std::size_t k, std::size_t first, std::size_t last) {
+        parts[k] = reference_in_order(op, begin + first, begin + last);
+    });
+    Exact e = parts.front();
+    for (std::size_t k = 1; k < slices; ++k) {
+        const std::int64_t v = parts[k].integer;
+        if (op == Op::sum) e.integer += v;
+        if (op == Op::product)
+            e.integer = static_cast<std::int32_t>(static_cast<std::uint32_t>(e.integer) * static_cast<std::uint32_t>(v));
+        if (op == Op::max) e.integer = std::max(e.integer, v);
+        if (op == Op::min) e.integer = std::min(e.integer, v);
     }
     return e;
 }
@@ -234,6 +295,12 @@ std::string compare(Op op, const Exact& e, double got, std::size_t depth, std::s
 constexpr const char* kUnwritten =
     " was never written: it still holds the value the kit stored there before the launch";
 
+// The first wrong result among some consecutive blocks or rows, and how many were wrong.
+struct SliceVerdict {
+    std::size_t wrong = 0, first = 0;
+    std::string problem, expected;
+};
+
 template <typename T>
 Verdict check_per_block(const RungInfo& rung, Op op, const LaunchPlan& plan, const std::vector<T>& input,
                         const std::vector<T>& slots)
@@ -241,24 +308,37 @@ Verdict check_per_block(const RungInfo& rung, Op op, const LaunchPlan& plan, con
     Verdict verdict;
     const std::size_t n = input.size(), per_block = std::size_t{rung.items_per_thread} * plan.block;
     const std::size_t depth = addition_depth(rung, plan, n);
-    for (std::size_t b = 0; b < plan.grid; ++b) {
-        const std::size_t first = std::min(n, b * per_block), last = std::min(n, first + per_block);
-        std::string problem, expected;
-        if (is_poison(slots[b])) problem = kUnwritten;
-        else {
-            const Exact e = expected_fits(reference(op, input.data() + first, input.data() + last), dtype_of<T>());
-            problem = compare(op, e, slots[b], depth, last - first);
-            if (!problem.empty()) problem = ": " + problem, expected = show_exact(e, dtype_of<T>());
+    const auto range = [&](std::size_t b) {
+        const std::size_t first = std::min(n, b * per_block);
+        return std::make_pair(first, std::min(n, first + per_block));
+    };
+    std::vector<SliceVerdict> slices(slice_count(plan.grid, n));
+    for_slices(plan.grid, slices.size(), [&](std::size_t k, std::size_t begin, std::size_t end) {
+        SliceVerdict& v = slices[k];
+        for (std::size_t b = begin; b < end; ++b) {
+            const auto [first, last] = range(b);
+            std::string problem, expected;
+            if (is_poison(slots[b])) problem = kUnwritten;
+            else {
+                const Exact e = expected_fits(reference(op, input.data() + first, input.data() + last), dtype_of<T>());
+                problem = compare(op, e, slots[b], depth, last - first);
+                if (!problem.empty()) problem = ": " + problem, expected = show_exact(e, dtype_of<T>());
+            }
+            if (problem.empty()) continue;
+            if (v.wrong++ == 0) v.first = b, v.problem = problem, v.expected = expected;
         }
-        ++verdict.checked;
-        if (problem.empty()) continue;
-        if (verdict.wrong++ == 0) {
-            verdict.first_wrong = "block " + std::to_string(b) + " of " + std::to_string(plan.grid) + " (elements " +
-                                  std::to_string(first) + ".." + std::to_string(last - 1) + ")" + problem;
-            verdict.first_wrong_block = static_cast<long>(b);
-            verdict.expected = expected;
-            verdict.got = is_poison(slots[b]) ? "never written" : show_as(slots[b]);
+    });
+    verdict.checked = plan.grid;
+    for (const SliceVerdict& v : slices) {
+        if (v.wrong && verdict.wrong == 0) {
+            const auto [first, last] = range(v.first);
+            verdict.first_wrong = "block " + std::to_string(v.first) + " of " + std::to_string(plan.grid) + " (elements " +
+                                  std::to_string(first) + ".." + std::to_string(last - 1) + ")" + v.problem;
+            verdict.first_wrong_block = static_cast<long>(v.first);
+            verdict.expected = v.expected;
+            verdict.got = is_poison(slots[v.first]) ? "never written" : show_as(slots[v.first]);
         }
+        verdict.wrong += v.wrong;
     }
     verdict.ok = verdict.wrong == 0;
     return verdict;
@@ -421,19 +501,29 @@ Verdict check_rows(const RungInfo& rung, Op op, const LaunchPlan& plan, const st
         throw UsageError("check_output: " + std::to_string(input.size()) + " input values for " + std::to_string(rows) +
                          " rows of " + std::to_string(cols));
     const std::size_t depth = addition_depth(rung, plan, n);
-    for (std::size_t row = 0; row < rows; ++row) {
-        const float* x = input.data() + row * cols;
-        RowCheck r;
-        switch (op) {
-        case Op::dot: r = check_dot_row(x, x + n, cols, out[row], depth); break;
-        case Op::softmax: r = check_softmax_row(x, cols, out.data() + row * cols, depth, 1); break;
-        case Op::softmax_online: r = check_softmax_row(x, cols, out.data() + row * cols, depth, 8); break;
-        case Op::layer_norm: r = check_layer_norm_row(x, cols, out.data() + row * cols, depth); break;
-        default: throw UsageError("check_output: " + std::string(name_of(op)) + " is not a row operation");
+    if (op != Op::dot && op != Op::softmax && op != Op::softmax_online && op != Op::layer_norm)
+        throw UsageError("check_output: " + std::string(name_of(op)) + " is not a row operation");
+    std::vector<SliceVerdict> slices(slice_count(rows, n));
+    std::vector<RowCheck> firsts(slices.size());
+    for_slices(rows, slices.size(), [&](std::size_t k, std::size_t begin, std::size_t end) {
+        for (std::size_t row = begin; row < end; ++row) {
+            const float* x = input.data() + row * cols;
+            RowCheck r;
+            switch (op) {
+            case Op::dot: r = check_dot_row(x, x + n, cols, out[row], depth); break;
+            case Op::softmax: r = check_softmax_row(x, cols, out.data() + row * cols, depth, 1); break;
+            case Op::softmax_online: r = check_softmax_row(x, cols, out.data() + row * cols, depth, 8); break;
+            default: r = check_layer_norm_row(x, cols, out.data() + row * cols, depth); break;
+            }
+            if (r.problem.empty()) continue;
+            if (slices[k].wrong++ == 0) slices[k].first = row, firsts[k] = r;
         }
-        ++verdict.checked;
-        if (r.problem.empty()) continue;
-        if (verdict.wrong++ == 0) {
+    });
+    verdict.checked = rows;
+    for (std::size_t k = 0; k < slices.size(); ++k) {
+        if (slices[k].wrong && verdict.wrong == 0) {
+            const std::size_t row = slices[k].first;
+            const RowCheck& r = firsts[k];
             const float held = op == Op::dot ? out[row] : out[row * cols + r.col];
             verdict.first_wrong = "row " + std::to_string(row) + " of " + std::to_string(rows) +
                                   (op == Op::dot ? "" : ", column " + std::to_string(r.col) + " of " + std::to_string(cols)) +
@@ -442,6 +532,7 @@ Verdict check_rows(const RungInfo& rung, Op op, const LaunchPlan& plan, const st
             verdict.expected = show(r.expected);
             verdict.got = is_poison(held) ? "never written" : show(held);
         }
+        verdict.wrong += slices[k].wrong;
     }
     verdict.ok = verdict.wrong == 0;
     return verdict;

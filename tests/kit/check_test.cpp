@@ -53,6 +53,25 @@ TEST(Check, NamesTheFirstWrongBlock)
     EXPECT_NE(verdict.first_wrong.find("expected 770, got 769"), std::string::npos) << verdict.first_wrong;
 }
 
+// Checks over 2^22 values and more are split among the cores (lab/check.cpp): the verdict must be
+// the one a single pass gives, the first wrong block the lowest and every wrong one counted.
+TEST(Check, ALargeCheckSplitAmongCoresNamesTheSameFirstBlock)
+{
+    std::vector<int> input((std::size_t{1} << 23) + 5, 1);
+    const std::size_t blocks = (input.size() + 255) / 256;
+    auto slots = block_sums(input, 256);
+    slots[blocks - 1] += 1;  // a late slice's block, then an early one: the early one is the first
+    slots[blocks / 3] -= 1;
+    slots[blocks / 3 + 1] = lab::poison<int>();
+    const auto verdict = lab::check_output(block_rung(1), lab::Op::sum, lab::LaunchPlan{static_cast<unsigned>(blocks), 256, 0},
+                                           input, slots);
+    EXPECT_FALSE(verdict.ok);
+    EXPECT_EQ(verdict.wrong, 3u);
+    EXPECT_EQ(verdict.checked, blocks);
+    EXPECT_EQ(verdict.first_wrong_block, static_cast<long>(blocks / 3)) << verdict.first_wrong;
+    EXPECT_NE(verdict.first_wrong.find("expected 256, got 255"), std::string::npos) << verdict.first_wrong;
+}
+
 TEST(Check, ReportsSlotsTheKernelNeverWrote)
 {
     std::vector<float> input(600, 0.5f);

@@ -136,6 +136,27 @@ lab::Verdict check(lab::Op op, std::size_t cols, const std::vector<float>& input
     return lab::check_output(row_rung(), op, plan_for(rows, cols), input, out);
 }
 
+// 2^22 values and more: the rows are checked on every core (lab/check.cpp), with the same verdict.
+TEST(RowCheck, ManyRowsSplitAmongCoresNameTheSameFirstRow)
+{
+    const std::size_t rows = 4096, cols = 1025;
+    std::vector<float> x(rows * cols), dots(rows);
+    lab::Rng rng(11);
+    for (auto& v : x) v = static_cast<float>(rng.integer(-4, 4));  // integer-valued: every dot product exact
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c) dots[r] += x[r * cols + c] * x[r * cols + c];
+    std::vector<float> input(x);
+    input.insert(input.end(), x.begin(), x.end());  // a dot product reads x, then y: here y = x
+    const lab::LaunchPlan plan = plan_for(rows, cols);
+    EXPECT_TRUE(lab::check_output(row_rung(), lab::Op::dot, plan, input, dots).ok);
+    dots[rows - 2] += 1;
+    dots[1500] -= 1;
+    const auto verdict = lab::check_output(row_rung(), lab::Op::dot, plan, input, dots);
+    EXPECT_EQ(verdict.wrong, 2u);
+    EXPECT_EQ(verdict.checked, rows);
+    EXPECT_EQ(verdict.first_wrong_block, 1500) << verdict.first_wrong;
+}
+
 TEST(RowCheck, SoftmaxComputedInFloatPasses)
 {
     for (const std::size_t cols : {1u, 33u, 1856u, 65537u})
