@@ -15,10 +15,12 @@ work="$(mktemp -d)"
 # A path as long as CI's: the kit must not care where it lives.
 kit="$work/$(printf 'a-path-longer-than-a-hundred-characters/%.0s' 1 2 3)kit"
 mkdir -p "$(dirname "$kit")"
-if git -C "$here" rev-parse --git-dir >/dev/null 2>&1; then
+# A clone of the checkout's commit; FRESH=copy (or a tree without git) copies its files instead, no
+# builds (a machine the working tree was copied to, whose git history may lag behind its files).
+if [[ "${FRESH:-clone}" != copy ]] && git -C "$here" rev-parse --git-dir >/dev/null 2>&1; then
   git clone -q "$here" "$kit"
-else  # a copy of the kit without its history (a machine the tree was copied to): its files, no builds
-  mkdir "$kit" && tar -C "$here" --exclude=./build --exclude=./.lab --exclude=./.exp -cf - . | tar -C "$kit" -xf -
+else
+  mkdir "$kit" && tar -C "$here" --exclude=./build --exclude=./.lab --exclude=./.exp --exclude=./.deps -cf - . | tar -C "$kit" -xf -
 fi
 logs="${OUT:-$work}"
 gpu="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)"

@@ -277,6 +277,17 @@ std::string Kit::python_with(const std::string& module) const
     return fs::exists(candidates.front()) ? candidates.front() : "python3";
 }
 
+std::vector<std::string> Kit::configure_command(const std::string& preset) const
+{
+    std::vector<std::string> command{"cmake", "--preset", preset};
+    // A CUDA tree on a machine with a GPU is built for that GPU alone (the kit's list, 75;90, is for
+    // a build that must run anywhere); CUDAARCHS, when set, decides instead.
+    const char* arches = std::getenv("CUDAARCHS");
+    if (preset.rfind("cuda-", 0) == 0 && !(arches && *arches) && gpu_present())
+        command.push_back("-DCMAKE_CUDA_ARCHITECTURES=native");
+    return command;
+}
+
 void Kit::configure_and_build(const std::string& preset, const std::vector<std::string>& targets) const
 {
     // A tree whose configuring was cut short (Ctrl-C) has a cache but no build file: configure again.
@@ -287,7 +298,7 @@ void Kit::configure_and_build(const std::string& preset, const std::vector<std::
         options.search_path = true;
         options.directory = root;
         options.output = log;
-        if (process::run({"cmake", "--preset", preset}, options) != 0) {
+        if (process::run(configure_command(preset), options) != 0) {
             std::cerr << read_text(log);
             throw Failure("configuring build/" + preset + " failed (CMake's messages are above, and in " + log + ")");
         }
@@ -326,6 +337,28 @@ std::string first_error(const std::string& log)
 
 }  // namespace
 
+int Kit::build_targets(const std::string& preset, const std::vector<std::string>& targets, const std::string& log,
+                       const std::function<void(int, int)>& progress) const
+{
+    std::vector<std::string> command{"cmake", "--build", tree(preset), "-j", std::to_string(jobs)};
+    for (const auto& target : targets) command.insert(command.end(), {"--target", target});
+    return run_logged(command, log, [&](const std::string& line) {
+        int done = 0, total = 0;
+        if (progress && std::sscanf(line.c_str(), "[%d/%d]", &done, &total) == 2) progress(done, total);
+    });
+}
+
+Failure Kit::build_failure(const std::string& preset, const std::string& log) const
+{
+    const std::string text = read_text(log);
+    if (text.find("No space left on device") != std::string::npos)
+        return Failure("the disk filled up while building build/" + preset + ": free some space, then run this again (it "
+                       "goes on from what was built). The log: " + log, 2);
+    const std::string error = first_error(text);
+    return Failure("building build/" + preset + " failed. The first error:\n" + (error.empty() ? "  (none found in the log)\n" : error) +
+                   "The whole log: " + log + " (again with: cmake --build " + tree(preset) + ")");
+}
+
 int Kit::build_with_progress(const std::string& preset, const std::vector<std::string>& targets) const
 {
     const std::string dir = tree(preset);
@@ -333,7 +366,7 @@ int Kit::build_with_progress(const std::string& preset, const std::vector<std::s
         Phase phase("configuring build/" + preset);
         fs::create_directories(build);
         const std::string log = build + "/configure-" + preset + ".log";
-        const int status = run_logged({"cmake", "--preset", preset}, log, {}, {}, root);
+        const int status = run_logged(configure_command(preset), log, {}, {}, root);
         stop_if_interrupted("build/" + preset + " is configured again on the next run");
         if (status != 0) {
             const std::string error = first_error(read_text(log));
@@ -344,26 +377,13 @@ int Kit::build_with_progress(const std::string& preset, const std::vector<std::s
     }
     Phase phase("building build/" + preset);
     const std::string log = dir + "/build.log";
-    std::vector<std::string> command{"cmake", "--build", dir, "-j", std::to_string(jobs)};
-    for (const auto& target : targets) command.insert(command.end(), {"--target", target});
     int steps = 0;
-    const int status = run_logged(command, log, [&](const std::string& line) {
-        int done = 0, total = 0;
-        if (std::sscanf(line.c_str(), "[%d/%d]", &done, &total) == 2) {
-            steps = done;
-            phase.update("building " + std::to_string(done) + "/" + std::to_string(total));
-        }
+    const int status = build_targets(preset, targets, log, [&](int done, int total) {
+        steps = done;
+        phase.update("building " + std::to_string(done) + "/" + std::to_string(total));
     });
     stop_if_interrupted("the next run goes on from the part of build/" + preset + " already built");
-    if (status != 0) {
-        const std::string text = read_text(log);
-        if (text.find("No space left on device") != std::string::npos)
-            throw Failure("the disk filled up while building build/" + preset + ": free some space, then run this again (it "
-                          "goes on from what was built). The log: " + log, 2);
-        const std::string error = first_error(text);
-        throw Failure("building build/" + preset + " failed. The first error:\n" + (error.empty() ? "  (none found in the log)\n" : error) +
-                      "The whole log: " + log + " (again with: cmake --build " + dir + ")");
-    }
+    if (status != 0) throw build_failure(preset, log);
     phase.done(steps ? "built build/" + preset + " (" + std::to_string(steps) + " steps)" : "build/" + preset + " is up to date");
     return steps;
 }

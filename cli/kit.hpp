@@ -3,6 +3,7 @@
 // this folder and uses these; none of them loads a student's code.
 #pragma once
 
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -54,6 +55,9 @@ public:
     std::string tree(const std::string& preset) const { return build + "/" + preset; }
     std::string tool(const std::string& preset, const std::string& relative) const { return tree(preset) + "/" + relative; }
 
+    // cmake --preset PRESET, and for a CUDA tree on a machine with a GPU (CUDAARCHS unset), built for
+    // that GPU alone (native).
+    std::vector<std::string> configure_command(const std::string& preset) const;
     // Configures build/PRESET from CMakePresets.json when it has no cache yet, then builds the
     // targets (all without any).
     void configure_and_build(const std::string& preset, const std::vector<std::string>& targets = {}) const;
@@ -61,6 +65,11 @@ public:
     // the first error with its file and line, and the log's path (build/PRESET/build.log). Returns
     // how many build steps ran.
     int build_with_progress(const std::string& preset, const std::vector<std::string>& targets) const;
+    // The build alone, its output in `log`, `progress` hearing each step ("[done/total]"); ninja's
+    // exit status. build_failure: what a failed one says (its first error, the log).
+    int build_targets(const std::string& preset, const std::vector<std::string>& targets, const std::string& log,
+                      const std::function<void(int, int)>& progress = {}) const;
+    Failure build_failure(const std::string& preset, const std::string& log) const;
     // The same, with the build's output in `log`, shown (without the build's progress lines) only
     // when the build fails: the student's loop, where a good build should say nothing.
     void build_quietly(const std::string& preset, const std::vector<std::string>& targets, const std::string& log) const;
