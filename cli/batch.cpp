@@ -3,12 +3,8 @@
 
 #include <cctype>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
-#include <memory>
-#include <mutex>
-#include <thread>
 
 #include "console.hpp"
 #include "lab/registry.hpp"
@@ -19,100 +15,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The programs of the rungs still to run, built one after another on a thread of their own.
-class BuildAhead {
-public:
-    BuildAhead(const Kit& kit, const std::string& preset, const Batch& batch) : kit_(kit), preset_(preset)
-    {
-        const auto& rungs = Registry::kit().rungs();
-        for (std::size_t i = 1; i < rungs.size(); ++i) steps_.push_back({{batch.program + rungs[i].id}, "", ""});
-        if (!batch.build_after.empty()) steps_.push_back({batch.build_after, "", ""});
-        state_.assign(steps_.size(), State::waiting);
-        thread_ = std::thread([this] { work(); });
-    }
-    BuildAhead(const BuildAhead&) = delete;
-    BuildAhead& operator=(const BuildAhead&) = delete;
-    ~BuildAhead()
-    {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            stop_ = true;
-        }
-        thread_.join();
-    }
-
-    // Waits until step k is built (step i - 1 is rung i's program; the last, build_after); throws
-    // the build's failure.
-    void wait(std::size_t k)
-    {
-        if (k >= steps_.size()) return;
-        std::unique_lock<std::mutex> lock(mutex_);
-        changed_.wait(lock, [&] { return state_[k] != State::waiting; });
-        if (state_[k] == State::failed)
-            throw steps_[k].error.empty() ? kit_.build_failure(preset_, steps_[k].log) : Failure(steps_[k].error);
-        if (state_[k] == State::stopped) stop_if_interrupted("the next run goes on from what was built");
-    }
-
-    // "building test_05", or "" when nothing is being built.
-    std::string now()
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return building_;
-    }
-
-private:
-    enum class State { waiting, built, failed, stopped };
-    struct Step {
-        std::vector<std::string> targets;
-        std::string log, error;
-    };
-
-    void work()
-    {
-        for (std::size_t k = 0; k < steps_.size(); ++k) {
-            {
-                std::lock_guard<std::mutex> lock(mutex_);
-                if (stop_ || interrupted()) {
-                    for (std::size_t j = k; j < steps_.size(); ++j) state_[j] = State::stopped;
-                    break;
-                }
-                steps_[k].log = kit_.tree(preset_) + "/build-ahead-" + std::to_string(k + 1) + ".log";
-                building_ = "building " + steps_[k].targets.front();
-            }
-            int status = 1;
-            try {
-                status = kit_.build_targets(preset_, steps_[k].targets, steps_[k].log);
-            } catch (const std::exception& e) {
-                steps_[k].error = e.what();
-            }
-            std::lock_guard<std::mutex> lock(mutex_);
-            state_[k] = interrupted() ? State::stopped : status == 0 ? State::built : State::failed;
-            building_.clear();
-            changed_.notify_all();
-            if (state_[k] == State::failed) {
-                for (std::size_t j = k + 1; j < steps_.size(); ++j) state_[j] = State::stopped;
-                break;
-            }
-        }
-        std::lock_guard<std::mutex> lock(mutex_);
-        for (auto& state : state_)
-            if (state == State::waiting) state = State::stopped;
-        changed_.notify_all();
-    }
-
-    const Kit& kit_;
-    std::string preset_;
-    std::vector<Step> steps_;
-    std::vector<State> state_;
-    std::string building_;
-    bool stop_ = false;
-    std::mutex mutex_;
-    std::condition_variable changed_;
-    std::thread thread_;
-};
-
 RungRun run_rung(const Kit& kit, const std::string& preset, const RungInfo& rung, const Batch& batch, Phase& phase,
-                 const std::string& before, BuildAhead* ahead)
+                 const std::string& before)
 {
     RungRun r;
     r.rung = rung.id;
@@ -125,16 +29,11 @@ RungRun run_rung(const Kit& kit, const std::string& preset, const RungInfo& rung
     if (!batch.sample.empty()) command.insert(command.end(), {"--sample", batch.sample});
     if (!batch.filter.empty()) command.insert(command.end(), {"--filter", batch.filter});
     if (!batch.sanitizer.empty()) command.insert(command.end(), {"--sanitizer", batch.sanitizer});
-    const auto building = [&] {
-        const std::string now = ahead ? ahead->now() : "";
-        return now.empty() ? "" : "; " + now;
-    };
-    phase.update(before + "rung " + rung.id + building());
+    phase.update(before + "rung " + rung.id);
     const int status = run_logged(command, r.log, [&](const std::string& line) {
         int done = 0, total = 0;
         if (std::sscanf(line.c_str(), "lab-case: progress %d/%d", &done, &total) == 2)
-            phase.update(before + "rung " + rung.id + ": " + std::to_string(done) + "/" + std::to_string(total) + " cases" +
-                         building());
+            phase.update(before + "rung " + rung.id + ": " + std::to_string(done) + "/" + std::to_string(total) + " cases");
         else if (line.rfind("FAILED ", 0) == 0)
             r.failures.push_back(line.substr(7));
         else if (line.rfind("rung " + rung.id + ": ", 0) == 0)
@@ -156,21 +55,11 @@ std::vector<RungRun> run_rungs(const Kit& kit, const std::string& preset, const 
     std::vector<RungRun> runs;
     int passed = 0, failed = 0, skipped = 0, left_out = 0;
     Phase phase(what);
-    std::unique_ptr<BuildAhead> ahead;
-    if (batch.build_ahead) ahead = std::make_unique<BuildAhead>(kit, preset, batch);
     for (std::size_t i = 0; i < rungs.size(); ++i) {
         const std::string before = "[" + std::to_string(i + 1) + "/" + std::to_string(rungs.size()) + "] ";
-        if (ahead && i > 0) {
-            phase.update(before + "rung " + rungs[i].id + ": building its program");
-            ahead->wait(i - 1);
-        }
-        runs.push_back(run_rung(kit, preset, rungs[i], batch, phase, before, ahead.get()));
+        runs.push_back(run_rung(kit, preset, rungs[i], batch, phase, before));
         const RungRun& r = runs.back();
         passed += r.passed, failed += r.failed, skipped += r.skipped, left_out += r.left_out;
-    }
-    if (ahead) {
-        phase.update("building " + (batch.build_after.empty() ? std::string("the rest") : batch.build_after.front()));
-        ahead->wait(rungs.size() - 1);
     }
     phase.done(what + ", " + std::to_string(rungs.size()) + " rungs: " + std::to_string(passed) + " passed, " +
                std::to_string(failed) + " failed, " + std::to_string(skipped) + " skipped by the kit" +

@@ -25,11 +25,6 @@ struct Batch {
     std::string filter;              // lab-case batch --filter
     std::string sanitizer;           // lab-case batch --sanitizer (racecheck on a GPU)
     std::vector<std::pair<std::string, std::string>> environment;
-    // Build each rung's program in the background while the rung before runs (the first must be
-    // built already), then these targets, waited for before run_rungs returns: the GPU's cases
-    // run while the CPU compiles.
-    bool build_ahead = false;
-    std::vector<std::string> build_after;
 };
 
 // Runs every rung in build/PRESET as `batch` says, under one progress line that starts with `what`
