@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -111,17 +112,28 @@ int run_logged(const std::vector<std::string>& argv, const std::string& log,
         return -1;
     }
     std::string pending;
-    bool passed_on = false;
+    bool passed_on = false, exited = false;
+    int status = 0;
+    auto passed_at = std::chrono::steady_clock::now();
     char buffer[65536];
     for (;;) {
         if (g_interrupted && !passed_on) {
             kill(-pid, SIGINT);
             passed_on = true;
+            passed_at = std::chrono::steady_clock::now();
         }
+        // Ctrl-C: what ignores it (a shell's background job) is stopped 5 s later.
+        if (passed_on && std::chrono::steady_clock::now() - passed_at > std::chrono::seconds(5)) kill(-pid, SIGKILL);
         pollfd p{fds[0], POLLIN, 0};
         const int ready = poll(&p, 1, 200);
         if (ready < 0 && errno != EINTR) break;
-        if (ready <= 0) continue;
+        if (ready <= 0) {
+            // Nothing to read, and the child has ended: done, even if something it started still
+            // holds the pipe open.
+            if (!exited && waitpid(pid, &status, WNOHANG) == pid) exited = true;
+            if (exited) break;
+            continue;
+        }
         const ssize_t got = read(fds[0], buffer, sizeof buffer);
         if (got < 0 && errno == EINTR) continue;
         if (got <= 0) break;
@@ -135,7 +147,8 @@ int run_logged(const std::vector<std::string>& argv, const std::string& log,
     if (!pending.empty() && on_line) on_line(pending);
     close(fds[0]);
     close(log_fd);
-    return process::exit_code(process::wait(pid));
+    if (passed_on) kill(-pid, SIGKILL);  // whatever of it is left after Ctrl-C
+    return process::exit_code(exited ? status : process::wait(pid));
 }
 
 void watch_interrupts()

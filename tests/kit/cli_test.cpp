@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <signal.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "lab/process.hpp"
@@ -174,6 +177,80 @@ TEST(Cli, AMachineThatCannotRunTheKernelsSaysWhyAndExitsWith2)
     const Ran backend = lab_cli({"run"}, {{"LAB_BACKEND", "tpu"}});
     EXPECT_EQ(backend.status, 2) << backend.output;
     EXPECT_NE(backend.output.find("LAB_BACKEND=tpu is neither cpu, cuda nor auto"), std::string::npos) << backend.output;
+}
+
+// A stand-in program in a folder of its own, put first on PATH.
+struct StandIn {
+    std::string dir;
+    StandIn(const std::string& program, const std::string& script)
+    {
+        char name[] = "/tmp/lab-stand-in-XXXXXX";
+        dir = mkdtemp(name);
+        const std::string file = dir + "/" + program;
+        std::ofstream(file) << "#!/bin/sh\n" << script << "\n";
+        std::filesystem::permissions(file, std::filesystem::perms::owner_all);
+    }
+    StandIn(const StandIn&) = delete;
+    StandIn& operator=(const StandIn&) = delete;
+    ~StandIn() { std::filesystem::remove_all(dir); }
+    std::string path() const
+    {
+        const char* path = std::getenv("PATH");
+        return dir + ":" + (path ? path : "");
+    }
+};
+
+// The bootstrap, without root (LAB_INSTALL=no stands in for it): a CMake too old is named with its
+// version, with the one apt-get line to run, exit status 2, and nothing built.
+TEST(Cli, TheBootstrapNamesWhatIsMissingAndBuildsNothing)
+{
+    const StandIn old_cmake("cmake", "echo 'cmake version 3.22.1'");
+    char name[] = "/tmp/lab-bootstrap-XXXXXX";
+    const int fd = mkstemp(name);
+    close(fd);
+    lab::process::Options options;
+    options.output = name;
+    options.environment = {{"PATH", old_cmake.path()}, {"LAB_INSTALL", "no"}};
+    const int status = lab::process::run({std::string(LAB_SOURCE_DIR) + "/lab", "run"}, options);
+    std::ifstream in(name);
+    const std::string said((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::filesystem::remove(name);
+    EXPECT_EQ(status, 2) << said;
+    EXPECT_NE(said.find("cmake version 3.22.1 is too old: the kit needs 3.25 or newer"), std::string::npos) << said;
+    EXPECT_NE(said.find("sudo apt-get install cmake"), std::string::npos) << said;
+    EXPECT_EQ(said.find("building"), std::string::npos) << "it built something first: " << said;
+    EXPECT_EQ(std::count(said.begin(), said.end(), '\n'), 1) << "one line: " << said;
+}
+
+// Ctrl-C in the middle of ./lab run: the build it started (a stand-in cmake that waits) is stopped
+// with it, and ./lab ends with one line and exit status 130.
+TEST(Cli, CtrlCStopsTheRunWithOneLineAndStatus130)
+{
+    const StandIn slow_cmake("cmake", "echo started >\"$LAB_STAND_IN\".started\n"
+                                      "trap 'echo interrupted >\"$LAB_STAND_IN\".interrupted; exit 130' INT\n"
+                                      "sleep 60 & wait");
+    const std::string marks = slow_cmake.dir + "/cmake";
+    char name[] = "/tmp/lab-ctrl-c-XXXXXX";
+    const int fd = mkstemp(name);
+    close(fd);
+    lab::process::Options options;
+    options.output = name;
+    options.environment = {{"PATH", slow_cmake.path()}, {"LAB_BACKEND", "cpu"}, {"LAB_STAND_IN", marks},
+                           {"LAB_STATE", state_dir()}};
+    const pid_t pid = lab::process::start({LAB_CLI, "run"}, options);
+    ASSERT_GT(pid, 0);
+    for (int i = 0; i < 200 && !std::filesystem::exists(marks + ".started"); ++i) usleep(50000);
+    ASSERT_TRUE(std::filesystem::exists(marks + ".started")) << "./lab run never started its build";
+    kill(pid, SIGINT);
+    const int status = lab::process::exit_code(lab::process::wait(pid));
+    std::ifstream in(name);
+    const std::string said((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::filesystem::remove(name);
+    EXPECT_EQ(status, 130) << said;
+    EXPECT_TRUE(std::filesystem::exists(marks + ".interrupted")) << "the build was not stopped with it";
+    const auto at = said.find("lab: interrupted;");
+    ASSERT_NE(at, std::string::npos) << said;
+    EXPECT_EQ(said.find('\n', at), said.size() - 1) << "more than one line after the interruption: " << said;
 }
 
 // CI runs exactly what the README tells a newcomer to run: its two commands, in order.
