@@ -57,6 +57,26 @@ std::string find_nvcc()
     return "";
 }
 
+// Compiles go through ccache where it is installed (LAB_CCACHE=no: never). The self-test builds
+// whole copies of the kit (the students' release, the Gradescope bundle, a Slurm node's tree), and
+// these find most of their objects in what build/ compiled already: 155 s for the release's build
+// on 2 cores, 45 s with the cache. Paths under the kit are hashed relative to it, so a copy inside
+// build/ shares entries; a nested ./lab keeps the outer kit's cache and root. The grader's sandboxed
+// builds of a submission never use it (grader/trusted/sandbox.cpp sets CCACHE_DISABLE).
+void use_compiler_cache(const std::string& root, const std::string& build)
+{
+    const char* wanted = std::getenv("LAB_CCACHE");
+    if (wanted && std::string(wanted) == "no") return;
+    const std::string ccache = process::find_program("ccache");
+    if (ccache.empty()) return;
+    setenv("CCACHE_DIR", (build + "/ccache").c_str(), 0);
+    setenv("CCACHE_BASEDIR", root.c_str(), 0);
+    setenv("CCACHE_NOHASHDIR", "1", 0);  // the same object from another copy's build folder
+    // CMake takes these as the launchers of a tree it configures anew.
+    for (const char* language : {"C", "CXX", "CUDA"})
+        setenv(("CMAKE_" + std::string(language) + "_COMPILER_LAUNCHER").c_str(), ccache.c_str(), 0);
+}
+
 }  // namespace
 
 Kit::Kit() : root(lab::kit_root()), jobs(default_jobs()), nvcc(find_nvcc())
@@ -64,6 +84,7 @@ Kit::Kit() : root(lab::kit_root()), jobs(default_jobs()), nvcc(find_nvcc())
     build = root + "/build";
     // CMake, which this program starts, finds nvcc through CUDACXX even where it is not on PATH.
     if (have_nvcc()) setenv("CUDACXX", nvcc.c_str(), 1);
+    use_compiler_cache(root, build);
 }
 
 

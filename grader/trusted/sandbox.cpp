@@ -66,7 +66,9 @@ std::vector<std::string> gpu_nodes()
 }
 
 // The environment a sandboxed program gets: these variables of the grader's, and nothing else
-// (no CI tokens), with HOME and TMPDIR its own /tmp.
+// (no CI tokens), with HOME and TMPDIR its own /tmp. A build tree configured with ccache as its
+// compilers' launcher (cli/kit.cpp) calls the compilers directly here: a submission's objects are
+// never taken from a cache, nor put in one that the next grading could read.
 std::vector<std::pair<std::string, std::string>> passed_environment()
 {
     std::vector<std::pair<std::string, std::string>> passed;
@@ -74,6 +76,7 @@ std::vector<std::pair<std::string, std::string>> passed_environment()
         if (const char* value = std::getenv(name)) passed.emplace_back(name, value);
     passed.emplace_back("HOME", "/tmp");
     passed.emplace_back("TMPDIR", "/tmp");
+    passed.emplace_back("CCACHE_DISABLE", "1");
     return passed;
 }
 

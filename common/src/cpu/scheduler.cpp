@@ -95,12 +95,15 @@ std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to *
 // --- sites and messages ------------------------------------------------------------------------
 
 // A path as the student sees it: relative to the kit's root when it lies inside the kit, so that
-// messages read the same wherever the kit was cloned.
+// messages read the same wherever the kit was cloned. A header compiled through ccache is named
+// relative to the build tree (build/PRESET/../../common/...): its leading ../ go too.
 std::string shown_path(const char* file)
 {
     static const std::string root = std::string(LAB_SOURCE_DIR) + "/";
-    const std::string path = file;
-    return path.rfind(root, 0) == 0 ? path.substr(root.size()) : path;
+    std::string path = file;
+    if (path.rfind(root, 0) == 0) return path.substr(root.size());
+    while (path.rfind("../", 0) == 0) path.erase(0, 3);
+    return path;
 }
 
 struct Site {

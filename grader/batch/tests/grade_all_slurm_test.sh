@@ -7,7 +7,8 @@
 set -uo pipefail
 grade="$1" kit="$2" work="$3" local_work="$4"
 fail() { echo "FAILED: $*" >&2; exit 1; }
-[[ -f "$local_work/gradebook-local.csv" ]] || fail "no local gradebook in $local_work (Kit.Grader.GradeAll makes it)"
+[[ -f "$local_work/gradebook-local.csv" && -f "$local_work/rubric.toml" ]] \
+  || fail "no local gradebook or rubric in $local_work (Kit.Grader.GradeAll makes them)"
 rm -rf "$work" && mkdir -p "$work"
 cluster="$(mktemp -d /tmp/lab-slurm.XXXXXX)"  # short: munge's socket path has 108 bytes at most
 started=$("$kit/grader/batch/tests/single_node_slurm.sh" start "$cluster")
@@ -19,7 +20,7 @@ trap '"$kit/grader/batch/tests/single_node_slurm.sh" stop "$cluster"; rm -rf "$c
 sinfo
 
 # 1. The class through sbatch: the same gradebook as grading it here.
-"$grade" grade-all "$local_work/class" --slurm --out "$work/out" --seed 0x5eed --rubric "$kit/grader/corpus/rubric.toml" \
+"$grade" grade-all "$local_work/class" --slurm --out "$work/out" --seed 0x5eed --rubric "$local_work/rubric.toml" \
   --poll 1 --time 30 >"$work/run1.log" 2>&1
 code=$?
 cat "$work/run1.log"
@@ -31,14 +32,14 @@ diff "$local_work/gradebook-local.csv" "$work/out/gradebook.csv" || fail "the Sl
 echo "the gradebook through Slurm equals the local one ($(wc -l <"$work/out/gradebook.csv") lines)"
 
 # 2. Resumed like the local mode: nothing graded twice.
-"$grade" grade-all "$local_work/class" --slurm --out "$work/out" --rubric "$kit/grader/corpus/rubric.toml" --poll 1 \
+"$grade" grade-all "$local_work/class" --slurm --out "$work/out" --rubric "$local_work/rubric.toml" --poll 1 \
   >"$work/run2.log" 2>&1
 grep -q '4 graded already; Slurm job [0-9]*: 1 task(s) for the 1 to grade' "$work/run2.log" || fail "resume: $(cat "$work/run2.log")"
 
 # 3. Tasks that die before grading (a node tree that cannot be configured) are submitted again,
 #    then reported with their task's log; nothing is lost or counted as graded.
 mkdir -p "$work/one" && cp -r "$local_work/class/m3.tar.gz" "$work/one/"
-"$grade" grade-all "$work/one" --slurm --out "$work/one-out" --rubric "$kit/grader/corpus/rubric.toml" --poll 1 \
+"$grade" grade-all "$work/one" --slurm --out "$work/one-out" --rubric "$local_work/rubric.toml" --poll 1 \
   --node-tree /proc/no-such-place/tree --retries 1 >"$work/run3.log" 2>&1
 code=$?
 cat "$work/run3.log"
@@ -49,7 +50,7 @@ grep -q '^m3,"not graded: its Slurm task (job [0-9]*, task 0) ended without a gr
 # 4. A node tree: the task configures and builds a tree of the kit on the node's disk and grades
 #    there; the grade is the one this tree gave (same seed, same student).
 mkdir -p "$work/tree-class" && cp -r "$local_work/class/m3.tar.gz" "$work/tree-class/"
-"$grade" grade-all "$work/tree-class" --slurm --out "$work/tree-out" --seed 0x5eed --rubric "$kit/grader/corpus/rubric.toml" \
+"$grade" grade-all "$work/tree-class" --slurm --out "$work/tree-out" --seed 0x5eed --rubric "$local_work/rubric.toml" \
   --poll 2 --node-tree "$work/node-tree" >"$work/run4.log" 2>&1
 code=$?
 cat "$work/run4.log"

@@ -7,11 +7,22 @@
 # class summary hold what the grades say. WORK/out is what the Slurm test compares with.
 set -uo pipefail
 grade="$1" kit="$2" work="$3"
-class="$work/class" out="$work/out" rubric="$kit/grader/corpus/rubric.toml"
+class="$work/class" out="$work/out" rubric="$work/rubric.toml"
 fail() { echo "FAILED: $*" >&2; exit 1; }
 rm -rf "$work" && mkdir -p "$work"
 "$kit/grader/batch/tests/make_class.sh" "$kit" "$class" reference:ref-1 mistake_03_loop_stops_early:m3.tar.gz \
   cheat_prints_skipped:cheat hostile_kills_the_grader:hostile >/dev/null || fail "could not make the class"
+# Every submission of the class is about rung 03: the reference keeps that rung alone, and the rubric
+# (the corpus's, here and in the Slurm test) gives points for it alone, with no sanitizer category.
+# Grading all twelve rungs of the reference took 40 s of each test on 2 cores and told grade-all nothing more.
+find "$class/ref-1/exercises" -name '*.cu' ! -name 03_sequential.cu -delete
+{
+  awk '/^\[/ { section = $0 } section == "[sanitizer]" && /^points *=/ { print "points = 0.0"; next } { print }' \
+    "$kit/grader/corpus/rubric.toml"
+  for id in $(grep -o '"id": "[0-9][0-9]_[a-z0-9_]*"' "$kit/rungs.json" | cut -d'"' -f4); do
+    [[ $id == 03_sequential ]] || printf '\n[rungs.%s]\nvisible = 0.0\nhidden = 0.0\nspeed = 0.0\n' "$id"
+  done
+} >"$rubric"
 echo "not a zip" >"$class/broken.zip"
 echo "notes" >"$class/notes.txt"
 
