@@ -62,7 +62,8 @@ std::string find_nvcc()
 // these find most of their objects in what build/ compiled already: 155 s for the release's build
 // on 2 cores, 45 s with the cache. Paths under the kit are hashed relative to it, so a copy inside
 // build/ shares entries; a nested ./lab keeps the outer kit's cache and root. The grader's sandboxed
-// builds of a submission never use it (grader/trusted/sandbox.cpp sets CCACHE_DISABLE).
+// builds of a submission never use it (grader/trusted/sandbox.cpp sets CCACHE_DISABLE). The
+// bootstrap (./lab) sets the same before it builds this program; this is for the program run alone.
 void use_compiler_cache(const std::string& root, const std::string& build)
 {
     const char* wanted = std::getenv("LAB_CCACHE");
@@ -72,8 +73,10 @@ void use_compiler_cache(const std::string& root, const std::string& build)
     setenv("CCACHE_DIR", (build + "/ccache").c_str(), 0);
     setenv("CCACHE_BASEDIR", root.c_str(), 0);
     setenv("CCACHE_NOHASHDIR", "1", 0);  // the same object from another copy's build folder
-    // CMake takes these as the launchers of a tree it configures anew.
-    for (const char* language : {"C", "CXX", "CUDA"})
+    // CMake takes these as the launchers of a tree it configures anew. Not nvcc's: a tree built with
+    // nvcc through ccache (Kit.Release's on an H100) read a NaN in a solved exercise's speed test, not
+    // yet explained; a wrong object is a wrong verdict, so nvcc compiles every time.
+    for (const char* language : {"C", "CXX"})
         setenv(("CMAKE_" + std::string(language) + "_COMPILER_LAUNCHER").c_str(), ccache.c_str(), 0);
 }
 
