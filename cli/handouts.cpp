@@ -58,16 +58,16 @@ int handouts(const Kit& kit, const std::string& out_dir)
         options.directory = page_dir;
         options.output = html + ".log";
         const int code = process::run({"pandoc", "--from", "gfm", "--to", "html5", "--standalone", "--self-contained",
-                                       "--metadata", "pagetitle=" + title_of(read_text(source + "/" + page)),
+                                       "--metadata", "pagetitle=" + title_of(lab::read_file(source + "/" + page)),
                                        "--resource-path", figures_seen_from_page + ":" + page_dir, "--output", html,
                                        source + "/" + page},
                                       options);
         if (code != 0) {
-            std::cerr << read_text(html + ".log");
+            std::cerr << lab::read_file(html + ".log");
             throw Failure("pandoc could not render handouts/" + page + " (its messages are above; Debian: apt-get install pandoc)");
         }
         fs::remove(html + ".log");
-        const std::string rendered = read_text(html);
+        const std::string rendered = lab::read_file(html);
         std::ofstream(html) << std::regex_replace(rendered, md_link, "href=\"$1.html$2\"");
     }
     fs::copy_file(out + "/overview.html", out + "/index.html", fs::copy_options::overwrite_existing);

@@ -25,14 +25,6 @@ namespace fs = std::filesystem;
 
 void say(const std::string& line) { std::cout << line << std::endl; }
 
-std::string read_text(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 namespace {
 
 int default_jobs()
@@ -102,7 +94,7 @@ bool Kit::gpu_present() const
         options.output = name;
         options.search_path = true;
         const bool listed = process::run({"nvidia-smi", "-L"}, options) == 0;
-        std::istringstream lines(read_text(name));
+        std::istringstream lines(lab::read_file(name));
         fs::remove(name);
         for (std::string line; std::getline(lines, line);)
             if (listed && line.rfind("GPU", 0) == 0) return true;
@@ -126,7 +118,7 @@ std::string cuda_install_advice()
     // NVIDIA's apt repositories are named by release and architecture: debian12, ubuntu2204,
     // ubuntu2404; x86_64 or sbsa (64-bit Arm servers).
     std::string id, version;
-    std::istringstream release(read_text("/etc/os-release"));
+    std::istringstream release(lab::read_file("/etc/os-release"));
     for (std::string line; std::getline(release, line);) {
         const auto value = [&](const std::string& key) {
             std::string v = line.substr(key.size());
@@ -204,7 +196,7 @@ int nvcc_release(const std::string& nvcc)
     process::Options options;
     options.output = name;
     process::run({nvcc, "--version"}, options);
-    const std::string text = read_text(name);
+    const std::string text = lab::read_file(name);
     fs::remove(name);
     const auto at = text.find("release ");
     if (at == std::string::npos) return 0;
@@ -323,7 +315,7 @@ void Kit::configure_and_build(const std::string& preset, const std::vector<std::
         options.directory = root;
         options.output = log;
         if (process::run(configure_command(preset), options) != 0) {
-            std::cerr << read_text(log);
+            std::cerr << lab::read_file(log);
             throw Failure("configuring build/" + preset + " failed (CMake's messages are above, and in " + log + ")");
         }
     }
@@ -374,7 +366,7 @@ int Kit::build_targets(const std::string& preset, const std::vector<std::string>
 
 Failure Kit::build_failure(const std::string& preset, const std::string& log) const
 {
-    const std::string text = read_text(log);
+    const std::string text = lab::read_file(log);
     if (text.find("No space left on device") != std::string::npos)
         return Failure("the disk filled up while building build/" + preset + ": free some space, then run this again (it "
                        "goes on from what was built). The log: " + log, 2);
@@ -393,8 +385,8 @@ int Kit::build_with_progress(const std::string& preset, const std::vector<std::s
         const int status = run_logged(configure_command(preset), log, {}, {}, root);
         stop_if_interrupted("build/" + preset + " is configured again on the next run");
         if (status != 0) {
-            const std::string error = first_error(read_text(log));
-            throw Failure("configuring build/" + preset + " failed:\n" + (error.empty() ? read_text(log) : error) +
+            const std::string error = first_error(lab::read_file(log));
+            throw Failure("configuring build/" + preset + " failed:\n" + (error.empty() ? lab::read_file(log) : error) +
                           "The whole log: " + log);
         }
         phase.done("configured build/" + preset);
@@ -425,7 +417,7 @@ void Kit::build_quietly(const std::string& preset, const std::vector<std::string
     options.search_path = true;
     options.output = log;
     if (process::run(command, options) == 0) return;
-    std::istringstream lines(read_text(log));
+    std::istringstream lines(lab::read_file(log));
     for (std::string line; std::getline(lines, line);)
         if (!(line.size() > 1 && line[0] == '[' && line.find("] ") != std::string::npos && std::isdigit(static_cast<unsigned char>(line[1]))) &&
             line.rfind("ninja: build stopped", 0) != 0)

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "lab/text.hpp"
+
 namespace lab::cli {
 
 // A command could not do its job: `./lab` prints "lab: WHAT" and exits with `code`.
@@ -18,8 +20,6 @@ struct Failure : std::runtime_error {
 };
 
 void say(const std::string& line);
-// A file's whole text ("" when it cannot be read).
-std::string read_text(const std::string& path);
 // Where the CUDA Toolkit comes from on this machine's Debian or Ubuntu release: NVIDIA's repository,
 // with the commands.
 std::string cuda_install_advice();

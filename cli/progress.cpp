@@ -19,7 +19,7 @@ namespace {
 
 nlohmann::json read_json(const std::string& path)
 {
-    const auto j = nlohmann::json::parse(read_text(path), nullptr, false);
+    const auto j = nlohmann::json::parse(lab::read_file(path), nullptr, false);
     return j.is_object() ? j : nlohmann::json::object();
 }
 
@@ -35,7 +35,7 @@ std::string hints_file(const Kit& kit) { return state_dir(kit) + "/hints.json"; 
 // What ./lab generate wrote to the exercise (exercises/.generated), or "" when it has no record.
 std::string generated_stamp(const Kit& kit, const RungInfo& rung)
 {
-    std::istringstream lines(read_text(kit.root + "/exercises/.generated"));
+    std::istringstream lines(lab::read_file(kit.root + "/exercises/.generated"));
     for (std::string line; std::getline(lines, line);) {
         std::istringstream fields(line);
         std::string stamp, name;
@@ -51,7 +51,7 @@ std::string exercise_file(const Kit& kit, const RungInfo& rung) { return kit.roo
 std::string stamp_of(const std::string& path)
 {
     char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(lab::fnv1a(read_text(path))));
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(lab::fnv1a(lab::read_file(path))));
     return hex;
 }
 

@@ -39,7 +39,7 @@ void expect_rungs(const Kit& kit, const std::string& preset, const std::vector<R
     command.insert(command.end(), args.begin(), args.end());
     const std::string log = kit.tree(preset) + "/summary_" + expectation + ".log";
     if (run_logged(command, log) == 0) return;
-    std::cout << read_text(log);
+    std::cout << lab::read_file(log);
     if (expectation == "pass") say_failures(kit, preset, runs);
     throw Failure(problem + " (the table above; every case's verdict in " + kit.tree(preset) + "/*_NN.xml)");
 }
@@ -69,7 +69,7 @@ void kit_tests(const Kit& kit, const std::string& preset)
         return;
     }
     phase.done("the kit's own tests: some FAILED");
-    std::cout << read_text(summary_log);
+    std::cout << lab::read_file(summary_log);
     throw Failure("the kit's own tests failed (above; ctest's log: " + log + ")");
 }
 
@@ -146,7 +146,7 @@ int selftest(const Kit& kit, const std::string& only, const std::string& seed)
         Phase phase("exercises/ and the README's rung table against what the generator writes");
         const std::string log = kit.build + "/generate-check.log";
         if (run_logged({generator, "--check"}, log) != 0) {
-            std::cout << read_text(log);
+            std::cout << lab::read_file(log);
             throw Failure("exercises/ or README.md is out of date: run ./lab generate");
         }
         phase.done("exercises/ and the README's rung table are what the generator writes");

@@ -22,18 +22,18 @@
 #include "lab/random.hpp"
 #include "lab/registry.hpp"
 #include "lab/speed_plan.hpp"
+#include "lab/text.hpp"
 #include "lab/usage_error.hpp"
 #include "skeleton.hpp"
 
 namespace {
 
-std::string read_file(const std::string& path)
+// A file of the kit that must be there.
+std::string read_or_fail(const std::string& path)
 {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) throw lab::UsageError("cannot read " + path);
-    std::ostringstream text;
-    text << file.rdbuf();
-    return text.str();
+    auto text = lab::try_read_file(path);
+    if (!text) throw lab::UsageError("cannot read " + path);
+    return *text;
 }
 
 // Returns true when `path` already holds `text`; otherwise writes it (or, when checking, reports it).
@@ -112,18 +112,6 @@ struct Measured {
     std::string folder;  // "benchmark/h200", beside the handouts
 };
 
-std::vector<std::string> csv_fields(const std::string& line)
-{
-    std::vector<std::string> fields(1);
-    bool quoted = false;
-    for (const char c : line) {
-        if (c == '"') quoted = !quoted;
-        else if (c == ',' && !quoted) fields.emplace_back();
-        else fields.back() += c;
-    }
-    return fields;
-}
-
 // Every row of every GPU's results.csv, the GPUs in folder order (h100, h200).
 std::vector<Measured> read_benchmarks(const std::string& root)
 {
@@ -135,13 +123,13 @@ std::vector<Measured> read_benchmarks(const std::string& root)
     std::sort(folders.begin(), folders.end());
     std::vector<Measured> rows;
     for (const std::string& folder : folders) {
-        std::istringstream lines(read_file(folder + "/results.csv"));
+        std::istringstream lines(read_or_fail(folder + "/results.csv"));
         std::string line;
         std::getline(lines, line);
         if (line.rfind("gpu,kernel,size,dtype,n,bytes,median_ms,min_ms,gbps,pct_ceiling", 0) != 0)
             throw lab::UsageError(folder + "/results.csv does not start with lab-bench's header");
         while (std::getline(lines, line)) {
-            const auto f = csv_fields(line);
+            const auto f = lab::csv_fields(line);
             if (f.size() < 10) throw lab::UsageError(folder + "/results.csv: a short line: " + line);
             rows.push_back({f[0], f[1], f[2], std::stod(f[6]), std::stod(f[8]), std::stod(f[9]),
                             "benchmark/" + std::filesystem::path(folder).filename().string()});
@@ -305,11 +293,11 @@ int main(int argc, char** argv)
         std::vector<std::string> edited;
         for (const auto& rung : registry.rungs()) {
             const std::string solution = "solutions/" + rung.id + ".cu", name = rung.id + ".cu";
-            skeletons[name] = lab::make_skeleton(read_file(root + "/" + solution), solution, rung.number).text;
+            skeletons[name] = lab::make_skeleton(read_or_fail(root + "/" + solution), solution, rung.number).text;
             written[name] = hash_of(skeletons[name]);
             const std::string path = root + "/exercises/" + name;
             if (!std::filesystem::exists(path)) continue;
-            const std::string current = hash_of(read_file(path));
+            const std::string current = hash_of(read_or_fail(path));
             if (current != written[name] && (!stamps.count(name) || stamps.at(name) != current)) edited.push_back(name);
         }
         if (!edited.empty() && !check && !force) {
@@ -323,19 +311,19 @@ int main(int argc, char** argv)
             in_sync &= sync_file(root + "/exercises/" + rung.id + ".cu", skeletons.at(rung.id + ".cu"), check);
         in_sync &= sync_file(stamp_path, stamps_text(written), check);
         in_sync &= sync_file(root + "/README.md",
-                             with_section(read_file(root + "/README.md"), "rungs", rung_table(registry, "handouts/"), "README.md"),
+                             with_section(read_or_fail(root + "/README.md"), "rungs", rung_table(registry, "handouts/"), "README.md"),
                              check);
         const auto measured = read_benchmarks(root);
         const std::string speed_path = root + "/tests/speed.json";
-        const auto speed = lab::SpeedPlan::parse(read_file(speed_path), speed_path);
+        const auto speed = lab::SpeedPlan::parse(read_or_fail(speed_path), speed_path);
         const std::string overview = root + "/handouts/overview.md";
         in_sync &= sync_file(overview,
-                             with_section(with_section(read_file(overview), "rungs", rung_table(registry, ""), "handouts/overview.md"),
+                             with_section(with_section(read_or_fail(overview), "rungs", rung_table(registry, ""), "handouts/overview.md"),
                                           "ladder", ladder_section(measured, registry), "handouts/overview.md"),
                              check);
         for (const auto& rung : registry.rungs()) {
             const std::string handout = root + "/handouts/" + rung.id + ".md";
-            in_sync &= sync_file(handout, with_section(read_file(handout), "numbers", numbers_section(measured, registry, rung, speed),
+            in_sync &= sync_file(handout, with_section(read_or_fail(handout), "numbers", numbers_section(measured, registry, rung, speed),
                                                        "handouts/" + rung.id + ".md"),
                                  check);
         }

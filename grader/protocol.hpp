@@ -11,7 +11,7 @@
 // lab::output_count of the job's plan (grid, or a row rung's values); or, when
 // the launch or a copy failed, OUTDIR/i.o.err: what the CUDA runtime said. Before job i it appends
 // "start i" to OUTDIR/progress, after it "end i". After a sticky CUDA error it exits with status
-// kStickyExit: the grader starts a fresh runner at the next job.
+// kStickyError (lab/exit_status.hpp): the grader starts a fresh runner at the next job.
 //
 // The runner makes each job's input from its seed with the kit's own generator (lab/inputs.hpp), as
 // the grader does in its own process to compute the reference; the canary, guard and poison values
@@ -25,9 +25,11 @@
 #include <string>
 #include <vector>
 
+#include "lab/exit_status.hpp"
+
 namespace lab::grading {
 
-constexpr int kStickyExit = 86;
+using lab::exit_status::kStickyError;
 constexpr std::size_t kErrorBytes = 4096;
 
 struct Job {

@@ -22,19 +22,12 @@
 
 #include "lab/process.hpp"
 #include "lab/registry.hpp"
+#include "lab/text.hpp"
 #include "skeleton.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_file(const std::string& path)
-{
-    std::ifstream file(path, std::ios::binary);
-    std::ostringstream text;
-    text << file.rdbuf();
-    return text.str();
-}
 
 void write_file(const std::string& path, const std::string& text)
 {
@@ -65,9 +58,9 @@ int run(const std::vector<std::string>& args, const std::string& log, const std:
 std::vector<std::string> tracked_files(const std::string& root, const std::string& scratch)
 {
     if (run({"git", "-C", root, "ls-files", "-z"}, scratch) != 0)
-        throw std::runtime_error("the kit at " + root + " is not a git checkout (release ships what git tracks): " + read_file(scratch));
+        throw std::runtime_error("the kit at " + root + " is not a git checkout (release ships what git tracks): " + lab::read_file(scratch));
     std::vector<std::string> files;
-    std::stringstream list(read_file(scratch));
+    std::stringstream list(lab::read_file(scratch));
     for (std::string file; std::getline(list, file, '\0');)
         if (!file.empty()) files.push_back(file);
     return files;
@@ -168,7 +161,7 @@ int main(int argc, char** argv)
         write_file(out + "/.ci/run", kStudentCi);
         fs::permissions(out + "/.ci/run", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
         std::string commit;
-        if (run({"git", "-C", root, "rev-parse", "HEAD"}, scratch) == 0) commit = trimmed(read_file(scratch));
+        if (run({"git", "-C", root, "rev-parse", "HEAD"}, scratch) == 0) commit = trimmed(lab::read_file(scratch));
         write_file(out + "/.lab-release",
                    "{\"released_from\": \"" + commit + "\", \"note\": \"a student release of the kit: ./lab refuses the instructor's commands here\"}\n");
         std::cout << "lab-release: " << copied << " files of the kit, a student README, .ci/run and .lab-release in " << out << '\n';
@@ -182,7 +175,7 @@ int main(int argc, char** argv)
         std::set<std::string> shown;
         for (const auto& rung : registry.rungs()) {
             const std::string solution = "solutions/" + rung.id + ".cu";
-            const auto skeleton = lab::make_skeleton(read_file(root + "/" + solution), solution, rung.number);
+            const auto skeleton = lab::make_skeleton(lab::read_file(root + "/" + solution), solution, rung.number);
             std::istringstream lines(skeleton.text);
             for (std::string line; std::getline(lines, line);) shown.insert(trimmed(line));
             for (const std::string& line : skeleton.solution_lines)
@@ -200,7 +193,7 @@ int main(int argc, char** argv)
             if (!entry.is_regular_file() || entry.path().string().find("/.git/") != std::string::npos) continue;
             const std::string relative = fs::relative(entry.path(), out).string();
             const bool exercise = relative.rfind("exercises/", 0) == 0 && relative.size() > 12;
-            std::istringstream text(read_file(entry.path().string()));
+            std::istringstream text(lab::read_file(entry.path().string()));
             int number = 0;
             for (std::string line; std::getline(text, line);) {
                 ++number;
@@ -226,7 +219,7 @@ int main(int argc, char** argv)
             run({"git", "-C", out, "-c", "user.name=lab release", "-c", "user.email=lab-release@localhost", "commit", "-q", "-m",
                  "The CUDA reduction lab: the exercises"},
                 scratch) != 0)
-            throw std::runtime_error("git could not make the repository: " + read_file(scratch));
+            throw std::runtime_error("git could not make the repository: " + lab::read_file(scratch));
         std::cout << "lab-release: a fresh git repository, one commit\n";
 
         // 4. Its ./lab test builds, and every rung fails with its TODO list.
@@ -234,7 +227,7 @@ int main(int argc, char** argv)
             const std::string log = out + ".test.log";
             std::cout << "lab-release: running ./lab test in " << out << " (builds the exercises; its log: " << log << ")\n" << std::flush;
             const int code = run({out + "/lab", "test"}, log, out);
-            const std::string said = read_file(log);
+            const std::string said = lab::read_file(log);
             // Every kernel case of every rung failed (the summary's table), each with the rung's TODO
             // list (the JUnit results ./lab test leaves in the tree it built).
             std::string results;  // build/TREE/results_NN.xml, one per rung
@@ -243,7 +236,7 @@ int main(int argc, char** argv)
                     if (tree.is_directory())
                         for (const auto& file : fs::directory_iterator(tree.path()))
                             if (file.path().filename().string().rfind("results_", 0) == 0 && file.path().extension() == ".xml")
-                                results += read_file(file.path().string());
+                                results += lab::read_file(file.path().string());
             std::vector<std::string> wrong;
             if (code == 0) wrong.push_back("./lab test passed on the untouched exercises");
             if (results.empty()) wrong.push_back("no test results were written (nothing was built?)");
@@ -251,7 +244,7 @@ int main(int argc, char** argv)
                 const std::regex all_failed("(^|\n)" + rung.id + " +[0-9]+ failed(, [0-9]+ skipped)? {2,}");
                 if (!std::regex_search(said, all_failed)) wrong.push_back("rung " + rung.id + ": not every kernel case failed");
                 const std::string solution = "solutions/" + rung.id + ".cu";
-                for (const std::string& name : lab::make_skeleton(read_file(root + "/" + solution), solution, rung.number).todo_names)
+                for (const std::string& name : lab::make_skeleton(lab::read_file(root + "/" + solution), solution, rung.number).todo_names)
                     if (results.find("TODO(" + name + ",") == std::string::npos)
                         wrong.push_back("rung " + rung.id + ": its failures do not list TODO(" + name + ")");
             }
@@ -263,8 +256,8 @@ int main(int argc, char** argv)
             }
             // The build left nothing for git to see.
             run({"git", "-C", out, "status", "--porcelain"}, scratch);
-            if (!trimmed(read_file(scratch)).empty())
-                std::cerr << "lab-release: note: ./lab test left files git would see:\n" << read_file(scratch);
+            if (!trimmed(lab::read_file(scratch)).empty())
+                std::cerr << "lab-release: note: ./lab test left files git would see:\n" << lab::read_file(scratch);
             std::cout << "lab-release: ./lab test built the exercises and failed every rung with its TODO list\n";
         }
         fs::remove(scratch);

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "lab/registry.hpp"
+#include "lab/text.hpp"
 
 namespace {
 
@@ -36,15 +37,6 @@ struct RungResults {
     bool not_built = false;
     std::string bench;  // "220.4" or "wrong"
 };
-
-std::string read(const std::string& path)
-{
-    std::ifstream file(path);
-    if (!file) throw std::runtime_error("cannot read " + path);
-    std::stringstream text;
-    text << file.rdbuf();
-    return text.str();
-}
 
 struct TestCase {
     std::string name, status, output, skip_message;
@@ -69,6 +61,13 @@ std::string unescape(std::string text)
 }
 
 // The <testcase> elements of a ctest JUnit file: name, status (run, fail, notrun) and output.
+std::string read_junit(const std::string& path)
+{
+    auto text = lab::try_read_file(path);
+    if (!text) throw std::runtime_error("cannot read " + path);
+    return *text;
+}
+
 std::vector<TestCase> parse_junit(const std::string& xml)
 {
     std::vector<TestCase> cases;
@@ -152,7 +151,7 @@ int main(int argc, char** argv)
         static const std::regex rung_test(R"(^Ex(\d\d)/(\w+)\.)"), not_built(R"(^test_(\d\d)_\w*_NOT_BUILT)");
         std::vector<TestCase> tests;
         for (const auto& junit : junits)
-            for (auto& test : parse_junit(read(junit))) tests.push_back(std::move(test));
+            for (auto& test : parse_junit(read_junit(junit))) tests.push_back(std::move(test));
         for (const TestCase& test : tests) {
             std::smatch m;
             Counts* counts = &kit;

@@ -63,14 +63,17 @@
 
 #include "lab/cuda.hpp"
 #include "lab/device.hpp"
+#include "lab/exit_status.hpp"
 #include "lab/process.hpp"
 #include "lab/registry.hpp"
+#include "lab/sanitizer_log.hpp"
 #include "lab/suite_plan.hpp"
+#include "lab/text.hpp"
 
 namespace {
 
-constexpr int kSkipped = 77;           // ctest's SKIP_RETURN_CODE for every kit test
-constexpr int kStickyRestart = 86;     // the harness ends a program with this after a sticky CUDA error
+using lab::exit_status::kSkipped;
+using lab::exit_status::kStickyError;
 constexpr std::size_t kOutputHead = 768 * 1024, kOutputTail = 256 * 1024;
 
 // --- options -----------------------------------------------------------------------------------
@@ -164,7 +167,7 @@ struct ChildRun {
     // failed test that caused it.
     bool sticky_restart() const
     {
-        return signal == 0 && !timed_out && exit_code == kStickyRestart && !results.empty() && results.back().sticky &&
+        return signal == 0 && !timed_out && exit_code == kStickyError && !results.empty() && results.back().sticky &&
                results.back().status == "failed";
     }
     std::string how_it_ended() const
@@ -194,14 +197,6 @@ std::string temporary_directory()
         std::exit(2);
     }
     return pattern;
-}
-
-std::string read_file(const std::string& path)
-{
-    std::ifstream file(path, std::ios::binary);
-    std::stringstream text;
-    text << file.rdbuf();
-    return text.str();
 }
 
 std::size_t file_size(const std::string& path)
@@ -334,13 +329,13 @@ ChildRun run_child(const std::vector<std::string>& argv, int timeout, const std:
     run.not_started = run.exit_code == 127 && head.rfind("cannot start ", 0) == 0;
     run.output = head + (dropped ? "\n[... " + std::to_string(dropped) + " bytes of output left out ...]\n" : "") + tail;
 
-    std::string all = read_file(results);
+    std::string all = lab::read_file(results);
     for (const auto& j : complete_lines(all)) {
         const std::string event = j.value("event", "");
         if (event == "start") run.started.push_back(j.value("test", ""));
         if (event == "end") run.results.push_back(result_of(j));
     }
-    if (!sanitizer_log.empty()) run.sanitizer_log = read_file(sanitizer_log);
+    if (!sanitizer_log.empty()) run.sanitizer_log = lab::read_file(sanitizer_log);
     std::remove(results.c_str());
     if (!sanitizer_log.empty()) std::remove(sanitizer_log.c_str());
     rmdir(dir.c_str());
@@ -481,15 +476,15 @@ struct Runner {
     static Verdict judge_racecheck(const ChildRun& run)
     {
         Verdict v;
-        static const std::regex summary(R"(RACECHECK SUMMARY: ([0-9]+) hazards? displayed \(([0-9]+) errors?, ([0-9]+) warnings?\))");
-        std::smatch m;
-        if (!std::regex_search(run.sanitizer_log, m, summary)) {
+        const auto summary = lab::sanitizer_summary(run.sanitizer_log);
+        if (!summary) {
             v.reason = "compute-sanitizer racecheck gave no summary:\n" + run.sanitizer_log;
             return v;
         }
-        if (m[1] != "0") {
-            v.reason = "racecheck found " + m[1].str() + " shared-memory hazards (" + m[2].str() + " errors, " +
-                       m[3].str() + " warnings): threads read and write the same shared slot with nothing ordering "
+        if (summary->count != 0) {
+            v.reason = "racecheck found " + std::to_string(summary->count) + " shared-memory hazards (" +
+                       std::to_string(summary->errors) + " errors, " + std::to_string(summary->warnings) +
+                       " warnings): threads read and write the same shared slot with nothing ordering "
                        "them. Inside a warp, a GPU does not promise lockstep (independent thread scheduling, since "
                        "Volta): separate the read and the write with __syncwarp() (read into a register, "
                        "__syncwarp(), write, __syncwarp()) or use __shfl_down_sync; between warps, use "
@@ -602,23 +597,6 @@ bool matches_filter(const std::string& filter, const std::string& name)
     const std::string positive = minus == std::string::npos ? filter : filter.substr(0, minus);
     const std::string negative = minus == std::string::npos ? "" : filter.substr(minus + 1);
     return any_glob(positive.empty() ? "*" : positive, name) && !any_glob(negative, name);
-}
-
-std::string xml_escape(const std::string& text)
-{
-    std::string out;
-    for (char c : text) {
-        switch (c) {
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '&': out += "&amp;"; break;
-        case '"': out += "&quot;"; break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') out += '?';
-            else out += c;
-        }
-    }
-    return out;
 }
 
 // What ctest's output says for a test, as lab-case run prints it (and lab-summary reads it).
@@ -747,10 +725,10 @@ int mode_batch(const Runner& runner, const std::vector<lab::PlannedTest>& plan)
         const char* status = v.status == Status::passed ? "run" : v.status == Status::failed ? "fail" : "notrun";
         (v.status == Status::passed ? passed : v.status == Status::skipped ? skipped : v.status == Status::left_out ? omitted : failed)++;
         if (v.status == Status::failed) std::cout << "FAILED " << order[i]->name << ": " << v.reason << "\n";
-        xml << "\t<testcase name=\"" << xml_escape(order[i]->name) << "\" status=\"" << status << "\">\n";
+        xml << "\t<testcase name=\"" << lab::xml_escape(order[i]->name) << "\" status=\"" << status << "\">\n";
         if (v.status == Status::skipped) xml << "\t\t<skipped message=\"SKIP_RETURN_CODE=77\"/>\n";
         if (v.status == Status::left_out) xml << "\t\t<skipped message=\"LEFT_OUT\"/>\n";
-        xml << "\t\t<system-out>" << xml_escape(verdict_text(v)) << "</system-out>\n\t</testcase>\n";
+        xml << "\t\t<system-out>" << lab::xml_escape(verdict_text(v)) << "</system-out>\n\t</testcase>\n";
     }
     std::cout << "rung " << runner.rung.id << ": " << passed << " passed, " << failed << " failed, " << skipped
               << " skipped (by the kit)";
@@ -758,7 +736,7 @@ int mode_batch(const Runner& runner, const std::vector<lab::PlannedTest>& plan)
     std::cout << "\n";
     if (!o.junit.empty()) {
         std::ofstream file(o.junit);
-        file << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"" << xml_escape(runner.rung.id)
+        file << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"" << lab::xml_escape(runner.rung.id)
              << "\" tests=\"" << order.size() << "\" failures=\"" << failed << "\" skipped=\"" << skipped + omitted << "\">\n"
              << xml.str() << "</testsuite>\n";
         if (!file) {

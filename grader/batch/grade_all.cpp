@@ -21,6 +21,7 @@
 #include "gradebook.hpp"
 #include "lab/process.hpp"
 #include "lab/random.hpp"
+#include "lab/text.hpp"
 #include "roster.hpp"
 
 namespace lab::batch {
@@ -49,14 +50,6 @@ void catch_stops()
     sigemptyset(&action.sa_mask);
     sigaction(SIGINT, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);
-}
-
-std::string read_text(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
 }
 
 void write_text(const std::string& path, const std::string& text)
@@ -116,10 +109,10 @@ std::string fingerprint(const std::string& path)
         std::sort(files.begin(), files.end());
         for (const std::string& f : files) {
             mix(f);
-            mix(read_text(path + "/" + f));
+            mix(lab::read_file(path + "/" + f));
         }
     } else {
-        mix(read_text(path));
+        mix(lab::read_file(path));
     }
     return hex(hash);
 }
@@ -155,7 +148,7 @@ json to_json(const ClassState& state)
 
 ClassState read_state(const std::string& out)
 {
-    const json j = json::parse(read_text(out + "/class.json"));
+    const json j = json::parse(lab::read_file(out + "/class.json"));
     ClassState state;
     state.seed = parse_seed(j.at("seed").get<std::string>());
     state.rubric = j.at("rubric").get<std::string>();
@@ -177,7 +170,7 @@ bool is_graded(const std::string& out, const ClassState& state, const Student& s
     const std::string dir = graded_dir(out, s.id);
     if (!fs::exists(dir + "/grade.json") || !fs::exists(dir + "/batch.json")) return false;
     try {
-        const json batch = json::parse(read_text(dir + "/batch.json"));
+        const json batch = json::parse(lab::read_file(dir + "/batch.json"));
         return batch.at("fingerprint") == print && batch.at("generation") == state.generation;
     } catch (const std::exception&) {
         return false;
@@ -198,7 +191,7 @@ std::string last_line(const std::string& path)
 std::string why_not_graded(const std::string& out, const std::string& id)
 {
     try {
-        const json batch = json::parse(read_text(failed_dir(out, id) + "/batch.json"));
+        const json batch = json::parse(lab::read_file(failed_dir(out, id) + "/batch.json"));
         const std::string said = last_line(failed_dir(out, id) + "/grade.log");
         return batch.at("why").get<std::string>() + (said.empty() ? "" : " (" + said + ")") + "; its log: not-graded/" + id +
                "/grade.log";
@@ -248,7 +241,7 @@ Graded grade_one(const std::string& out, const Student& s, const ClassState& sta
     json grade;
     std::string why;
     try {
-        grade = json::parse(read_text(partial + "/report/grade.json"));
+        grade = json::parse(lab::read_file(partial + "/report/grade.json"));
         g.score = grade.at("score").get<double>();
         g.max = grade.at("max").get<double>();
     } catch (const std::exception&) {
@@ -289,8 +282,8 @@ std::vector<Outcome> outcomes(const std::string& out, const ClassState& state,
         const std::string dir = graded_dir(out, s.id);
         try {
             if (is_graded(out, state, s)) {
-                o.grade = json::parse(read_text(dir + "/grade.json"));
-                const json batch = json::parse(read_text(dir + "/batch.json"));
+                o.grade = json::parse(lab::read_file(dir + "/grade.json"));
+                const json batch = json::parse(lab::read_file(dir + "/batch.json"));
                 o.host = batch.at("host");
                 o.seconds = batch.at("seconds");
                 o.graded = true;
@@ -381,7 +374,7 @@ ClassState prepare(const BatchOptions& options, std::vector<Student> students)
     state.rubric = options.rubric.empty() ? "" : fs::absolute(options.rubric).lexically_normal().string();
     if (!state.rubric.empty() && !fs::is_regular_file(state.rubric))
         throw std::runtime_error("--rubric " + options.rubric + ": no such file");
-    state.rubric_hash = state.rubric.empty() ? "the kit's" : hex(lab::fnv1a(read_text(state.rubric)));
+    state.rubric_hash = state.rubric.empty() ? "the kit's" : hex(lab::fnv1a(lab::read_file(state.rubric)));
     const bool resuming = fs::exists(options.out + "/class.json");
     if (resuming) {
         const ClassState before = read_state(options.out);
@@ -475,7 +468,7 @@ int slurm(const std::vector<std::string>& args, std::string& output, const std::
     options.search_path = true;
     options.null_stdin = true;
     const int code = lab::process::run(args, options);
-    output = read_text(scratch);
+    output = lab::read_file(scratch);
     while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();
     return code;
 }
@@ -570,13 +563,13 @@ int grade_on_slurm(const BatchOptions& options, const ClassState& state)
                 std::string host = "?";
                 try {
                     const std::string dir = graded ? graded_dir(options.out, p.id) : failed_dir(options.out, p.id);
-                    const json batch = json::parse(read_text(dir + "/batch.json"));
+                    const json batch = json::parse(lab::read_file(dir + "/batch.json"));
                     g.ok = graded;
                     g.seconds = batch.at("seconds");
                     host = batch.at("host");
                     if (!graded) g.why = why_not_graded(options.out, p.id);
                     if (graded) {
-                        const json grade = json::parse(read_text(dir + "/grade.json"));
+                        const json grade = json::parse(lab::read_file(dir + "/grade.json"));
                         g.score = grade.at("score");
                         g.max = grade.at("max");
                     }
@@ -637,7 +630,7 @@ int grade_task(const std::string& out, const std::string& round_file, int task, 
 {
     catch_stops();
     const ClassState state = read_state(out);
-    const json ids = json::parse(read_text(round_file));
+    const json ids = json::parse(lab::read_file(round_file));
     int failed = 0;
     for (int k = task * per_task; k < (task + 1) * per_task && k < static_cast<int>(ids.size()) && !stop_requested; ++k) {
         const std::string id = ids.at(k).get<std::string>();

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "lab/text.hpp"
 #include "roster.hpp"
 
 namespace lab::batch {
@@ -120,19 +121,6 @@ ClassFigures figures(const std::vector<Outcome>& outcomes)
     return f;
 }
 
-std::string html_text(const std::string& text)
-{
-    std::string out;
-    for (char c : text) {
-        if (c == '<') out += "&lt;";
-        else if (c == '>') out += "&gt;";
-        else if (c == '&') out += "&amp;";
-        else if (c == '"') out += "&quot;";
-        else out += c;
-    }
-    return out;
-}
-
 std::string bin_label(int bin)
 {
     return std::to_string(bin * 10) + (bin == 9 ? "-100%" : "-" + std::to_string(bin * 10 + 9) + "%");
@@ -148,9 +136,9 @@ std::string gradebook_csv(const std::vector<Outcome>& outcomes)
     for (const std::string& c : kCategories) text += "," + c;
     text += ",seed,host,device\n";
     for (const Outcome& o : outcomes) {
-        text += csv_field(o.id);
+        text += lab::csv_field(o.id);
         if (!o.graded) {
-            text += "," + csv_field("not graded: " + o.why_not) + ",,";
+            text += "," + lab::csv_field("not graded: " + o.why_not) + ",,";
             text += std::string(rungs.size() + kCategories.size() + 3, ',') + "\n";
             continue;
         }
@@ -160,8 +148,8 @@ std::string gradebook_csv(const std::vector<Outcome>& outcomes)
         for (const json& r : g.at("rungs")) by_rung[r.at("id")] = r.at("score").get<double>();
         for (const std::string& id : rungs) text += "," + (by_rung.count(id) ? points(by_rung.at(id)) : std::string());
         for (const std::string& c : kCategories) text += "," + points(category(g, c));
-        text += "," + g.at("seed").get<std::string>() + "," + csv_field(o.host) + "," +
-                csv_field(g.at("device").get<std::string>()) + "\n";
+        text += "," + g.at("seed").get<std::string>() + "," + lab::csv_field(o.host) + "," +
+                lab::csv_field(g.at("device").get<std::string>()) + "\n";
     }
     return text;
 }
@@ -203,10 +191,10 @@ std::string class_summary_html(const std::vector<Outcome>& outcomes, const std::
 {
     const ClassFigures f = figures(outcomes);
     std::ostringstream out;
-    out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" << html_text(title)
+    out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" << lab::xml_escape(title)
         << "</title><style>body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}"
            "td,th{border:1px solid #ccc;padding:.3em .6em}td.n{text-align:right}</style></head><body>\n<h1>"
-        << html_text(title) << "</h1>\n<p>" << f.graded.size() << " of " << outcomes.size() << " submissions graded";
+        << lab::xml_escape(title) << "</h1>\n<p>" << f.graded.size() << " of " << outcomes.size() << " submissions graded";
     if (!f.graded.empty())
         out << "; out of " << points(f.max) << " points: mean " << points(f.mean) << ", median " << points(f.median)
             << ", lowest " << points(f.low) << ", highest " << points(f.high);
@@ -226,7 +214,7 @@ std::string class_summary_html(const std::vector<Outcome>& outcomes, const std::
     for (const std::string& id : f.rungs) {
         const ClassFigures::Rung& r = f.per_rung.at(id);
         const double n = static_cast<double>(f.graded.size());
-        out << "<tr><td>" << html_text(id) << "</td><td class=\"n\">" << r.submitted << "</td><td class=\"n\">" << r.passed
+        out << "<tr><td>" << lab::xml_escape(id) << "</td><td class=\"n\">" << r.submitted << "</td><td class=\"n\">" << r.passed
             << "</td><td class=\"n\">" << percent(r.passed, n) << "</td><td class=\"n\">"
             << points(n > 0 ? r.points / n : 0) << " / " << points(n > 0 ? r.max / n : 0) << "</td></tr>\n";
     }
@@ -235,22 +223,22 @@ std::string class_summary_html(const std::vector<Outcome>& outcomes, const std::
     else {
         out << "<table><tr><th>Case</th><th>Students</th></tr>\n";
         for (const auto& [key, count] : f.failing)
-            out << "<tr><td>" << html_text(key) << "</td><td class=\"n\">" << count << "</td></tr>\n";
+            out << "<tr><td>" << lab::xml_escape(key) << "</td><td class=\"n\">" << count << "</td></tr>\n";
         out << "</table>\n";
     }
     if (!f.not_graded.empty()) {
         out << "<h2>Not graded</h2>\n<p>Nothing was scored for these; <code>grade-all</code> tries them again when it is "
                "run again.</p>\n<ul>\n";
-        for (const Outcome* o : f.not_graded) out << "<li>" << html_text(o->id) << ": " << html_text(o->why_not) << "</li>\n";
+        for (const Outcome* o : f.not_graded) out << "<li>" << lab::xml_escape(o->id) << ": " << lab::xml_escape(o->why_not) << "</li>\n";
         out << "</ul>\n";
     }
     out << "<h2>Students</h2>\n<table><tr><th>Student</th><th>Total</th><th>Report</th></tr>\n";
     for (const Outcome& o : outcomes)
-        out << "<tr><td>" << html_text(o.id) << "</td><td class=\"n\">"
+        out << "<tr><td>" << lab::xml_escape(o.id) << "</td><td class=\"n\">"
             << (o.graded ? points(o.grade.at("score").get<double>()) + " / " + points(o.grade.at("max").get<double>())
                          : std::string("not graded"))
             << "</td><td>"
-            << (o.graded ? "<a href=\"students/" + html_text(o.id) + "/report.html\">report</a>" : std::string()) << "</td></tr>\n";
+            << (o.graded ? "<a href=\"students/" + lab::xml_escape(o.id) + "/report.html\">report</a>" : std::string()) << "</td></tr>\n";
     out << "</table>\n</body></html>\n";
     return out.str();
 }

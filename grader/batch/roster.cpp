@@ -7,6 +7,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "lab/text.hpp"
+
 namespace lab::batch {
 
 namespace fs = std::filesystem;
@@ -39,41 +41,6 @@ bool valid_id(const std::string& id)
     });
 }
 
-std::vector<std::string> csv_fields(const std::string& line)
-{
-    std::vector<std::string> fields(1);
-    bool quoted = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-                fields.back() += '"';
-                ++i;
-            } else if (c == '"') {
-                quoted = false;
-            } else {
-                fields.back() += c;
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            fields.emplace_back();
-        } else if (c != '\r') {
-            fields.back() += c;
-        }
-    }
-    if (quoted) throw std::runtime_error("a quoted field is not closed");
-    return fields;
-}
-
-std::string csv_field(const std::string& text)
-{
-    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-    std::string quoted = "\"";
-    for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
-}
-
 std::vector<Student> read_roster(const std::string& source, std::vector<std::string>& ignored)
 {
     std::vector<Student> students;
@@ -101,7 +68,7 @@ std::vector<Student> read_roster(const std::string& source, std::vector<std::str
             if (line.find_first_not_of(" \t\r") == std::string::npos || line[0] == '#') continue;
             std::vector<std::string> fields;
             try {
-                fields = csv_fields(line);
+                fields = lab::csv_fields(line);
             } catch (const std::exception& e) {
                 throw std::runtime_error(where + e.what());
             }

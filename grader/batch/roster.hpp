@@ -21,9 +21,4 @@ std::vector<Student> read_roster(const std::string& source, std::vector<std::str
 // Whether `id` is usable as a student's id (it names files and folders of the reports).
 bool valid_id(const std::string& id);
 
-// One CSV line's fields (RFC 4180 quoting: "a,b" and "say ""hi""").
-std::vector<std::string> csv_fields(const std::string& line);
-// A field quoted when it must be.
-std::string csv_field(const std::string& text);
-
 }  // namespace lab::batch

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "lab/process.hpp"
+#include "lab/text.hpp"
 #include "sandbox.hpp"
 
 namespace lab::grading {
@@ -115,14 +116,6 @@ CompiledRung compiled_files(const InspectPaths& paths, const std::string& id)
     std::sort(c.ptx.begin(), c.ptx.end());
     std::sort(c.preprocessed.begin(), c.preprocessed.end());
     return c;
-}
-
-std::string read(const std::string& path)
-{
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
 }
 
 void replace_all(std::string& text, const std::string& from, const std::string& to)
@@ -238,7 +231,7 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs, c
         // Built alone again, for messages about this rung only.
         const std::string log = grading + "/build-" + id + ".log";
         run_confined({"cmake", "--build", dir, "--target", "lab-runner-" + id}, spec, log);
-        built.logs[id] = shown_log(read(log), dir, id);
+        built.logs[id] = shown_log(lab::read_file(log), dir, id);
         if (built.logs[id].empty()) built.logs[id] = "the build failed without a message";
     }
     return built;  // the lock stays held until this process ends: its runners are used next

@@ -13,19 +13,13 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "lab/text.hpp"
+
 namespace lab::grading {
 
 namespace {
 
 const std::string kRoot = "/sys/fs/cgroup";
-
-std::string read_text(const std::string& path)
-{
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 bool has_word(const std::string& text, const std::string& word)
 {
@@ -38,7 +32,7 @@ bool has_word(const std::string& text, const std::string& word)
 // The number after `key` in a flat keyed file (pids.events, memory.events, memory.oom_control).
 long long keyed(const std::string& path, const std::string& key)
 {
-    std::istringstream lines(read_text(path));
+    std::istringstream lines(lab::read_file(path));
     for (std::string k; lines >> k;) {
         long long value = 0;
         if (!(lines >> value)) return 0;
@@ -68,8 +62,8 @@ struct Controller {
 // its children, or in cgroup v1's hierarchy of that controller.
 Controller locate(const std::string& name)
 {
-    if (has_word(read_text(kRoot + "/cgroup.controllers"), name)) {
-        if (!has_word(read_text(kRoot + "/cgroup.subtree_control"), name)) {
+    if (has_word(lab::read_file(kRoot + "/cgroup.controllers"), name)) {
+        if (!has_word(lab::read_file(kRoot + "/cgroup.subtree_control"), name)) {
             const std::string error = write_file(kRoot + "/cgroup.subtree_control", "+" + name);
             if (!error.empty()) return {"", true, "cgroup v2 has " + name + " but it cannot be enabled (" + error + ")"};
         }
@@ -117,7 +111,7 @@ void empty_and_remove(const std::string& dir)
         if (can_kill_all) {
             write_file(dir + "/cgroup.kill", "1");
         } else {
-            std::istringstream pids(read_text(dir + "/cgroup.procs"));
+            std::istringstream pids(lab::read_file(dir + "/cgroup.procs"));
             for (pid_t pid; pids >> pid;) kill(pid, SIGKILL);
         }
         usleep(10000);

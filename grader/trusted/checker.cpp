@@ -169,7 +169,7 @@ std::string describe_exit(int status, const Child& child)
                                  : "");
     }
     if (WIFEXITED(status)) {
-        if (WEXITSTATUS(status) == kStickyExit) return "a CUDA error that leaves the GPU unusable for this process";
+        if (WEXITSTATUS(status) == kStickyError) return "a CUDA error that leaves the GPU unusable for this process";
         if (WEXITSTATUS(status) == 127) return "the runner could not be started";
         return "the runner exited with status " + std::to_string(WEXITSTATUS(status));
     }
@@ -261,7 +261,7 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
                 return outcome;
             }
             next = static_cast<std::size_t>(p.last_started) + 1;
-        } else if (exited && WIFEXITED(status) && WEXITSTATUS(status) == kStickyExit) {
+        } else if (exited && WIFEXITED(status) && WEXITSTATUS(status) == kStickyError) {
             next = static_cast<std::size_t>(resume) + 1;
         } else {
             // It ended between jobs without finishing (or never started one): nothing more will come of it.

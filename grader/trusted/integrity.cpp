@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "elf.hpp"
+#include "lab/text.hpp"
 #include "screen.hpp"
 
 namespace lab::grading {
@@ -25,11 +26,9 @@ namespace fs = std::filesystem;
 
 std::string read_text(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("the integrity checks cannot read " + path + ", which the build should have made");
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
+    auto text = lab::try_read_file(path);
+    if (!text) throw std::runtime_error("the integrity checks cannot read " + path + ", which the build should have made");
+    return *text;
 }
 
 std::string demangle(const std::string& name)

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "lab/text.hpp"
+
 namespace lab::grading {
 
 namespace {
@@ -181,53 +183,36 @@ std::string autolab(const Grade& g)
     return text + json{{"scores", scores}}.dump() + "\n";
 }
 
-std::string xml(const std::string& text)
-{
-    std::string out;
-    for (const char ch : text) {
-        switch (ch) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        default:
-            if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') out += ' ';
-            else out += ch;
-        }
-    }
-    return out;
-}
-
 std::string junit(const Grade& g)
 {
     std::ostringstream out;
     out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"lab-grade\">\n";
     for (const RungResult& r : g.rungs) {
         const int failures = r.count("failed") + (r.submitted && !r.built ? 1 : 0) + (r.sanitizer.findings.empty() ? 0 : 1);
-        out << "  <testsuite name=\"" << xml(r.id) << "\" tests=\"" << r.cases.size() + (r.built ? 0 : 1) + (r.sanitizer.ran() ? 1 : 0)
+        out << "  <testsuite name=\"" << lab::xml_escape(r.id) << "\" tests=\"" << r.cases.size() + (r.built ? 0 : 1) + (r.sanitizer.ran() ? 1 : 0)
             << "\" failures=\"" << failures << "\" skipped=\"" << r.count("skipped") << "\" time=\"" << r.seconds
             << "\">\n";
         if (!r.built)
-            out << "    <testcase classname=\"" << xml(r.id) << "\" name=\"build\"><failure message=\""
-                << xml(r.unrun) << "\">" << xml(r.build_log)
+            out << "    <testcase classname=\"" << lab::xml_escape(r.id) << "\" name=\"build\"><failure message=\""
+                << lab::xml_escape(r.unrun) << "\">" << lab::xml_escape(r.build_log)
                 << "</failure></testcase>\n";
         if (r.sanitizer.ran()) {
-            out << "    <testcase classname=\"" << xml(r.id + ".sanitizer") << "\" name=\"sanitizer\">";
+            out << "    <testcase classname=\"" << lab::xml_escape(r.id + ".sanitizer") << "\" name=\"sanitizer\">";
             if (!r.sanitizer.findings.empty()) {
                 std::string text;
                 for (const std::string& f : r.sanitizer.findings) text += f + "\n";
-                out << "<failure message=\"" << xml(r.sanitizer.findings.front()) << "\">" << xml(text) << "</failure>";
+                out << "<failure message=\"" << lab::xml_escape(r.sanitizer.findings.front()) << "\">" << lab::xml_escape(text) << "</failure>";
             }
             out << "</testcase>\n";
         }
         for (const CaseResult& c : r.cases) {
-            out << "    <testcase classname=\"" << xml(r.id + (c.hidden ? ".hidden" : ".visible")) << "\" name=\""
-                << xml(c.op + "/" + c.name) << "\">";
+            out << "    <testcase classname=\"" << lab::xml_escape(r.id + (c.hidden ? ".hidden" : ".visible")) << "\" name=\""
+                << lab::xml_escape(c.op + "/" + c.name) << "\">";
             if (c.status == "failed")
-                out << "<failure message=\"" << xml(case_line(c)) << "\">" << xml(c.message + "\nreplay: " + c.replay)
+                out << "<failure message=\"" << lab::xml_escape(case_line(c)) << "\">" << lab::xml_escape(c.message + "\nreplay: " + c.replay)
                     << "</failure>";
             else if (c.status == "skipped")
-                out << "<skipped message=\"" << xml(c.message) << "\"/>";
+                out << "<skipped message=\"" << lab::xml_escape(c.message) << "\"/>";
             out << "</testcase>\n";
         }
         out << "  </testsuite>\n";
@@ -288,18 +273,10 @@ std::string markdown(const Grade& g)
     return out.str();
 }
 
-std::string csv_field(const std::string& text)
-{
-    if (text.find_first_of(",\"\n") == std::string::npos) return text;
-    std::string out = "\"";
-    for (const char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return out + "\"";
-}
-
 std::string gradebook(const Grade& g)
 {
     std::string head = "submission,seed,score,max_score", row;
-    row = csv_field(g.submission) + "," + g.seed_text() + "," + points(g.score()) + "," + points(g.max());
+    row = lab::csv_field(g.submission) + "," + g.seed_text() + "," + points(g.score()) + "," + points(g.max());
     for (const RungResult& r : g.rungs) {
         head += "," + r.id;
         row += "," + points(r.score());
@@ -310,11 +287,11 @@ std::string gradebook(const Grade& g)
 std::string html(const Grade& g, const std::string& md)
 {
     std::ostringstream out;
-    out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Grade: " << xml(g.submission)
+    out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Grade: " << lab::xml_escape(g.submission)
         << "</title><style>body{font-family:sans-serif;max-width:60em;margin:2em auto}pre{background:#f4f4f4;"
            "padding:1em;white-space:pre-wrap}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em}"
            "</style></head><body>\n<h1>"
-        << points(g.score()) << " / " << points(g.max()) << "</h1>\n<p>" << xml(header(g)) << "</p>\n";
+        << points(g.score()) << " / " << points(g.max()) << "</h1>\n<p>" << lab::xml_escape(header(g)) << "</p>\n";
     bool any_speed = false;
     for (const RungResult& r : g.rungs) any_speed |= r.gbps > 0;
     if (any_speed) {
@@ -324,7 +301,7 @@ std::string html(const Grade& g, const std::string& md)
         int row = 0;
         for (const RungResult& r : g.rungs) {
             const double width = 440 * r.gbps / top;
-            out << "<text x=\"0\" y=\"" << 24 * row + 16 << "\" font-size=\"12\">" << xml(r.id) << "</text><rect x=\"160\" y=\""
+            out << "<text x=\"0\" y=\"" << 24 * row + 16 << "\" font-size=\"12\">" << lab::xml_escape(r.id) << "</text><rect x=\"160\" y=\""
                 << 24 * row + 4 << "\" width=\"" << width << "\" height=\"16\" fill=\"#4a7\"/><text x=\"" << 165 + width
                 << "\" y=\"" << 24 * row + 16 << "\" font-size=\"12\">" << static_cast<int>(r.gbps) << "</text>\n";
             ++row;
@@ -333,12 +310,12 @@ std::string html(const Grade& g, const std::string& md)
     } else {
         out << "<p>No speed was measured in this run (no GPU, or speed not graded), so there is no chart of GB/s.</p>\n";
     }
-    out << "<h2>Summary</h2>\n<pre>" << xml(md) << "</pre>\n<h2>Every case</h2>\n<table><tr><th>Rung</th><th>Case</th>"
+    out << "<h2>Summary</h2>\n<pre>" << lab::xml_escape(md) << "</pre>\n<h2>Every case</h2>\n<table><tr><th>Rung</th><th>Case</th>"
         << "<th>Result</th><th>Message</th></tr>\n";
     for (const RungResult& r : g.rungs)
         for (const CaseResult& c : r.cases)
-            out << "<tr><td>" << xml(r.id) << "</td><td>" << xml((c.hidden ? "hidden " : "") + c.op + " " + c.name)
-                << "</td><td>" << c.status << "</td><td><pre>" << xml(c.message) << "</pre></td></tr>\n";
+            out << "<tr><td>" << lab::xml_escape(r.id) << "</td><td>" << lab::xml_escape((c.hidden ? "hidden " : "") + c.op + " " + c.name)
+                << "</td><td>" << c.status << "</td><td><pre>" << lab::xml_escape(c.message) << "</pre></td></tr>\n";
     out << "</table>\n</body></html>\n";
     return out.str();
 }

@@ -17,6 +17,7 @@
 
 #include "lab/device.hpp"
 #include "lab/process.hpp"
+#include "lab/sanitizer_log.hpp"
 #include "lab/diagnosis.hpp"
 #include "plan.hpp"
 #include "sandbox.hpp"
@@ -230,19 +231,16 @@ void run_orders(const RungInfo& rung, const SanitizerRun& run, const std::vector
 ToolLog read_tool_log(const std::string& log, const std::vector<std::string>& submitted, const std::string& shown_as)
 {
     ToolLog parsed;
-    static const std::regex errors(R"(ERROR SUMMARY:\s*([0-9]+) errors?)");
-    static const std::regex hazards(R"(RACECHECK SUMMARY:\s*([0-9]+) hazards? displayed \(([0-9]+) errors?, ([0-9]+) warnings?\))");
     std::istringstream in(log);
     for (std::string line; std::getline(in, line);) {
-        std::string text = line;
-        if (text.rfind("=========", 0) == 0) text.erase(0, text.find_first_not_of('=', 0));
-        else continue;  // the runner's own output: the tool prefixes every line of its own
-        std::smatch m;
-        if (std::regex_search(text, m, hazards) || std::regex_search(text, m, errors)) {
+        if (line.rfind("=========", 0) != 0) continue;  // the runner's own output: the tool prefixes every line of its own
+        if (const auto summary = lab::sanitizer_summary_in(line)) {
             parsed.summary = true;
-            parsed.count = std::max(parsed.count, std::stol(m[1].str()));
+            parsed.count = std::max(parsed.count, summary->count);
             continue;
         }
+        const std::size_t after = line.find_first_not_of('=');
+        const std::string text = after == std::string::npos ? "" : line.substr(after);
         // A report starts at the margin; its details ("at ...", "by thread ...") are indented.
         if (text.size() < 2 || text[0] != ' ' || text[1] == ' ') continue;
         const std::string report = text.substr(1);

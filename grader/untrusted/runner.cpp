@@ -139,7 +139,7 @@ void run_job(const lab::RungBinding& binding, const Job& job, const std::string&
         if (cudaDeviceSynchronize() != cudaSuccess) {
             append_line(dir + "/progress", "end " + std::to_string(index));
             std::fflush(nullptr);
-            std::_Exit(kStickyExit);
+            std::_Exit(kStickyError);
         }
         return;
     }

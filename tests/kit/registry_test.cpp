@@ -20,8 +20,7 @@ TEST(Registry, EveryRungHasItsFilesInEveryFolder)
         const std::string expected_number = (i + 1 < 10 ? "0" : "") + std::to_string(i + 1);
         EXPECT_EQ(rung.number, expected_number) << rung.id << " is out of order";
         for (const std::string& file : {"solutions/" + rung.id + ".cu", "exercises/" + rung.id + ".cu",
-                                        "tests/" + rung.id + ".cpp", "handouts/" + rung.id + ".md",
-                                        "handouts/figures/" + rung.id + ".png"})
+                                        "handouts/" + rung.id + ".md", "handouts/figures/" + rung.id + ".png"})
             EXPECT_TRUE(exists(file)) << rung.id << ": " << file << " is missing";
         // The handout shows its figure, and its measured numbers come from ./lab generate.
         std::ifstream handout(lab::kit_path("handouts/" + rung.id + ".md"));

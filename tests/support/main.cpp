@@ -14,6 +14,7 @@
 #include <string>
 
 #include "lab/cuda.hpp"
+#include "lab/exit_status.hpp"
 
 namespace {
 
@@ -39,10 +40,8 @@ public:
         sticky = result.Failed() && cudaDeviceSynchronize() != cudaSuccess;
 #endif
         append({{"event", "end"}, {"test", name_of(test)}, {"result", status}, {"message", message}, {"sticky", sticky}});
-        if (sticky) std::_Exit(kStickyRestart);
+        if (sticky) std::_Exit(lab::exit_status::kStickyError);
     }
-
-    static constexpr int kStickyRestart = 86;  // as common/tools/case_runner.cpp expects
 
 private:
     static std::string name_of(const testing::TestInfo& test)

@@ -1,4 +1,0 @@
-// Rung 01_interleaved: every case of the catalogue, each block's result checked on its own.
-#include "support/suite.hpp"
-
-LAB_CATALOGUE_SUITES(Ex01);

@@ -1,0 +1,51 @@
+// The kit's one reader of files and its one way of escaping XML, HTML and CSV (lab/text.hpp), which
+// the case runner's JUnit, the grader's reports and grade-all's gradebook all write with.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "lab/text.hpp"
+
+namespace {
+
+TEST(Text, XmlEscapesMarkupAndReplacesWhatXmlCannotHold)
+{
+    EXPECT_EQ(lab::xml_escape("a<b> & \"c\""), "a&lt;b&gt; &amp; &quot;c&quot;");
+    EXPECT_EQ(lab::xml_escape("line\nnext\tcol"), "line\nnext\tcol");
+    EXPECT_EQ(lab::xml_escape(std::string("bell\x07!", 6)), "bell?!");
+    // A kernel's output or a build log may hold any bytes: a Latin-1 byte is not UTF-8, and a JUnit
+    // file with it would not parse.
+    EXPECT_EQ(lab::xml_escape("caf\xe9 ok"), "caf? ok");
+    EXPECT_EQ(lab::xml_escape("\xc3\xa9t\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x98\x80"), "\xc3\xa9t\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x98\x80")
+        << "well-formed UTF-8 passes unchanged";
+    EXPECT_EQ(lab::xml_escape("\xc0\xaf"), "??") << "an overlong form is not UTF-8";
+    EXPECT_EQ(lab::xml_escape("\xed\xa0\x80"), "???") << "a surrogate is not UTF-8";
+    EXPECT_EQ(lab::xml_escape("cut \xe2\x86"), "cut ??") << "a sequence cut short at the end";
+}
+
+TEST(Text, CsvFieldsRoundTrip)
+{
+    for (const std::string field : {"plain", "a,b", "say \"hi\"", "two\nlines", "cr\rhere", ""}) {
+        const auto back = lab::csv_fields(lab::csv_field(field) + ",next");
+        ASSERT_EQ(back.size(), 2u) << field;
+        EXPECT_EQ(back[0], field);
+        EXPECT_EQ(back[1], "next");
+    }
+    EXPECT_EQ(lab::csv_fields("a,\"b,\"\"c\"\"\",d\r"), (std::vector<std::string>{"a", "b,\"c\"", "d"}));
+    EXPECT_THROW(lab::csv_fields("a,\"open"), std::runtime_error);
+}
+
+TEST(Text, ReadFileTellsAMissingFileFromAnEmptyOne)
+{
+    const std::string path = ::testing::TempDir() + "lab_text_test.txt";
+    std::remove(path.c_str());
+    EXPECT_FALSE(lab::try_read_file(path).has_value());
+    EXPECT_EQ(lab::read_file(path), "");
+    std::ofstream(path, std::ios::binary) << std::string("bytes\0and more", 14);
+    ASSERT_TRUE(lab::try_read_file(path).has_value());
+    EXPECT_EQ(*lab::try_read_file(path), std::string("bytes\0and more", 14));
+    std::remove(path.c_str());
+}
+
+}  // namespace
