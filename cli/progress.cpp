@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "lab/json_text.hpp"
 #include "lab/random.hpp"
 #include "lab/todos.hpp"
 
@@ -119,7 +120,7 @@ void set_hints_shown(const Kit& kit, const RungInfo& rung, int count)
     auto all = read_json(hints_file(kit));
     all[rung.id] = count;
     fs::create_directories(state_dir(kit));
-    std::ofstream(hints_file(kit)) << all.dump(1) << "\n";
+    std::ofstream(hints_file(kit)) << lab::json_text(all, 1) << "\n";
 }
 
 }  // namespace lab::cli

@@ -27,6 +27,8 @@
 #include <regex>
 #include <string>
 
+#include "lab/json_text.hpp"
+
 int main(int argc, char** argv)
 {
     if (argc != 3) {
@@ -118,10 +120,10 @@ int main(int argc, char** argv)
                 const std::regex wanted(pattern.get<std::string>());
                 bool matched = false;
                 for (const auto& f : found) matched |= std::regex_search(f.get<std::string>(), wanted);
-                if (!matched) mismatch(id, "no integrity finding matches " + pattern.get<std::string>() + " (found: " + found.dump() + ")");
+                if (!matched) mismatch(id, "no integrity finding matches " + pattern.get<std::string>() + " (found: " + lab::json_text(found) + ")");
             }
         } else if (!found.empty()) {
-            mismatch(id, "the integrity checks found what no one planted: " + found.dump());
+            mismatch(id, "the integrity checks found what no one planted: " + lab::json_text(found));
         }
         // "sanitizer_findings": patterns each of which some finding of the sanitizer category must match
         // (a list, or an object of lists by backend: "cuda", "cpu"); without it, none may be found.
@@ -134,11 +136,11 @@ int main(int argc, char** argv)
                 bool matched = false;
                 for (const auto& f : sanitized) matched |= std::regex_search(f.get<std::string>(), wanted);
                 if (!matched)
-                    mismatch(id, "no sanitizer finding matches " + pattern.get<std::string>() + " (found: " + sanitized.dump() +
+                    mismatch(id, "no sanitizer finding matches " + pattern.get<std::string>() + " (found: " + lab::json_text(sanitized) +
                                      (pass.at("note").get<std::string>().empty() ? "" : "; note: " + pass.at("note").get<std::string>()) + ")");
             }
         } else if (!sanitized.empty()) {
-            mismatch(id, "the sanitizer category found what no one planted: " + sanitized.dump());
+            mismatch(id, "the sanitizer category found what no one planted: " + lab::json_text(sanitized));
         }
         // "sanitizer": "full", "zero" or "penalty" (below zero): the sanitizer part's points, where graded
         // (a text, or an object of texts by backend).

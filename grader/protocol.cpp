@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "lab/json_text.hpp"
+
 namespace lab::grading {
 
 std::string to_json(const Request& request)
@@ -15,12 +17,12 @@ std::string to_json(const Request& request)
                         {"guard", j.guard}, {"poison", j.poison}, {"guard_count", j.guard_count}, {"variant", j.variant},
                         {"cols", j.cols}});
     const SpeedJob& sp = request.speed;
-    return nlohmann::json{{"rung", request.rung},
+    return lab::json_text(nlohmann::json{{"rung", request.rung},
                           {"orders", request.orders},
                           {"jobs", jobs},
                           {"speed", {{"n", sp.n}, {"seed", sp.seed}, {"block", sp.block}, {"warmup", sp.warmup},
-                                     {"samples", sp.samples}, {"scheme", sp.scheme}}}}
-        .dump(1);
+                                     {"samples", sp.samples}, {"scheme", sp.scheme}}}},
+                          1);
 }
 
 Request parse_request(const std::string& text)

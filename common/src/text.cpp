@@ -46,7 +46,21 @@ std::size_t utf8_length(std::string_view text, std::size_t i)
     return length;
 }
 
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
 }  // namespace
+
+std::string valid_utf8(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t length = utf8_length(text, i);
+        if (length == 0) out += kReplacement, ++i;
+        else out.append(text.substr(i, length)), i += length;
+    }
+    return out;
+}
 
 std::string xml_escape(std::string_view text)
 {
@@ -56,7 +70,7 @@ std::string xml_escape(std::string_view text)
         const char c = text[i];
         const std::size_t length = utf8_length(text, i);
         if (length == 0) {
-            out += '?';
+            out += kReplacement;
             ++i;
             continue;
         }

@@ -64,6 +64,7 @@
 #include "lab/cuda.hpp"
 #include "lab/device.hpp"
 #include "lab/exit_status.hpp"
+#include "lab/json_text.hpp"
 #include "lab/process.hpp"
 #include "lab/registry.hpp"
 #include "lab/sanitizer_log.hpp"
@@ -819,7 +820,7 @@ void write_progress(const Options& o, const lab::RungInfo& rung, const CheckOutc
                            {"verdict", outcome.verdict}, {"first_failing", outcome.first_failing},
                            {"passed", outcome.passed},  {"failed", outcome.failed},
                            {"skipped", outcome.skipped}, {"backend", o.backend}};
-    std::ofstream(o.progress) << j.dump(1) << "\n";
+    std::ofstream(o.progress) << lab::json_text(j, 1) << "\n";
 }
 
 // Runs one stage and prints what a student needs of it: nothing but a count when all pass; else the

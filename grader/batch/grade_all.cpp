@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "gradebook.hpp"
+#include "lab/json_text.hpp"
 #include "lab/process.hpp"
 #include "lab/random.hpp"
 #include "lab/text.hpp"
@@ -252,7 +253,7 @@ Graded grade_one(const std::string& out, const Student& s, const ClassState& sta
                         {"seed", hex(student_seed(state.seed, s.id))}, {"host", host_name()},
                         {"seconds", g.seconds}, {"exit", code},         {"why", why},
                         {"generation", state.generation}};
-    write_text(partial + "/batch.json", batch.dump(1) + "\n");
+    write_text(partial + "/batch.json", lab::json_text(batch, 1) + "\n");
     // The reports lie flat in the student's folder, beside the grading's log and batch.json.
     if (why.empty())
         for (const auto& entry : fs::directory_iterator(partial + "/report"))
@@ -397,7 +398,7 @@ ClassState prepare(const BatchOptions& options, std::vector<Student> students)
                      static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
     }
     fs::create_directories(options.out + "/students");
-    write_text(options.out + "/class.json", to_json(state).dump(1) + "\n");
+    write_text(options.out + "/class.json", lab::json_text(to_json(state), 1) + "\n");
     return state;
 }
 
@@ -539,7 +540,7 @@ int grade_on_slurm(const BatchOptions& options, const ClassState& state)
             // A failure recorded by an earlier run is not this round's: its task writes a new one.
             fs::remove_all(failed_dir(options.out, p.id));
         }
-        write_text(slurm_dir + "/" + round + ".json", ids.dump() + "\n");
+        write_text(slurm_dir + "/" + round + ".json", lab::json_text(ids) + "\n");
         write_text(slurm_dir + "/" + round + ".sh", job_script(options, round, tasks));
         std::string job;
         if (slurm({"sbatch", "--parsable", slurm_dir + "/" + round + ".sh"}, job, slurm_dir + "/" + round + ".sbatch.log") != 0)

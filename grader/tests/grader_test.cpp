@@ -3,6 +3,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
@@ -19,7 +20,9 @@
 #include "builder.hpp"
 #include "lab/process.hpp"
 #include "lab/registry.hpp"
+#include "lab/text.hpp"
 #include "plan.hpp"
+#include "reports.hpp"
 #include "rubric.hpp"
 #include "sandbox.hpp"
 #include "sanitizer.hpp"
@@ -488,6 +491,48 @@ std::string in_sandbox(const std::string& script, SandboxSpec spec, int& status,
 // What a sandboxed program sees: the secrets empty, none of the grader's other variables, nothing
 // writable but its own folder, no home folders, no network. Run once with the isolation this
 // machine picks and once with LAB_ISOLATION=unshare (Kit.Grader.Unshare.*).
+// A build log quotes a Latin-1 source line byte for byte; a runner's error text is whatever the
+// process wrote. Every report is written all the same, each valid UTF-8 (JSON, JUnit and HTML parse;
+// the bytes became U+FFFD): once, one such byte stopped lab-grade before it wrote any report.
+TEST(Reports, AreWrittenWhateverBytesALogOrAKernelGave)
+{
+    Grade g;
+    g.submission = "caf\xe9/submission";
+    g.backend = "cpu";
+    g.device = "CPU backend";
+    RungResult built_not;
+    built_not.id = "03_sequential";
+    built_not.submitted = true;
+    built_not.unrun = "did not build";
+    built_not.build_log = "exercises/03_sequential.cu:31:15: error: stray '\351' in program\n   31 |     const int r\xe9sultat = 0;";
+    RungResult ran;
+    ran.id = "10_any_length";
+    ran.submitted = ran.built = true;
+    CaseResult c;
+    c.name = "int_n1856_b256";
+    c.op = "sum";
+    c.status = "failed";
+    c.message = "the kernel failed: " + std::string("\xff\xfe\x00\x01", 4) + " binary \xc0\xaf";
+    ran.cases.push_back(c);
+    Part part;
+    part.name = "visible";
+    part.max = 5;
+    ran.parts.push_back(part);
+    g.rungs = {built_not, ran};
+    const std::string dir = ::testing::TempDir() + "lab_reports_bytes";
+    fs::remove_all(dir);
+    ASSERT_NO_THROW(write_reports(g, dir));
+    for (const char* name : {"grade.json", "results.json", "prairielearn.json", "autolab.txt", "junit.xml", "summary.md",
+                             "gradebook.csv", "report.html"}) {
+        const auto text = lab::try_read_file(dir + "/" + name);
+        ASSERT_TRUE(text.has_value()) << name << " was not written";
+        EXPECT_EQ(lab::valid_utf8(*text), *text) << name << " holds bytes that are not UTF-8";
+    }
+    const auto grade = nlohmann::json::parse(lab::read_file(dir + "/grade.json"));
+    EXPECT_NE(grade.dump().find("r\xEF\xBF\xBDsultat"), std::string::npos) << "the Latin-1 byte became U+FFFD";
+    fs::remove_all(dir);
+}
+
 TEST(Sandbox, HidesTheSecretsTheEnvironmentAndTheKit)
 {
     if (!isolation().error.empty()) {

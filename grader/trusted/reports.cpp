@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "lab/json_text.hpp"
 #include "lab/text.hpp"
 
 namespace lab::grading {
@@ -180,7 +181,7 @@ std::string autolab(const Grade& g)
         text += r.id + ": " + points(r.score()) + " / " + points(r.max()) + "\n";
         scores[r.id] = rounded(r.score());
     }
-    return text + json{{"scores", scores}}.dump() + "\n";
+    return text + lab::json_text(json{{"scores", scores}}) + "\n";
 }
 
 std::string junit(const Grade& g)
@@ -333,13 +334,13 @@ void write_reports(const Grade& grade, const std::string& dir)
 {
     std::filesystem::create_directories(dir);
     const std::string md = markdown(grade);
-    write(dir + "/grade.json", internal(grade).dump(1) + "\n");
-    write(dir + "/results.json", gradescope(grade).dump(2) + "\n");
-    write(dir + "/prairielearn.json", prairielearn(grade).dump(2) + "\n");
-    write(dir + "/autolab.txt", autolab(grade));
+    write(dir + "/grade.json", lab::json_text(internal(grade), 1) + "\n");
+    write(dir + "/results.json", lab::json_text(gradescope(grade), 2) + "\n");
+    write(dir + "/prairielearn.json", lab::json_text(prairielearn(grade), 2) + "\n");
+    write(dir + "/autolab.txt", lab::valid_utf8(autolab(grade)));
     write(dir + "/junit.xml", junit(grade));
-    write(dir + "/summary.md", md);
-    write(dir + "/gradebook.csv", gradebook(grade));
+    write(dir + "/summary.md", lab::valid_utf8(md));
+    write(dir + "/gradebook.csv", lab::valid_utf8(gradebook(grade)));
     write(dir + "/report.html", html(grade, md));
 }
 

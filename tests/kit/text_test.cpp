@@ -16,12 +16,22 @@ TEST(Text, XmlEscapesMarkupAndReplacesWhatXmlCannotHold)
     EXPECT_EQ(lab::xml_escape(std::string("bell\x07!", 6)), "bell?!");
     // A kernel's output or a build log may hold any bytes: a Latin-1 byte is not UTF-8, and a JUnit
     // file with it would not parse.
-    EXPECT_EQ(lab::xml_escape("caf\xe9 ok"), "caf? ok");
+    EXPECT_EQ(lab::xml_escape("caf\xe9 ok"), "caf\xEF\xBF\xBD ok");
     EXPECT_EQ(lab::xml_escape("\xc3\xa9t\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x98\x80"), "\xc3\xa9t\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x98\x80")
         << "well-formed UTF-8 passes unchanged";
-    EXPECT_EQ(lab::xml_escape("\xc0\xaf"), "??") << "an overlong form is not UTF-8";
-    EXPECT_EQ(lab::xml_escape("\xed\xa0\x80"), "???") << "a surrogate is not UTF-8";
-    EXPECT_EQ(lab::xml_escape("cut \xe2\x86"), "cut ??") << "a sequence cut short at the end";
+}
+
+TEST(Text, EveryByteThatIsNotUtf8BecomesTheReplacementCharacter)
+{
+    const std::string r = "\xEF\xBF\xBD";
+    EXPECT_EQ(lab::valid_utf8("caf\xe9 ok"), "caf" + r + " ok");
+    EXPECT_EQ(lab::valid_utf8("\xc0\xaf"), r + r) << "an overlong form is not UTF-8";
+    EXPECT_EQ(lab::valid_utf8("\xed\xa0\x80"), r + r + r) << "a surrogate is not UTF-8";
+    EXPECT_EQ(lab::valid_utf8("cut \xe2\x86"), "cut " + r + r) << "a sequence cut short at the end";
+    EXPECT_EQ(lab::valid_utf8("\xf4\x90\x80\x80"), r + r + r + r) << "past U+10FFFF";
+    const std::string fine = "\xc3\xa9t\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x98\x80 \x01";
+    EXPECT_EQ(lab::valid_utf8(fine), fine);
+    EXPECT_EQ(lab::xml_escape("\xc0<"), r + "&lt;");
 }
 
 TEST(Text, CsvFieldsRoundTrip)

@@ -17,8 +17,12 @@ std::optional<std::string> try_read_file(const std::string& path);
 std::string read_file(const std::string& path);
 
 // Text for an XML or HTML attribute or element: & < > " escaped; control characters other than
-// newline and tab, which XML 1.0 cannot hold, and bytes that are not UTF-8 become '?'.
+// newline and tab, which XML 1.0 cannot hold, become '?', and bytes that are not UTF-8 U+FFFD.
 std::string xml_escape(std::string_view text);
+
+// The text with each byte that is not part of well-formed UTF-8 replaced by U+FFFD, as a report
+// quotes a Latin-1 source line or a kernel's binary output (JSON does the same: lab/json_text.hpp).
+std::string valid_utf8(std::string_view text);
 
 // One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break, quotes doubled.
 std::string csv_field(std::string_view text);
