@@ -5,9 +5,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -561,6 +565,52 @@ TEST(Sandbox, HidesTheSecretsTheEnvironmentAndTheKit)
     EXPECT_EQ(printed, "token=\nwrote-its-own\ndone\n");
     EXPECT_TRUE(fs::exists(work + "/mine"));
     fs::remove_all(work);
+}
+
+// A service of the host listens on a Unix socket where such services keep theirs (/run: docker's,
+// dbus's, systemd's): outside the sandbox a client reaches it, inside it reaches nothing. A
+// read-only view of / once let a runner connect() and send (connect needs no write to the file).
+TEST(Sandbox, ReachesNoSocketOfTheHost)
+{
+    if (!isolation().error.empty()) {
+        if (geteuid() == 0 && !lab::process::find_program("unshare").empty()) FAIL() << isolation().error;
+        GTEST_SKIP() << isolation().error;
+    }
+    if (isolation().kind == Isolation::none) GTEST_SKIP() << "LAB_ISOLATION=none";
+    // The system's python3: one under a home folder (pyenv's) is not there inside the sandbox.
+    const std::string python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "";
+    if (python.empty()) GTEST_SKIP() << "no /usr/bin/python3 here to play the client";
+    std::string folder = "/run";
+    if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); geteuid() != 0 && runtime && *runtime) folder = runtime;
+    const std::string path = folder + "/lab-sandbox-probe-" + std::to_string(getpid()) + ".sock";
+    const int listener = socket(AF_UNIX, SOCK_STREAM, 0);
+    ASSERT_GE(listener, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::snprintf(address.sun_path, sizeof address.sun_path, "%s", path.c_str());
+    unlink(path.c_str());
+    if (bind(listener, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+        close(listener);
+        GTEST_SKIP() << "cannot listen in " << folder << " here (not root?)";
+    }
+    ASSERT_EQ(listen(listener, 4), 0);
+    chmod(path.c_str(), 0666);  // anyone may connect, as to dbus's system bus or journald's socket
+    const std::string client = "'" + python + "' -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('" + path +
+                               "'); s.sendall(b'hello'); print('reached-the-host')\"; echo done";
+    // Outside, the probe must reach the listener, or the test proves nothing.
+    const std::string log = sandbox_test_dir() + ".outside";
+    lab::process::Options options;
+    options.output = log;
+    lab::process::run({"/bin/sh", "-c", client}, options);
+    EXPECT_EQ(lab::read_file(log), "reached-the-host\ndone\n") << "the probe cannot reach its own listener";
+    fs::remove(log);
+    int status = -1;
+    const std::string inside = in_sandbox(client, SandboxSpec{}, status);
+    EXPECT_EQ(status, 0);
+    EXPECT_EQ(inside.find("reached-the-host"), std::string::npos) << "a sandboxed program reached a socket of the host at " << path;
+    EXPECT_NE(inside.find("Error"), std::string::npos) << "the client did not run in the sandbox: " << inside;
+    close(listener);
+    unlink(path.c_str());
 }
 
 // The limits hold inside the sandbox: CPU time, file size, and where a cgroup can be made,

@@ -101,6 +101,11 @@ Layout layout_of(const SandboxSpec& spec)
     l.fresh = {"/tmp", "/root", "/home"};
     if (const char* home = std::getenv("HOME"); home && *home && absolute(home) != "/") l.fresh.push_back(absolute(home));
     std::error_code error;
+    // Where the host's services keep their sockets (docker's, dbus's, systemd's, a rootless engine's
+    // under /run/user): a read-only view of / does not stop connect(), so these are emptied too.
+    // (/var/run is most often a link to /run; abstract sockets stay behind the network namespace.)
+    for (const char* sockets : {"/run", "/var/run"})
+        if (!fs::is_symlink(sockets, error)) l.fresh.push_back(sockets);
     l.fresh.erase(std::remove_if(l.fresh.begin(), l.fresh.end(),
                                  [&](const std::string& f) { return !fs::is_directory(f, error); }),
                   l.fresh.end());
