@@ -217,7 +217,9 @@ std::string thread_order_advice(const RungInfo& rung, const std::vector<std::str
         text += "it fails when the last warp runs ahead to its next __syncthreads(), so a shared slot was overwritten "
                 "before another thread read what it needed from it. Either two threads of the same step use the same "
                 "slot, one writing it and one reading it (check which threads your condition lets work in a step), or "
-                "a __syncthreads() is missing between a read of a slot and the next write to it.";
+                "a __syncthreads() is missing between a read of a slot and the next write to it. (In this order the "
+                "blocks also run last to first: where blocks share a counter or a result, none may count on "
+                "another having run before it.)";
     else
         text += "its results differ between thread orders, so threads read shared slots that other threads write with "
                 "nothing ordering the two: a __syncthreads() between every write and every read of a slot by another "

@@ -2,6 +2,7 @@
 // order; each planted bug must be caught, with a message that names the problem.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -124,6 +125,48 @@ TEST_F(Emulator, AtomicsAreAtomicAcrossBlocksOnSeveralWorkers)
     EXPECT_EQ(biggest.download()[0], 999);
     EXPECT_EQ(ticket.download()[0], static_cast<unsigned>(n));
     EXPECT_EQ(float_sum.download()[0], 50000.0f);
+}
+
+// A GPU runs blocks in no promised order: in the reverse order they run last to first, so a
+// kernel that counts on block 0 running first (a ticket counter it resets as it starts) passes in
+// index order and fails there, as it may on a GPU.
+TEST_F(Emulator, BlocksRunLastToFirstInTheReverseOrder)
+{
+    const int blocks = 64;
+    DeviceBuffer<unsigned> counter(1);
+    DeviceBuffer<int> total(1), partials(blocks);
+    const auto run = [&](Schedule order) {
+        lab::cpu::set_schedule(order, 11);
+        counter.fill(12345u);  // what an earlier launch left
+        total.fill(-1);
+        EXPECT_EQ(error_of([&] { emulated::reset_by_block_zero(counter.data(), total.data(), partials.data(), blocks); }), "");
+        return total.download()[0];
+    };
+    EXPECT_EQ(run(Schedule::forward), blocks) << "block 0 runs first in index order";
+    EXPECT_NE(run(Schedule::reverse), blocks) << "block 0 ran first in the reverse order too: the blocks' order never changes";
+    // The random order is a permutation of the blocks: every block runs once, whatever the seed.
+    for (unsigned long long seed : {1ull, 2ull, 99ull}) {
+        lab::cpu::set_schedule(Schedule::random, seed);
+        DeviceBuffer<unsigned> out(3 * 4 * 2 * 5);
+        out.fill(0u);
+        ASSERT_EQ(error_of([&] { emulated::grid_indices(out.data()); }), "");
+        const auto got = out.download();
+        for (unsigned y = 0; y < 10; ++y)
+            for (unsigned x = 0; x < 12; ++x) EXPECT_EQ(got[y * 12 + x], y * 1000 + x) << "seed " << seed;
+    }
+}
+
+// cudaMalloc hands back what was there on a GPU, never promised zeros: here every byte of a new
+// allocation is 0xFF, so a kernel that reads scratch memory it never wrote gets -1 (or a NaN), not 0.
+TEST_F(Emulator, NewAllocationsHoldNoZeros)
+{
+    DeviceBuffer<int> scratch(32), out(32);
+    ASSERT_EQ(error_of([&] { emulated::read_unwritten_global(scratch.data(), out.data()); }), "");
+    for (int v : out.download())
+        EXPECT_EQ(v, 0) << "scratch + 1 read " << v << " from a new allocation (0 from one of 0xFF bytes): a kernel that reads "
+                        << "memory it never wrote would pass here";
+    DeviceBuffer<float> floats(8);
+    for (float v : floats.download()) EXPECT_TRUE(std::isnan(v)) << "a new float allocation reads as " << v;
 }
 
 TEST_F(Emulator, TwoDimensionalGridsAndBlocks)

@@ -103,6 +103,27 @@ __global__ void tickets(float* partials, unsigned* tickets, int* data, int fence
     if (fence == 3) atomicAdd(tickets, 1u);
 }
 
+// The single-pass ticket with the counter reset by block 0 as it starts, which works only where
+// block 0 runs before every other: the block that draws the last ticket writes the total of the
+// blocks that counted (every block adds 1), and no block may count on another's having run.
+__global__ void reset_by_block_zero(unsigned* counter, int* total, int* partials)
+{
+    if (threadIdx.x != 0) return;
+    if (blockIdx.x == 0) *counter = 0;
+    partials[blockIdx.x] = 1;
+    __threadfence();
+    if (atomicAdd(counter, 1u) != gridDim.x - 1) return;
+    int sum = 0;
+    for (unsigned b = 0; b < gridDim.x; ++b) sum += partials[b];
+    *total = sum;
+}
+
+// Reads a buffer nobody wrote: out[i] = scratch[i] + 1.
+__global__ void read_unwritten_global(const int* scratch, int* out)
+{
+    out[threadIdx.x] = scratch[threadIdx.x] + 1;
+}
+
 __global__ void grid_indices(unsigned* out)
 {
     const unsigned x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -275,6 +296,11 @@ void tickets(float* partials, unsigned* tickets, int* data, int fence, int block
     ::tickets<<<blocks, 64>>>(partials, tickets, data, fence);
 }
 void grid_indices(unsigned* out) { ::grid_indices<<<dim3(3, 2), dim3(4, 5)>>>(out); }
+void reset_by_block_zero(unsigned* counter, int* total, int* partials, int blocks)
+{
+    ::reset_by_block_zero<<<blocks, 32>>>(counter, total, partials);
+}
+void read_unwritten_global(const int* scratch, int* out) { ::read_unwritten_global<<<1, 32>>>(scratch, out); }
 void read_unwritten_shared(int* out, int blocks) { ::read_unwritten_shared<<<blocks, 64>>>(out); }
 void tree_sum_missing_barrier(const float* in, float* out, int n)
 {

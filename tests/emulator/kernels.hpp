@@ -17,6 +17,9 @@ void atomics(const int* in, int n, int* sum, int* biggest, unsigned* ticket, flo
 // every thread also adds 1 to *data, an int (not a ticket).
 void tickets(float* partials, unsigned* tickets, int* data, int fence, int blocks);
 void grid_indices(unsigned* out);  // grid 3x2 of blocks 4x5: out[y * 12 + x] = y * 1000 + x
+// A ticket whose counter block 0 resets as it starts: *total = blocks when block 0 ran first.
+void reset_by_block_zero(unsigned* counter, int* total, int* partials, int blocks);
+void read_unwritten_global(const int* scratch, int* out);  // out[i] = scratch[i] + 1, 32 threads
 void read_unwritten_shared(int* out, int blocks);
 
 void tree_sum_missing_barrier(const float* in, float* out, int n);

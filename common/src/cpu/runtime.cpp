@@ -27,6 +27,12 @@ std::size_t page_size()
 }
 constexpr std::size_t kAlignment = 256;     // what cudaMalloc guarantees
 constexpr unsigned char kSlackByte = 0xCD;  // fills the bytes between an allocation's end and its guard page
+// Fills a new allocation: a GPU's cudaMalloc hands back whatever was there, and a fresh mapping's
+// zeros would let a kernel that reads scratch memory it never wrote (a partial sum, a counter
+// that is not reset) pass here. 0xFF is a NaN as a float and -1 as an int. Allocations larger than
+// kPoisonedBytes are left as mapped (zeros): filling them would take the memory they only reserve.
+constexpr unsigned char kPoisonByte = 0xFF;
+constexpr std::size_t kPoisonedBytes = std::size_t{1} << 30;
 
 struct Allocation {
     char* mapping;
@@ -160,6 +166,7 @@ cudaError_t cudaMalloc(void** pointer, std::size_t bytes)
     mprotect(guard, page, PROT_NONE);
     char* start = reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(guard - bytes) & ~(lab::cpu::kAlignment - 1));
     std::memset(start + bytes, lab::cpu::kSlackByte, static_cast<std::size_t>(guard - start) - bytes);
+    if (bytes <= lab::cpu::kPoisonedBytes) std::memset(start, lab::cpu::kPoisonByte, bytes);
     {
         std::lock_guard<std::mutex> lock(state().lock);
         state().allocations[reinterpret_cast<std::uintptr_t>(start)] = {static_cast<char*>(mapping), mapping_bytes, bytes};
