@@ -9,11 +9,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
 
 #include "lab/process.hpp"
+#include "lab/registry.hpp"
 #include "lab/text.hpp"
 #include "sandbox.hpp"
 
@@ -115,6 +117,16 @@ CompiledRung compiled_files(const InspectPaths& paths, const std::string& id)
     }
     std::sort(c.ptx.begin(), c.ptx.end());
     std::sort(c.preprocessed.begin(), c.preprocessed.end());
+    const std::string kit = lab::kit_root();
+    c.include_roots = {kit + "/common/include"};
+    // What the reference calls of the CUDA runtime from its own lines (its comments aside).
+    if (const auto reference = lab::try_read_file(kit + "/solutions/" + id + ".cu")) {
+        static const std::regex comment(R"(//[^\n]*|/\*[\s\S]*?\*/)"), call(R"(\b(cuda[A-Z]\w*)\s*\()");
+        const std::string code = std::regex_replace(*reference, comment, " ");
+        for (auto it = std::sregex_iterator(code.begin(), code.end(), call); it != std::sregex_iterator(); ++it)
+            if (std::find(c.runtime_calls.begin(), c.runtime_calls.end(), (*it)[1].str()) == c.runtime_calls.end())
+                c.runtime_calls.push_back((*it)[1].str());
+    }
     return c;
 }
 
@@ -175,15 +187,31 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs, c
     if (lock < 0 || flock(lock, LOCK_EX) != 0) throw std::runtime_error("cannot lock " + grading + "/lock");
     Built built;
     std::vector<std::string> args{"cmake", "--build", dir, "-j", std::to_string(jobs)};
+    // Nothing of an earlier submission survives, of any rung (the next submission's build must not
+    // find another student's file, or what the compilers made of it): its runners, the rewritten
+    // copies of its files, its objects, preprocessed texts and PTX go; the files are new.
+    std::error_code error;
+    for (const std::string& folder : {dir + "/grader", dir + "/cpu_sources", dir + "/nvcc_check", grading + "/submission"})
+        for (auto it = fs::recursive_directory_iterator(folder, error); !error && it != fs::recursive_directory_iterator();
+             it.increment(error)) {
+            const std::string name = it->path().filename().string();
+            const std::string path = it->path().string();
+            if (path == dir + "/grader/cpu-backend") {  // a build tree of its own, with its own gradings
+                it.disable_recursion_pending();
+                continue;
+            }
+            if (!it->is_regular_file(error)) continue;
+            if (folder == grading + "/submission") {
+                // Each rung's file stays (CMake's configuration needs it), as the placeholder it wrote.
+                const std::string id = it->path().stem().string();
+                std::ofstream(path, std::ios::trunc)
+                    << "// lab-grade writes the submission's " << id << ".cu here before it builds lab-runner-" << id << ".\n";
+            } else if (name.rfind("lab-runner-", 0) == 0 || name.rfind("grade_kernel_", 0) == 0 ||
+                       path.find("/grade_kernel_") != std::string::npos || path.find("/grader/keep/") != std::string::npos) {
+                fs::remove(it->path(), error);
+            }
+        }
     for (const auto& [id, contents] : files) {
-        // Nothing of an earlier submission survives: its runner and kernel objects go, the file is new.
-        const std::string runner = dir + "/grader/lab-runner-" + id;
-        fs::remove(runner);
-        for (const auto& entry : fs::recursive_directory_iterator(dir + "/grader/CMakeFiles"))
-            if (entry.path().string().find("grade_kernel_" + id + ".dir") != std::string::npos &&
-                entry.path().extension() == ".o")
-                fs::remove(entry.path());
-        fs::remove(dir + "/cpu_sources/grade_kernel_" + id + ".cu");
         std::ofstream(grading + "/submission/" + id + ".cu", std::ios::trunc) << contents;
         args.push_back("--target");
         args.push_back("lab-runner-" + id);

@@ -80,6 +80,11 @@ std::vector<std::pair<std::string, std::string>> passed_environment()
     return passed;
 }
 
+// How much a fresh folder (/tmp, the home folders) may hold: its files live in memory, and many
+// files each under the per-file limit would otherwise fill the machine's (nvcc's temporary files
+// take tens of MiB).
+constexpr std::uint64_t kFreshBytes = std::uint64_t{1} << 30;
+
 // What the sandbox's file system is made of, whichever way it is made.
 struct Layout {
     std::vector<std::string> fresh;         // empty and writable, its own: /tmp and the home folders
@@ -125,6 +130,30 @@ Layout layout_of(const SandboxSpec& spec)
     {
         std::lock_guard<std::mutex> lock(g_hidden_mutex);
         hidden.insert(hidden.end(), g_hidden_extra.begin(), g_hidden_extra.end());
+    }
+    // Every copy of the references, in any form: the planted mistakes (tests/mutants.json quotes
+    // solution lines), and in the build tree (and the CPU-backend tree a GPU grading keeps inside it)
+    // the rewritten copies, the mutants' and the speed tests' kernels, the objects and programs built
+    // from them. A submission's build needs none of them (its runner is the kit's harness, its
+    // libraries and the submission).
+    hidden.push_back(kit + "/tests/mutants.json");
+    for (const std::string& tree : {build, build + "/grader/cpu-backend"}) {
+        if (!fs::is_directory(tree, error)) continue;
+        // Not the folders CMake generates files into (a newer CMake names them as outputs of its
+        // build.ninja, which would be made again inside the sandbox): what lies in them.
+        const std::vector<std::pair<std::string, std::vector<std::string>>> copies{
+            {tree + "/CMakeFiles", {"rung_"}},
+            {tree + "/tests", {"test_", "mutant_", "driver_speed_", "mutants"}},
+            {tree + "/tests/CMakeFiles", {"test_", "mutant_", "driver_speed_"}},
+            {tree + "/cpu_sources", {"rung_", "mutant_", "driver_speed_"}},
+            {tree + "/nvcc_check", {"rung_", "mutant_", "driver_speed_"}}};
+        for (const auto& [folder, prefixes] : copies)
+            for (const auto& entry : fs::directory_iterator(folder, error)) {
+                const std::string name = entry.path().filename().string();
+                if (std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return name.rfind(p, 0) == 0; }) &&
+                    entry.path().extension() != ".cmake")
+                    hidden.push_back(entry.path().string());
+            }
     }
     for (const auto& path : hidden) {
         // A report folder that holds the kit (--out .) stays in sight, read-only like the rest.
@@ -181,7 +210,7 @@ std::vector<std::string> bwrap_command(const std::vector<std::string>& command, 
         for (const auto& node : gpu_nodes()) w.insert(w.end(), {"--dev-bind", node, node});
     // Mounts stack in order: fresh folders, the kit seen again in them, writable trees, then the
     // secrets over them, then what may be seen or written inside a hidden folder.
-    for (const auto& f : l.fresh) w.insert(w.end(), {"--tmpfs", f});
+    for (const auto& f : l.fresh) w.insert(w.end(), {"--size", std::to_string(kFreshBytes), "--tmpfs", f});
     for (const auto& s : l.seen) w.insert(w.end(), {"--ro-bind", s, s});
     for (const auto& path : l.writable)
         if (!inside_any(path, l.hidden_dirs)) w.insert(w.end(), {"--bind", path, path});
@@ -295,7 +324,7 @@ std::vector<std::string> unshare_command(const std::vector<std::string>& command
               << " || fail " << shell_quoted("cannot make " + w + " writable") << '\n';
     for (const auto& r : replaced) {
         const bool fresh = std::find(l.fresh.begin(), l.fresh.end(), r) != l.fresh.end() || r == "/dev";
-        s << "mount -t tmpfs -o mode=" << (r == "/tmp" ? "1777" : "755") << " lab-" << (fresh ? "fresh " : "hidden ")
+        s << "mount -t tmpfs -o size=" << kFreshBytes << ",mode=" << (r == "/tmp" ? "1777" : "755") << " lab-" << (fresh ? "fresh " : "hidden ")
           << shell_quoted(r) << " || fail " << shell_quoted("cannot replace " + r) << '\n';
         for (std::size_t k = 0; k < keeps.size(); ++k) {
             if (innermost(keeps[k].path) != r) continue;
