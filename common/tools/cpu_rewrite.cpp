@@ -8,6 +8,7 @@
 //   __shared__ T a[N];            ->  static thread_local T a[N];   (at namespace scope)
 //   kernel<<<grid, block>>>(args) ->  ::lab::cpu::launch_chevrons(kernel, ::lab::cpu::Chevrons{grid, block}, args)
 //   while (cond), for (...; cond; ...) ->  the condition preceded by ::lab::cpu::loop_point() (rewrite_loop)
+//   __noinline__                  ->  __attribute__((noinline))
 // Comments, strings, character literals (not digit separators) and preprocessor lines are left alone.
 //   lab-cpu-rewrite INPUT.cu OUTPUT
 #include <algorithm>
@@ -398,7 +399,9 @@ int main(int argc, char** argv)
     std::stringstream buffer;
     buffer << in.rdbuf();
     Rewriter rewriter{argv[1], buffer.str(), {}};
-    const std::string body = rewriter.run();
+    // __noinline__, which nvcc knows as a keyword: a macro for it would break the C++ library's own
+    // __attribute__((__noinline__)), so the file's own uses are spelled out here.
+    const std::string body = std::regex_replace(rewriter.run(), std::regex(R"(\b__noinline__\b)"), "__attribute__((noinline))");
     std::string quoted;
     for (char c : std::string(argv[1])) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
     std::ofstream out(argv[2], std::ios::binary);

@@ -171,6 +171,8 @@ TEST(Integrity, ReadsTheFilesOwnLinesAfterPreprocessing)
     compiled.shown_as = "exercises/07_coarsening.cu";
     const std::string text =
         "# 1 \"/kit/common/src/rung_glue.cu\"\n"
+        "# 1 \"/usr/local/cuda/include/cuda_runtime.h\" 1\n"
+        "# 2 \"/kit/common/src/rung_glue.cu\" 2\n"
         "int atomicAdd_is_fine_here;\n"
         "# 1 \"/build/grading/submission/07_coarsening.cu\" 1\n"
         "\n"
@@ -234,6 +236,29 @@ TEST(Integrity, AFenceBeforeEveryTicketInThePtx)
     // A fence in one function does not cover the next one's ticket.
     EXPECT_EQ(findings(entry + "\tmembar.gl;\n}\n.visible .entry _ZN4ex114nextEv(\n\tatom.global.add.u32 %r1, [%rd1], 1;\n"),
               refused);
+    // The store must come before the fence: a fence, then the partial, then the ticket is refused.
+    EXPECT_EQ(findings(entry + "\tmembar.gl;\n\tst.global.u32 [%rd1], %r1;\n\tatom.global.add.u32 %r3, [%rd3], 1;\n"),
+              refused);
+    EXPECT_EQ(findings(entry + "\tmembar.gl;\n\tst.u32 [%rd1], %r1;\n\tatom.add.u32 %r3, [%rd3], 1;\n"), refused);
+    // ...but a store to shared memory needs no fence for other blocks.
+    EXPECT_EQ(findings(entry + "\tmembar.gl;\n\tst.shared.u32 [%r1], %r1;\n\tatom.global.add.u32 %r3, [%rd3], 1;\n"),
+              none);
+    // A 64-bit ticket is a ticket; a release at GPU scope is its own fence.
+    EXPECT_EQ(findings(entry + "\tst.global.u32 [%rd1], %r1;\n\tatom.global.add.u64 %rd3, [%rd3], 1;\n"), refused);
+    EXPECT_EQ(findings(entry + "\tst.global.u32 [%rd1], %r1;\n\tatom.release.gpu.global.add.u32 %r3, [%rd3], 1;\n"),
+              none);
+    // Through a helper: the ticket in a __noinline__ function asks its caller for the fence (the call
+    // over several lines, as nvcc writes it); a helper that fences passes that on.
+    const std::string helper =
+        ".func  (.param .b32 func_retval0) _ZN4ex1111take_ticketEPj(\n\t.param .b64 p\n)\n{\n"
+        "\tatom.global.add.u32 \t%r1, [%rd2], 1;\n\tret;\n}\n";
+    const std::string call = "\tcall.uni (retval0), \n\t_ZN4ex1111take_ticketEPj, \n\t(\n\tparam0\n\t);\n";
+    EXPECT_EQ(findings(helper + entry + "\tst.global.u32 [%rd1], %r1;\n\tmembar.gl;\n" + call), none);
+    EXPECT_EQ(findings(helper + entry + "\tst.global.u32 [%rd1], %r1;\n" + call), refused);
+    const std::string fencing = ".func _ZN4ex115fenceEv(\n)\n{\n\tmembar.gl;\n\tret;\n}\n";
+    EXPECT_EQ(findings(fencing + entry + "\tst.global.u32 [%rd1], %r1;\n\tcall.uni _ZN4ex115fenceEv, ();\n"
+                                         "\tatom.global.add.u32 %r3, [%rd3], 1;\n"),
+              none);
     // Rungs without the rule are not held to it.
     lab::RungInfo other = rung;
     other.ticket_fence = false;
@@ -241,6 +266,49 @@ TEST(Integrity, AFenceBeforeEveryTicketInThePtx)
     CompiledRung compiled;
     compiled.ptx = {(dir / "k.ptx").string()};
     EXPECT_TRUE(check_integrity(other, compiled).empty());
+}
+
+// An #include of the file's own may bring in the kit's public headers, the system's and CUDA's, and
+// nothing else: not a rewritten copy of a reference in the build tree, however it was named. The
+// CUDA runtime, call by call: what the rung's reference calls and the device queries; copies only
+// from device to device.
+TEST(Integrity, IncludesAndRuntimeCallsOfTheFilesOwnLines)
+{
+    const lab::RungInfo& rung = lab::Registry::kit().get("10");
+    CompiledRung compiled;
+    compiled.student_file = "/build/grading/submission/10_any_length.cu";
+    compiled.shown_as = "exercises/10_any_length.cu";
+    compiled.include_roots = {"/kit/common/include"};
+    compiled.runtime_calls = {"cudaMalloc", "cudaFree", "cudaMemsetAsync", "cudaMemcpyAsync"};
+    const auto found = [&](const std::string& own) {
+        const std::string text = "# 1 \"/kit/common/src/rung_glue.cu\"\n"
+                                 "# 1 \"/usr/local/cuda/include/cuda_runtime.h\" 1\n"
+                                 "# 2 \"/kit/common/src/rung_glue.cu\" 2\n"
+                                 "# 1 \"/build/grading/submission/10_any_length.cu\" 1\n" + own;
+        std::vector<std::string> said;
+        for (const Finding& f : check_preprocessed(rung, text, compiled)) said.push_back(f.where + " [" + f.rule + "]");
+        return said;
+    };
+    const std::vector<std::string> none;
+    EXPECT_EQ(found("# 1 \"/kit/common/include/lab/kernel.hpp\" 1\nint k;\n"
+                    "# 2 \"/build/grading/submission/10_any_length.cu\" 2\n"
+                    "# 1 \"/usr/include/c++/12/vector\" 1 3\nint v;\n"
+                    "# 3 \"/build/grading/submission/10_any_length.cu\" 2\n"
+                    "# 1 \"/usr/local/cuda/include/cooperative_groups.h\" 1\nint g;\n"
+                    "# 4 \"/build/grading/submission/10_any_length.cu\" 2\n"),
+              none);
+    EXPECT_EQ(found("# 1 \"/build/cpu_sources/rung_10_any_length.cu\" 1\nint r;\n"
+                    "# 2 \"/build/grading/submission/10_any_length.cu\" 2\n"
+                    "# 1 \"/kit/common/include/../../tests/mutants.json\" 1\nint m;\n"
+                    "# 3 \"/build/grading/submission/10_any_length.cu\" 2\n"),
+              (std::vector<std::string>{"exercises/10_any_length.cu:1 [source]", "exercises/10_any_length.cu:2 [source]"}));
+    EXPECT_EQ(found("void f(int* d, int* s) { cudaMalloc(&d, 4); cudaMemcpyAsync(d, s, 4, cudaMemcpyDeviceToDevice); }\n"
+                    "void g(int* d) { int n; cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, 0); }\n"),
+              none);
+    EXPECT_EQ(found("void f(int* d, int* s) {\n cudaMemcpyAsync(d, s, 4, cudaMemcpyKind(2));\n"
+                    " cudaDeviceSynchronize();\n int k = cudaMemcpyDeviceToHost;\n cudaMemcpy(d, s, 4, cudaMemcpyDeviceToDevice); }\n"),
+              (std::vector<std::string>{"exercises/10_any_length.cu:2 [host-calls]", "exercises/10_any_length.cu:3 [host-calls]",
+                                        "exercises/10_any_length.cu:5 [host-calls]", "exercises/10_any_length.cu:4 [host-calls]"}));
 }
 
 // Every rule a rung names is one the grader has.
@@ -634,6 +702,13 @@ TEST(Sandbox, StopsWhatGoesPastItsLimits)
     EXPECT_EQ(status, 128 + SIGXCPU) << "a spinning program outlived its CPU time";
     in_sandbox("head -c 4000000 /dev/zero > '" + work + "/big'", spec, status);
     EXPECT_LE(fs::file_size(work + "/big"), 1u << 20) << "a program wrote past its file limit";
+    // Many files, each under the per-file limit, do not fill the machine's memory through /tmp: its
+    // own /tmp holds 1 GiB at most (2,000 files of 1 MiB stop near 1,024).
+    const std::string filled = in_sandbox(
+        "for i in $(seq 2000); do head -c 1048576 /dev/zero > /tmp/f$i 2>/dev/null || break; done; du -sm /tmp | cut -f1",
+        spec, status);
+    EXPECT_LE(std::atoi(filled.c_str()), 1025) << "the sandbox's /tmp took " << filled << " MiB";
+    EXPECT_GE(std::atoi(filled.c_str()), 512) << filled;
     spec.limits = {};
     if (cgroup_support().processes.empty()) {
         spec.limits.processes = 40;

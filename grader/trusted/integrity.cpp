@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "elf.hpp"
+#include "lab/process.hpp"
 #include "lab/text.hpp"
 #include "screen.hpp"
 
@@ -54,11 +55,16 @@ std::string outer_namespace(const std::string& mangled)
         if (!rest.empty() && rest[0] == 'L') rest.remove_prefix(1), again = true;  // internal linkage
         if (!rest.empty() && rest[0] == 'Z') rest.remove_prefix(1), again = true;  // local name: its function
     }
-    if (rest.rfind("St", 0) == 0) return "std";
+    // The standard library's abbreviations: St (std::), Sa (std::allocator), Sb (std::basic_string),
+    // Ss, Si, So, Sd (std::string and the streams).
+    const auto in_std = [](std::string_view s) {
+        return s.size() >= 2 && s[0] == 'S' && std::string_view("tabsiod").find(s[1]) != std::string_view::npos;
+    };
+    if (in_std(rest)) return "std";
     if (!rest.empty() && rest[0] == 'N') {
         rest.remove_prefix(1);
         while (!rest.empty() && std::string_view("rVKRO").find(rest[0]) != std::string_view::npos) rest.remove_prefix(1);
-        if (rest.rfind("St", 0) == 0) return "std";
+        if (in_std(rest)) return "std";
         std::size_t digits = 0;
         while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits]))) ++digits;
         if (digits == 0 || digits > 4) return "";
@@ -79,6 +85,17 @@ bool forbids(const lab::RungInfo& rung, const std::string& rule)
 
 bool is_weak(ElfSymbol::Binding b) { return b == ElfSymbol::Binding::weak || b == ElfSymbol::Binding::unique; }
 
+// What a file may ask the CUDA runtime from the host, beyond what its rung's reference asks: questions
+// about the device and the last error, which change nothing (a grid sized by the number of
+// multiprocessors). The CPU backend answers each (lab/cpu/runtime.hpp).
+const std::regex& device_query()
+{
+    static const std::regex pattern(
+        R"(^(cudaGetDevice|cudaGetDeviceCount|cudaGetDeviceProperties(_v2)?|cudaDeviceGetAttribute|cudaGetLastError|)"
+        R"(cudaPeekAtLastError|cudaGetErrorString|cudaGetErrorName|cudaDriverGetVersion|cudaRuntimeGetVersion)$)");
+    return pattern;
+}
+
 // Host calls a kernel file has no use for, by the name the object asks for.
 const std::regex& forbidden_call()
 {
@@ -93,8 +110,31 @@ const std::regex& forbidden_call()
     return pattern;
 }
 
+// names_exit: whether the file's own lines, after preprocessing, name exit at all. nvcc compiles the
+// host side of every __device__ function that is not inline to a stub that calls exit (it never
+// runs: only the device calls the function), so a call to exit in the object is the file's own only
+// when its own text names it.
+// The system call instructions in an object's code (syscall, sysenter, int $0x80), as objdump
+// disassembles it: a call to the kernel that no library function's name gives away (inline asm).
+int system_call_instructions(const std::string& object)
+{
+    static const std::string objdump = lab::process::find_program("objdump");
+    if (objdump.empty())
+        throw std::runtime_error("the integrity checks need objdump (binutils, which comes with g++): apt-get install binutils");
+    const std::string listing = object + ".dis";
+    lab::process::Options options;
+    options.output = listing;
+    options.null_stdin = true;
+    if (lab::process::run({objdump, "-d", "--no-show-raw-insn", object}, options) != 0)
+        throw std::runtime_error("objdump could not disassemble " + object);
+    static const std::regex instruction(R"(\t(syscall|sysenter|int\s+\$0x80)\b)");
+    const std::string text = read_text(listing);
+    fs::remove(listing);
+    return static_cast<int>(std::distance(std::sregex_iterator(text.begin(), text.end(), instruction), std::sregex_iterator()));
+}
+
 void check_object(const lab::RungInfo& rung, const std::string& path, const std::string& baseline_path,
-                  const std::string& shown_as, std::vector<Finding>& out)
+                  const std::string& shown_as, bool names_exit, std::vector<Finding>& out)
 {
     const ElfObject object = read_elf_object(path), baseline = read_elf_object(baseline_path);
     const std::string where = shown_as + " as compiled (" + fs::path(path).filename().string() + ")";
@@ -120,6 +160,11 @@ void check_object(const lab::RungInfo& rung, const std::string& path, const std:
                                           "initialiser or a destructor at exit, which a kernel file may not have");
     }
 
+    if (const int calls = system_call_instructions(path), reference = system_call_instructions(baseline_path); calls > reference)
+        add("host-calls", "holds " + std::to_string(calls - reference) +
+                              " system call instruction(s) (syscall, sysenter, int $0x80: inline assembly) the kit's own "
+                              "code does not: a kernel file computes on the GPU and touches nothing else");
+
     std::map<std::string, ElfSymbol::Binding> reference_defined;
     std::set<std::string> reference_undefined;
     for (const auto& s : baseline.symbols) {
@@ -138,7 +183,8 @@ void check_object(const lab::RungInfo& rung, const std::string& path, const std:
             continue;
         }
         if (!s.defined) {
-            if (reference_undefined.count(s.name)) continue;
+            if (reference_undefined.count(s.name) || std::regex_match(plain, device_query())) continue;
+            if (plain == "exit" && !names_exit) continue;
             if (std::regex_search(plain, forbidden_call()))
                 add("host-calls", "calls " + plain + " from the host: a kernel file computes on the GPU and "
                                     "touches nothing else");
@@ -177,52 +223,142 @@ void check_object(const lab::RungInfo& rung, const std::string& path, const std:
     }
 }
 
+}  // namespace
+
+// Tickets in one PTX text (a rung with "ticket_fence", rungs.json): every ticket, an atomic on a
+// counter in global (or generic) memory that counts by one (atomicInc, atomicDec, or atomicAdd/
+// atomicSub of the constant 1, on a 32- or 64-bit counter), must come after a fence of GPU or system
+// scope that itself comes after the thread's last store to memory other blocks can read (and after
+// its last ticket): write the partial, fence, then take the ticket, as the CPU backend demands at run
+// time (common/CPU_BACKEND.md, "Tickets"), so that a GPU grading and a CPU grading give one verdict.
+// A ticket that is itself a release at GPU scope (atom.release.gpu, atom.acq_rel.gpu) is its own
+// fence. The order is the PTX's, function by function, through calls: a helper (__noinline__) that
+// takes a ticket first thing asks every caller for the fence; one that fences or stores passes that
+// on to what follows the call. (PTX has no signed atomic add: rung 11's int atomic scheme, atomicAdd
+// of a block's sum, is an add.u32 too, but of a register, never of the constant 1.)
+std::vector<std::string> unfenced_tickets(const std::string& ptx)
+{
+    static const std::regex ticket(
+        R"(^\s*(@!?%\w+\s+)?(atom|red)((\.\w+)*)\.((inc|dec)\.u32\b|add\.[us](32|64)\s[^;]*,\s*(1|-1|4294967295|0[xX][fF]{8}|18446744073709551615|0[xX][fF]{16})\s*;))"),
+        fence(R"(^\s*(@!?%\w+\s+)?(membar\.(gl|sys)|fence\.(sc|acq_rel)\.(gpu|sys))\b)"),
+        store(R"(^\s*(@!?%\w+\s+)?(st|atom|red|cp\.async|st\.async)((\.\w+)*)\s)"),
+        unshared(R"(\.(shared|local|param|const)\b)"), releases(R"(\.(release|acq_rel)\b[^;]*?\.(gpu|sys)\b|\.(gpu|sys)\b[^;]*?\.(release|acq_rel)\b)"),
+        header(R"(^\s*(\.visible\s+|\.weak\s+|\.extern\s+)?\.(entry|func)\s+(\([^)]*\)\s*)?([\w$.]+))"),
+        call(R"(^\s*(@!?%\w+\s+)?call(\.uni)?\s+(\([^)]*\)\s*,\s*)?([\w$.]+))");
+    // One function's events, in order; then each function's effect as seen from a caller.
+    enum class Event { fence, store, ticket, released_ticket, call };
+    struct Step { Event event; std::string callee; };
+    struct Function { bool entry = false; std::vector<Step> steps; };
+    std::map<std::string, Function> functions;
+    std::vector<std::string> order;
+    {
+        std::istringstream text(ptx);
+        Function* current = nullptr;
+        for (std::string line; std::getline(text, line);) {
+            std::smatch m;
+            // A call is one statement over several lines: `call.uni (retval0),`, the callee, its arguments.
+            if (line.find(';') == std::string::npos && std::regex_search(line, std::regex(R"(^\s*(@!?%\w+\s+)?call\b)")))
+                for (std::string more; line.find(';') == std::string::npos && std::getline(text, more);) line += " " + more;
+            if (std::regex_search(line, m, header)) {
+                const std::string name = m[4].str();
+                if (!functions.count(name)) order.push_back(name);
+                current = &functions[name];
+                current->steps.clear();  // a prototype, then the definition: the definition counts
+                current->entry = m[2].str() == "entry";
+                continue;
+            }
+            if (!current) continue;
+            if (std::regex_search(line, m, call)) current->steps.push_back({Event::call, m[4].str()});
+            else if (std::regex_search(line, fence)) current->steps.push_back({Event::fence, ""});
+            else if (std::regex_search(line, m, ticket) && !std::regex_search(m[3].str(), unshared))
+                current->steps.push_back({std::regex_search(m[3].str(), releases) ? Event::released_ticket : Event::ticket, ""});
+            else if (std::regex_search(line, m, store) && !std::regex_search(m[3].str(), unshared))
+                current->steps.push_back({Event::store, ""});
+        }
+    }
+    // The state before a step: fenced since the last store and ticket, not, or (inside a function
+    // that has done neither yet) whatever its caller's was.
+    enum class State { fenced, unfenced, callers };
+    struct Effect { bool asks_fence = false; State after = State::callers; };
+    std::map<std::string, Effect> effects;
+    std::vector<std::string> found;
+    const auto walk = [&](const Function& f, bool report) {
+        State state = f.entry ? State::unfenced : State::callers;
+        Effect effect;
+        const auto take = [&](bool own_fence) {
+            if (own_fence) state = State::fenced;
+            if (state == State::unfenced && report) found.push_back("");
+            if (state == State::callers) effect.asks_fence = true;
+            state = State::unfenced;
+        };
+        for (const Step& s : f.steps) {
+            switch (s.event) {
+            case Event::fence: state = State::fenced; break;
+            case Event::store: state = State::unfenced; break;
+            case Event::ticket: take(false); break;
+            case Event::released_ticket: take(true); break;
+            case Event::call: {
+                const auto known = effects.find(s.callee);
+                if (known == effects.end()) break;  // no body in this PTX: takes no ticket of the file's
+                if (known->second.asks_fence) take(false);
+                if (known->second.after != State::callers) state = known->second.after;
+                break;
+            }
+            }
+        }
+        effect.after = state;
+        return effect;
+    };
+    // Each function's effect, until nothing changes (a helper may come after its caller).
+    for (std::size_t round = 0; round <= order.size(); ++round) {
+        bool changed = false;
+        for (const std::string& name : order) {
+            const Effect e = walk(functions[name], false);
+            Effect& old = effects[name];
+            if (old.asks_fence != e.asks_fence || old.after != e.after) old = e, changed = true;
+        }
+        if (!changed) break;
+    }
+    for (const std::string& name : order)
+        if (functions[name].entry) {
+            const std::size_t before = found.size();
+            walk(functions[name], true);
+            if (found.size() > before) found.resize(before), found.push_back(demangle(name));
+        }
+    return found;
+}
+
+namespace {
+
 // The rung's forbidden instructions in one PTX file, each kind once (PTX has no lines of the file's own).
 std::vector<Finding> check_ptx(const lab::RungInfo& rung, const std::string& path, const std::string& shown_as)
 {
     std::vector<Finding> out;
     static const std::regex atomic(R"(^\s*(@!?%\w+\s+)?(atom|red)\.)"), redux(R"(\bredux\.sync\b)"),
         library(R"(N3cub|N6thrust)");
-    // A rung with "ticket_fence" (rungs.json): every ticket, an atomic on a 32-bit counter in global
-    // memory that counts by one (atomicInc, atomicDec, or atomicAdd/atomicSub of the constant 1),
-    // follows a fence of GPU or system scope since the function's last ticket, in the PTX's order, as
-    // the CPU backend demands at run time (common/CPU_BACKEND.md, "Tickets"), so that a GPU grading
-    // and a CPU grading give one verdict. (PTX has no signed atomic add: rung 11's int atomic scheme,
-    // atomicAdd of a block's sum, is an add.u32 too, but of a register, never of the constant 1.)
-    static const std::regex ticket(
-        R"(^\s*(@!?%\w+\s+)?(atom|red)\.global\.((inc|dec)\.u32\b|add\.u32\s[^;]*,\s*(1|-1|4294967295|0xffffffff|0[xX]FFFFFFFF)\s*;))"),
-        fence(R"(^\s*(@!?%\w+\s+)?(membar\.(gl|sys)|fence\.(sc|acq_rel)\.(gpu|sys))\b)"),
-        function(R"(^\s*(\.visible\s+|\.weak\s+)?\.(entry|func)\b)");
-    bool fenced = false;
-    std::istringstream text(read_text(path));
+    const std::string text_of_ptx = read_text(path);
+    const std::string where = shown_as + " (PTX " + fs::path(path).filename().string() + ")";
+    if (rung.ticket_fence) {
+        const std::vector<std::string> kernels = unfenced_tickets(text_of_ptx);
+        if (!kernels.empty())
+            out.push_back({where, "ticket-fence",
+                           "the compiled kernel " + kernels.front() +
+                               " takes a ticket (an atomic add or inc of 1 on a counter) with no __threadfence() "
+                               "between its last write and the ticket: the block that draws the last ticket may read "
+                               "a partial that is not visible yet. Write the partial, __threadfence(), then take the "
+                               "ticket."});
+    }
+    std::istringstream text(text_of_ptx);
     std::set<std::string> said;
     for (std::string line; std::getline(text, line);) {
         std::string what, rule;
-        if (rung.ticket_fence) {
-            if (std::regex_search(line, function)) fenced = false;
-            else if (std::regex_search(line, fence)) fenced = true;
-            else if (std::regex_search(line, ticket)) {
-                if (!fenced) rule = "ticket-fence";
-                fenced = false;
-            }
-        }
-        if (!rule.empty()) {
-            if (said.insert(rule).second)
-                out.push_back({shown_as + " (PTX " + fs::path(path).filename().string() + ")", rule,
-                               "the compiled kernel takes a ticket (an atomic add or inc on an unsigned counter) with "
-                               "no __threadfence() since its last one: the block that draws the last ticket may read "
-                               "a partial that is not visible yet. Write the partial, __threadfence(), then take the "
-                               "ticket."});
-            continue;
-        }
         if (forbids(rung, "atomics") && std::regex_search(line, atomic)) rule = "atomics", what = "an atomic instruction";
         else if (forbids(rung, "libraries") && std::regex_search(line, redux))
             rule = "libraries", what = "a warp reduction instruction (redux.sync, from __reduce_*_sync)";
         else if (forbids(rung, "libraries") && std::regex_search(line, library))
             rule = "libraries", what = "a function of CUB or Thrust";
         if (rule.empty() || !said.insert(rule + what).second) continue;
-        out.push_back({shown_as + " (PTX " + fs::path(path).filename().string() + ")", rule,
-                       "the compiled kernel holds " + what + ", which rung " + rung.id + " may not use"});
+        out.push_back({where, rule, "the compiled kernel holds " + what + ", which rung " + rung.id + " may not use"});
     }
     return out;
 }
@@ -276,6 +412,67 @@ std::vector<std::pair<std::size_t, std::string>> attributes(const std::string& c
     return found;
 }
 
+// The file's own lines of one preprocessed text (after every macro), one row per line of the file.
+std::string own_lines(const std::string& text, const CompiledRung& compiled)
+{
+    static const std::regex marker(R"(^#\s*(\d+)\s+"((?:[^"\\]|\\.)*)\"(.*)$)");
+    std::vector<std::string> lines;
+    std::string file;
+    long line = 0;
+    std::istringstream in(text);
+    for (std::string row; std::getline(in, row);) {
+        std::smatch m;
+        if (!row.empty() && row[0] == '#' && std::regex_match(row, m, marker)) {
+            file = unescape(m[2].str());
+            line = std::stol(m[1].str());
+            continue;
+        }
+        if (file == compiled.student_file ||
+            std::count(compiled.also_student.begin(), compiled.also_student.end(), file) > 0) {
+            if (lines.size() < static_cast<std::size_t>(line)) lines.resize(static_cast<std::size_t>(line));
+            if (line >= 1) lines[static_cast<std::size_t>(line - 1)] += row + " ";
+        }
+        ++line;
+    }
+    std::string own;
+    for (const auto& l : lines) own += l + "\n";
+    return own;
+}
+
+std::string joined(const std::vector<std::string>& names)
+{
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
+// The arguments of the call whose '(' ends just before `at`, each trimmed, split at the commas of its
+// own level (not those inside parentheses, brackets or braces of an argument).
+std::vector<std::string> call_arguments(const std::string& code, std::size_t at)
+{
+    std::vector<std::string> args;
+    std::string current;
+    int depth = 0;
+    const auto trim = [](std::string s) {
+        s.erase(0, s.find_first_not_of(" \t\n"));
+        s.erase(s.find_last_not_of(" \t\n") + 1);
+        return s;
+    };
+    for (std::size_t i = at; i < code.size(); ++i) {
+        const char c = code[i];
+        if (c == '(' || c == '[' || c == '{') ++depth;
+        else if ((c == ')' || c == ']' || c == '}') && depth-- == 0) break;
+        else if (c == ',' && depth == 0) {
+            args.push_back(trim(current));
+            current.clear();
+            continue;
+        }
+        current += c;
+    }
+    if (!trim(current).empty() || !args.empty()) args.push_back(trim(current));
+    return args;
+}
+
 }  // namespace
 
 const std::vector<std::string>& known_forbids()
@@ -291,14 +488,35 @@ std::vector<Finding> check_preprocessed(const lab::RungInfo& rung, const std::st
         if (file == compiled.student_file) return true;
         return std::count(compiled.also_student.begin(), compiled.also_student.end(), file) > 0;
     };
-    // The file's own lines, at their own line numbers; and the headers it brought in.
-    std::vector<std::string> lines;
+    // The headers the file's own lines brought in.
     static const std::regex marker(R"(^#\s*(\d+)\s+"((?:[^"\\]|\\.)*)\"(.*)$)");
     static const std::regex forbidden_header(R"((^|/)(cub|thrust)/|(^|/)cooperative_groups/(reduce|scan)\.h$)");
     std::string file, top;  // top: the header the file's own #include named, while inside it
     bool top_said = false;
     long line = 0, last_student_line = 0;
     std::vector<std::string> pending;  // forbidden headers entered since the file's last line
+    // Where an #include of the file's own may lead: the kit's public headers, the compiler's system
+    // headers (flag 3), CUDA's (the folder of the cuda_runtime.h nvcc brings in). Anything else (the
+    // kit's build tree, with its rewritten copies of the references, the kit's tests, another file
+    // on the machine) is refused, however the #include named it (a macro, a relative path).
+    std::vector<std::string> cuda_dirs;
+    std::vector<std::pair<long, std::string>> refused_includes;
+    const auto under = [](const fs::path& file, const std::string& root) {
+        const fs::path r = fs::weakly_canonical(root);
+        const auto [end, rest] = std::mismatch(r.begin(), r.end(), file.begin(), file.end());
+        return end == r.end();
+    };
+    const auto may_include = [&](const std::string& path, const std::string& flags) {
+        if (flags.find('3') != std::string::npos) return true;
+        std::error_code error;
+        const fs::path real = fs::weakly_canonical(path, error);
+        if (error) return false;
+        for (const std::string& root : compiled.include_roots)
+            if (under(real, root)) return true;
+        for (const std::string& root : cuda_dirs)
+            if (under(real, root)) return true;
+        return false;
+    };
     const auto say_headers = [&](long at) {
         for (const std::string& header : pending)
             out.push_back({compiled.shown_as + ":" + std::to_string(at), "libraries",
@@ -310,10 +528,16 @@ std::vector<Finding> check_preprocessed(const lab::RungInfo& rung, const std::st
         std::smatch m;
         if (!row.empty() && row[0] == '#' && std::regex_match(row, m, marker)) {
             const std::string from = file;
+            const long from_line = line;  // in the file that holds the #include: the directive's line
             file = unescape(m[2].str());
             line = std::stol(m[1].str());
             const std::string flags = m[3].str();
-            if (flags.find('1') != std::string::npos && is_student(from)) top = file, top_said = false;
+            if (flags.find('1') != std::string::npos && is_student(from) && !is_student(file)) {
+                top = file, top_said = false;
+                if (!may_include(file, flags)) refused_includes.emplace_back(from_line, file);
+            }
+            if (file.size() >= 15 && (file.compare(file.size() - 15, 15, "/cuda_runtime.h") == 0))
+                cuda_dirs.push_back(fs::path(file).parent_path().lexically_normal().string());
             // One finding per #include of the file's own, naming what it brought in.
             if (forbids(rung, "libraries") && !top_said && std::regex_search(file, forbidden_header)) {
                 pending.push_back(top == file || top.empty() ? file : top + " (which brings in " + file + ")");
@@ -323,16 +547,15 @@ std::vector<Finding> check_preprocessed(const lab::RungInfo& rung, const std::st
             if (is_student(file) && flags.find('2') != std::string::npos) say_headers(line - 1);
             continue;
         }
-        if (is_student(file)) {
-            if (lines.size() < static_cast<std::size_t>(line)) lines.resize(static_cast<std::size_t>(line));
-            if (line >= 1) lines[static_cast<std::size_t>(line - 1)] += row + " ";
-            last_student_line = line;
-        }
+        if (is_student(file)) last_student_line = line;
         ++line;
     }
     say_headers(last_student_line);
-    std::string own;
-    for (const auto& l : lines) own += l + "\n";
+    for (const auto& [at, path] : refused_includes)
+        out.push_back({compiled.shown_as + ":" + std::to_string(at), "source",
+                       "includes " + path + ": a kernel file includes the kit's headers (lab/...), the C++ library's and "
+                       "CUDA's, nothing else"});
+    const std::string own = own_lines(text, compiled);
     const auto line_of = [&](std::size_t at) { return 1 + std::count(own.begin(), own.begin() + static_cast<long>(at), '\n'); };
     const auto where = [&](std::size_t at) { return compiled.shown_as + ":" + std::to_string(line_of(at)); };
 
@@ -349,6 +572,36 @@ std::vector<Finding> check_preprocessed(const lab::RungInfo& rung, const std::st
         if (std::regex_search(attribute, m, placing))
             out.push_back({where(at), "source",
                            "the attribute " + m[1].str() + " places or names code for the linker: a kernel file has no use for it"});
+    }
+    // The CUDA runtime, call by call: the file's own lines call only what the rung's reference calls
+    // and the device queries; a copy only from device to device. (The kit's glue, compiled into the
+    // same object, copies to the host and synchronises: the objects' symbols cannot tell whose call it is.)
+    static const std::regex runtime_call(R"(\b(cuda[A-Z]\w*)\s*\()"),
+        host_kind(R"(\bcudaMemcpy(HostToDevice|DeviceToHost|HostToHost|Default)\b)");
+    std::set<long> calls_said;
+    for (auto it = std::sregex_iterator(own.begin(), own.end(), runtime_call); it != std::sregex_iterator(); ++it) {
+        const std::string name = (*it)[1].str();
+        const long at_line = line_of(static_cast<std::size_t>(it->position()));
+        std::string why;
+        if (std::regex_match(name, device_query())) continue;
+        if (std::find(compiled.runtime_calls.begin(), compiled.runtime_calls.end(), name) == compiled.runtime_calls.end()) {
+            why = "calls " + name + " from the host: rung " + rung.id + "'s file calls only " +
+                  (compiled.runtime_calls.empty() ? std::string("kernels") : joined(compiled.runtime_calls)) +
+                  " (and the device queries); the kit copies the result back and synchronises";
+        } else if (name.rfind("cudaMemcpy", 0) == 0) {
+            const std::vector<std::string> args = call_arguments(own, static_cast<std::size_t>(it->position() + it->length()));
+            if (args.size() < 4 || args[3] != "cudaMemcpyDeviceToDevice")
+                why = "calls " + name + " with a kind other than cudaMemcpyDeviceToDevice, written out: a kernel file "
+                      "copies only from device to device (the kit copies the result back)";
+        }
+        if (why.empty() || !calls_said.insert(at_line).second) continue;
+        out.push_back({compiled.shown_as + ":" + std::to_string(at_line), "host-calls", why});
+    }
+    for (auto it = std::sregex_iterator(own.begin(), own.end(), host_kind); it != std::sregex_iterator(); ++it) {
+        const long at_line = line_of(static_cast<std::size_t>(it->position()));
+        if (!calls_said.insert(at_line).second) continue;
+        out.push_back({compiled.shown_as + ":" + std::to_string(at_line), "host-calls",
+                       "names " + it->str() + ": a kernel file copies only from device to device"});
     }
     for (const SourceRule& rule : source_rules()) {
         if (!forbids(rung, rule.forbid)) continue;
@@ -378,11 +631,16 @@ std::vector<Finding> check_integrity(const lab::RungInfo& rung, const CompiledRu
         for (const Finding& f : found)
             if (said.insert(f.rule + f.where + f.what).second) out.push_back(f);
     };
-    for (const std::string& path : compiled.preprocessed) add(check_preprocessed(rung, read_text(path), compiled));
+    bool names_exit = false;
+    for (const std::string& path : compiled.preprocessed) {
+        const std::string text = read_text(path);
+        add(check_preprocessed(rung, text, compiled));
+        names_exit = names_exit || std::regex_search(own_lines(text, compiled), std::regex(R"(\bexit\b)"));
+    }
     for (const std::string& path : compiled.ptx) add(check_ptx(rung, path, compiled.shown_as));
     for (const auto& [object, baseline] : compiled.objects) {
         std::vector<Finding> found;
-        check_object(rung, object, baseline, compiled.shown_as, found);
+        check_object(rung, object, baseline, compiled.shown_as, names_exit, found);
         add(found);
     }
     return out;

@@ -43,6 +43,12 @@ struct CompiledRung {
     std::vector<std::pair<std::string, std::string>> objects;  // (object, baseline object)
     std::vector<std::string> preprocessed;                      // .ii files
     std::vector<std::string> ptx;
+    // What the file's own #include lines may bring in, besides the compiler's system headers and
+    // CUDA's: files under these folders (the kit's public headers).
+    std::vector<std::string> include_roots;
+    // The CUDA runtime functions the rung's reference calls from its own lines (a driver rung's
+    // cudaMalloc, cudaMemcpyAsync...): the file's own lines may call these, and the device queries.
+    std::vector<std::string> runtime_calls;
 };
 
 // The rule names rungs.json's "forbids" may use.
@@ -51,6 +57,10 @@ const std::vector<std::string>& known_forbids();
 // Every finding; empty when the rung's build uses nothing it may not. Throws when a file the
 // build should have made is missing, or a rung names a rule this grader does not know.
 std::vector<Finding> check_integrity(const lab::RungInfo& rung, const CompiledRung& compiled);
+
+// The kernels (demangled) of one PTX text that take a ticket with no fence between their last store
+// and the ticket (the "ticket_fence" rule; exposed for the tests).
+std::vector<std::string> unfenced_tickets(const std::string& ptx);
 
 // The rules run on one preprocessed text (exposed for the tests).
 std::vector<Finding> check_preprocessed(const lab::RungInfo& rung, const std::string& text, const CompiledRung& compiled);

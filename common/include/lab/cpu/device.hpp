@@ -233,13 +233,18 @@ T atomic_update(T* address, F&& update)
     return old;
 }
 
+// The counters a ticket is drawn from: unsigned, 32 or 64 bits.
+template <typename T>
+constexpr bool kTicketType = std::is_same_v<T, unsigned> || std::is_same_v<T, unsigned long> ||
+                             std::is_same_v<T, unsigned long long>;
+
 }  // namespace lab::cpu
 
 template <typename T>
 T atomicAdd(T* address, T value, const char* file = __builtin_FILE(), int line = __builtin_LINE())
 {
-    if constexpr (std::is_same_v<T, unsigned>)
-        if (value == 1u) lab::cpu::ticket_point("atomicAdd", file, line);
+    if constexpr (lab::cpu::kTicketType<T>)
+        if (value == T(1)) lab::cpu::ticket_point("atomicAdd", file, line);
     lab::cpu::spin_point();
     if constexpr (std::is_integral_v<T>) return __atomic_fetch_add(address, value, __ATOMIC_RELAXED);
     else return lab::cpu::atomic_update(address, [value](T old) { return old + value; });
@@ -247,8 +252,8 @@ T atomicAdd(T* address, T value, const char* file = __builtin_FILE(), int line =
 template <typename T>
 T atomicSub(T* address, T value, const char* file = __builtin_FILE(), int line = __builtin_LINE())
 {
-    if constexpr (std::is_same_v<T, unsigned>)
-        if (value == 1u) lab::cpu::ticket_point("atomicSub", file, line);
+    if constexpr (lab::cpu::kTicketType<T>)
+        if (value == T(1)) lab::cpu::ticket_point("atomicSub", file, line);
     lab::cpu::spin_point();
     return __atomic_fetch_sub(address, value, __ATOMIC_RELAXED);
 }

@@ -128,7 +128,7 @@ enum class Schedule { forward, reverse, random };
 void set_schedule(Schedule order, unsigned long long seed = 0);
 
 // Tickets (common/CPU_BACKEND.md): while required (a rung's "ticket_fence", set by its glue), every
-// ticket a thread takes (atomicInc or atomicDec, or atomicAdd or atomicSub of 1, on an unsigned
+// ticket a thread takes (atomicInc or atomicDec, or atomicAdd or atomicSub of 1, on an unsigned 32- or 64-bit
 // counter) must follow a __threadfence() of that thread's since its last ticket; the launch fails
 // otherwise.
 void require_ticket_fence(bool on);
