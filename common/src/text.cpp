@@ -126,4 +126,12 @@ std::vector<std::string> csv_fields(std::string_view line)
     return fields;
 }
 
+std::string joined(const std::vector<std::string>& items, std::size_t most)
+{
+    std::string text;
+    for (std::size_t i = 0; i < items.size() && i < most; ++i) text += (i ? ", " : "") + items[i];
+    if (items.size() > most) text += " and " + std::to_string(items.size() - most) + " more";
+    return text;
+}
+
 }  // namespace lab

@@ -18,6 +18,7 @@
 #include "lab/registry.hpp"
 #include "lab/text.hpp"
 #include "sandbox.hpp"
+#include "screen.hpp"
 
 namespace lab::grading {
 
@@ -87,17 +88,6 @@ std::string preprocessed_of(const std::string& object)
     return object.substr(0, object.size() - 2) + ".ii";
 }
 
-// Nothing an earlier submission's build left for the integrity checks survives.
-void forget_compiled(const InspectPaths& paths)
-{
-    fs::remove_all(paths.at("keep").front());
-    fs::create_directories(paths.at("keep").front());
-    for (const std::string& object : paths.at("objects")) {
-        fs::remove(object);
-        fs::remove(preprocessed_of(object));
-    }
-}
-
 CompiledRung compiled_files(const InspectPaths& paths, const std::string& id)
 {
     CompiledRung c;
@@ -121,8 +111,8 @@ CompiledRung compiled_files(const InspectPaths& paths, const std::string& id)
     c.include_roots = {kit + "/common/include"};
     // What the reference calls of the CUDA runtime from its own lines (its comments aside).
     if (const auto reference = lab::try_read_file(kit + "/solutions/" + id + ".cu")) {
-        static const std::regex comment(R"(//[^\n]*|/\*[\s\S]*?\*/)"), call(R"(\b(cuda[A-Z]\w*)\s*\()");
-        const std::string code = std::regex_replace(*reference, comment, " ");
+        static const std::regex call(R"(\b(cuda[A-Z]\w*)\s*\()");
+        const std::string code = code_only(*reference, true);
         for (auto it = std::sregex_iterator(code.begin(), code.end(), call); it != std::sregex_iterator(); ++it)
             if (std::find(c.runtime_calls.begin(), c.runtime_calls.end(), (*it)[1].str()) == c.runtime_calls.end())
                 c.runtime_calls.push_back((*it)[1].str());
@@ -190,7 +180,9 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs, c
     // Nothing of an earlier submission survives, of any rung (the next submission's build must not
     // find another student's file, or what the compilers made of it): its runners, the rewritten
     // copies of its files, its objects, preprocessed texts and PTX go; the files are new.
-    std::error_code error;
+    // (The integrity checks read what is left in the keep folders and beside the objects, so this is
+    // also what keeps an earlier build's PTX or preprocessed text from being read as this one's.)
+    std::error_code error, ignored;  // a file that cannot be read or removed does not end the walk
     for (const std::string& folder : {dir + "/grader", dir + "/cpu_sources", dir + "/nvcc_check", grading + "/submission"})
         for (auto it = fs::recursive_directory_iterator(folder, error); !error && it != fs::recursive_directory_iterator();
              it.increment(error)) {
@@ -200,15 +192,16 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs, c
                 it.disable_recursion_pending();
                 continue;
             }
-            if (!it->is_regular_file(error)) continue;
+            if (!it->is_regular_file(ignored)) continue;
             if (folder == grading + "/submission") {
-                // Each rung's file stays (CMake's configuration needs it), as the placeholder it wrote.
+                // Each rung's file stays (CMake's configuration needs it), as the placeholder
+                // grader/CMakeLists.txt writes.
                 const std::string id = it->path().stem().string();
                 std::ofstream(path, std::ios::trunc)
                     << "// lab-grade writes the submission's " << id << ".cu here before it builds lab-runner-" << id << ".\n";
             } else if (name.rfind("lab-runner-", 0) == 0 || name.rfind("grade_kernel_", 0) == 0 ||
                        path.find("/grade_kernel_") != std::string::npos || path.find("/grader/keep/") != std::string::npos) {
-                fs::remove(it->path(), error);
+                fs::remove(it->path(), ignored);
             }
         }
     for (const auto& [id, contents] : files) {
@@ -232,7 +225,7 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs, c
     for (const auto& [id, contents] : files) {
         if (!inspect) break;
         const InspectPaths& paths = inspected[id] = inspect_paths(dir, id);
-        forget_compiled(paths);
+        fs::create_directories(paths.at("keep").front());  // nvcc --keep-dir writes there; emptied above
         for (const std::string& target : paths.at("baseline_targets")) {
             reference.push_back("--target");
             reference.push_back(target);

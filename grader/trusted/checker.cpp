@@ -190,7 +190,8 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
     const std::string progress_path = dir + "/progress";
     const std::string case_limit = std::to_string(static_cast<int>(limits.case_seconds)) + " s";
     std::size_t next = 0;
-    int hung = 0, hung_at_memory = 0;  // cases stopped at a limit; of them, at the memory or process limit
+    int hung = 0;             // cases stopped at a limit
+    bool only_time = true;    // and each of them at the time limit (none at the memory or process limit)
     while (next < count) {
         Child child = start_runner(runner, request, dir, std::to_string(next), limits);
         if (child.pid < 0) {
@@ -257,16 +258,15 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             // A runner killed at the memory or process limit is given up on like one stopped at the
             // time limit: each fresh runner would fill the machine's memory again, case after case.
             const bool at_limit = stopped || (child.sandbox && !child.sandbox->limit_reached().empty());
+            only_time = only_time && (stopped || !at_limit);
             if (at_limit && ++hung >= limits.hung_before_giving_up) {
                 for (std::size_t i = static_cast<std::size_t>(p.last_started) + 1; i < count; ++i)
                     outcome.lost[i] = "not run: " + std::to_string(hung) +
-                                      (stopped && hung_at_memory == 0
-                                           ? " earlier cases were stopped at the time limit, so this one would most likely be too"
-                                           : " earlier cases were stopped at a limit (time, memory or processes), so this "
-                                             "one would most likely be too");
+                                      (only_time ? " earlier cases were stopped at the time limit, so this one would most likely be too"
+                                                 : " earlier cases were stopped at a limit (time, memory or processes), so "
+                                                   "this one would most likely be too");
                 return outcome;
             }
-            if (at_limit && !stopped) ++hung_at_memory;
             next = static_cast<std::size_t>(p.last_started) + 1;
         } else if (exited && WIFEXITED(status) && WEXITSTATUS(status) == kStickyError) {
             next = static_cast<std::size_t>(resume) + 1;

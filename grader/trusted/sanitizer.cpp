@@ -18,6 +18,7 @@
 #include "lab/device.hpp"
 #include "lab/process.hpp"
 #include "lab/sanitizer_log.hpp"
+#include "lab/text.hpp"
 #include "lab/diagnosis.hpp"
 #include "plan.hpp"
 #include "sandbox.hpp"
@@ -86,14 +87,6 @@ std::vector<std::string> locations_in(const std::string& text, const std::vector
 std::string plural(long count, const std::string& noun)
 {
     return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
-}
-
-std::string joined(const std::vector<std::string>& items, std::size_t most)
-{
-    std::string text;
-    for (std::size_t i = 0; i < items.size() && i < most; ++i) text += (i ? ", " : "") + items[i];
-    if (items.size() > most) text += " and " + std::to_string(items.size() - most) + " more";
-    return text;
 }
 
 std::string finding(const std::string& where, const std::string& check, const std::string& what)
@@ -177,7 +170,7 @@ void run_tool(const RungInfo& rung, const SanitizerRun& run, const std::string& 
         if (parsed.locations.size() > 1) {
             std::vector<std::string> lines;  // "43" of "exercises/NN.cu:43": the file is named once, in front
             for (const std::string& l : parsed.locations) lines.push_back(l.substr(l.rfind(':') + 1));
-            what += " (lines " + joined(lines, kShownLocations) + ")";
+            what += " (lines " + lab::joined(lines, kShownLocations) + ")";
         }
     }
     if (tool == "racecheck")
@@ -194,7 +187,7 @@ void run_orders(const RungInfo& rung, const SanitizerRun& run, const std::vector
     const std::string check = "thread orders";
     const std::vector<CaseResult> results =
         run_and_check(rung, run.cpu_runner, cases, run.orders, limits, work_dir + "/orders", replay_command);
-    result.checks.push_back(check + " (" + joined(run.orders, run.orders.size()) + ", on the CPU backend)");
+    result.checks.push_back(check + " (" + lab::joined(run.orders) + ", on the CPU backend)");
     std::map<std::string, std::vector<std::string>> cases_of;  // finding -> the cases that show it
     std::vector<std::string> order;
     auto add = [&](const std::string& text, const std::string& name) {
@@ -212,7 +205,7 @@ void run_orders(const RungInfo& rung, const SanitizerRun& run, const std::vector
         } else if (!c.failed_orders.empty() && (!c.passed_orders.empty() || c.orders_differ)) {
             add(finding(shown_as, check,
                         c.passed_orders.empty()
-                            ? "the block results differ between thread orders (" + joined(c.failed_orders, 3) + "). " +
+                            ? "the block results differ between thread orders (" + lab::joined(c.failed_orders, 3) + "). " +
                                   thread_order_advice(rung, c.failed_orders)
                             : "right when the threads run in " + c.passed_orders.front() + " order, wrong in " +
                                   c.failed_orders.front() + " order. " + thread_order_advice(rung, c.failed_orders)),
@@ -223,7 +216,7 @@ void run_orders(const RungInfo& rung, const SanitizerRun& run, const std::vector
     }
     for (const std::string& text : order)
         result.findings.push_back(text + " (case" + (cases_of[text].size() > 1 ? "s " : " ") +
-                                  joined(cases_of[text], kShownCases) + ")");
+                                  lab::joined(cases_of[text], kShownCases) + ")");
 }
 
 }  // namespace

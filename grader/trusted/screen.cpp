@@ -5,10 +5,7 @@
 
 namespace lab::grading {
 
-namespace {
-
-// The text with comments and string and character literals blanked (newlines kept, so line
-// numbers hold), so that neither hides nor fakes a construct.
+// Comments and literals blanked, so that neither hides nor fakes a construct.
 std::string code_only(const std::string& text, bool blank_strings)
 {
     std::string out = text;
@@ -42,6 +39,8 @@ std::string code_only(const std::string& text, bool blank_strings)
     }
     return out;
 }
+
+namespace {
 
 int line_of(const std::string& text, std::size_t at)
 {

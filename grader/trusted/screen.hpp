@@ -16,4 +16,8 @@ namespace lab::grading {
 // Each problem as "line N: what and why"; empty when the file may be built.
 std::vector<std::string> screen_source(const std::string& text);
 
+// The text with comments (and, when blank_strings, string and character literals) blanked, newlines
+// kept so that line numbers hold.
+std::string code_only(const std::string& text, bool blank_strings);
+
 }  // namespace lab::grading

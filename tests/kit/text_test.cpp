@@ -59,3 +59,12 @@ TEST(Text, ReadFileTellsAMissingFileFromAnEmptyOne)
 }
 
 }  // namespace
+
+// A list in a sentence: all of it, or the first few and how many more.
+TEST(Text, JoinedNamesTheRestByCount)
+{
+    EXPECT_EQ(lab::joined({}), "");
+    EXPECT_EQ(lab::joined({"a", "b", "c"}), "a, b, c");
+    EXPECT_EQ(lab::joined({"a", "b", "c", "d"}, 2), "a, b and 2 more");
+    EXPECT_EQ(lab::joined({"a", "b"}, 2), "a, b");
+}

@@ -3,6 +3,7 @@
 // escaping, CSV fields. One of each, so that two reports never escape the same text differently.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,5 +31,8 @@ std::string csv_field(std::string_view text);
 // The fields of one CSV line, quoted fields and doubled quotes undone; a carriage return outside
 // quotes is dropped. Throws std::runtime_error when a quoted field is not closed.
 std::vector<std::string> csv_fields(std::string_view line);
+
+// The items separated by ", "; past `most` of them, "and N more".
+std::string joined(const std::vector<std::string>& items, std::size_t most = SIZE_MAX);
 
 }  // namespace lab

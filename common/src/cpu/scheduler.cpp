@@ -608,29 +608,40 @@ void Worker::prepare_dynamic_shared(std::size_t bytes)
 // The block that the k-th block taken is: index order forward; last to first in the reverse order,
 // so that a kernel whose blocks share state (a counter reset by block 0, a result block 0 expects
 // to find) sees them in the other order too, as a GPU may run them; in the random order, an affine
-// map k -> (a k + b) mod count with a coprime to count, picked by the seed.
-std::size_t block_in_order(std::size_t k, std::size_t count, Schedule order)
-{
-    if (order == Schedule::reverse) return count - 1 - k;
-    if (order != Schedule::random || count < 2) return k;
-    const std::uint64_t seed = g_seed.load(std::memory_order_relaxed) * 0x9E3779B97F4A7C15ull;
-    std::uint64_t a = (seed >> 17) % count | 1;
-    while (std::gcd(a, std::uint64_t{count}) != 1) a += 2;
-    return static_cast<std::size_t>((static_cast<unsigned __int128>(a) * k + (seed >> 41)) % count);
-}
+// map k -> (a k + b) mod count with a coprime to count, picked by the seed (once per launch).
+struct BlockOrder {
+    std::size_t count;
+    Schedule order;
+    std::uint64_t a = 1, b = 0;
+
+    BlockOrder(std::size_t count_, Schedule order_) : count(count_), order(order_)
+    {
+        if (order != Schedule::random || count < 2) return;
+        const std::uint64_t seed = g_seed.load(std::memory_order_relaxed) * 0x9E3779B97F4A7C15ull;
+        a = (seed >> 17) % count | 1;
+        while (std::gcd(a, std::uint64_t{count}) != 1) a += 2;
+        b = seed >> 41;
+    }
+    std::size_t operator()(std::size_t k) const
+    {
+        if (order == Schedule::reverse) return count - 1 - k;
+        if (order != Schedule::random || count < 2) return k;
+        return static_cast<std::size_t>((static_cast<unsigned __int128>(a) * k + b) % count);
+    }
+};
 
 void Worker::run_blocks(Launch& launch)
 {
     launch_ = &launch;
     const KernelInvocation& inv = *launch.invocation;
     thread_count_ = inv.block.x * inv.block.y * inv.block.z;
-    const Schedule order = g_schedule.load(std::memory_order_relaxed);
+    const BlockOrder block_in_order(launch.block_count, g_schedule.load(std::memory_order_relaxed));
     bool prepared = false;
     for (;;) {
         if (launch.failed.load(std::memory_order_relaxed)) break;
         const std::size_t taken = launch.next_block.fetch_add(1, std::memory_order_relaxed);
         if (taken >= launch.block_count) break;
-        const std::size_t block = block_in_order(taken, launch.block_count, order);
+        const std::size_t block = block_in_order(taken);
         if (!prepared) {  // only a worker that gets a block pays for fibers and buffers
             prepared = true;
             fiber(thread_count_ - 1);
