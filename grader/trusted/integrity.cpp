@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -110,10 +111,6 @@ const std::regex& forbidden_call()
     return pattern;
 }
 
-// names_exit: whether the file's own lines, after preprocessing, name exit at all. nvcc compiles the
-// host side of every __device__ function that is not inline to a stub that calls exit (it never
-// runs: only the device calls the function), so a call to exit in the object is the file's own only
-// when its own text names it.
 // The system call instructions in an object's code (syscall, sysenter, int $0x80), as objdump
 // disassembles it: a call to the kernel that no library function's name gives away (inline asm).
 int system_call_instructions(const std::string& object)
@@ -133,10 +130,14 @@ int system_call_instructions(const std::string& object)
     return static_cast<int>(std::distance(std::sregex_iterator(text.begin(), text.end(), instruction), std::sregex_iterator()));
 }
 
-void check_object(const lab::RungInfo& rung, const std::string& path, const std::string& baseline_path,
-                  const std::string& shown_as, bool names_exit, std::vector<Finding>& out)
+// names_exit: whether the file's own lines, after preprocessing, name exit at all. nvcc compiles the
+// host side of every __device__ function that is not inline to a stub that calls exit (it never
+// runs: only the device calls the function), so a call to exit in the object is the file's own only
+// when its own text names it.
+void check_object(const lab::RungInfo& rung, const std::string& path, const ElfObject& object,
+                  const std::string& baseline_path, const ElfObject& baseline, const std::string& shown_as,
+                  bool names_exit, std::vector<Finding>& out)
 {
-    const ElfObject object = read_elf_object(path), baseline = read_elf_object(baseline_path);
     const std::string where = shown_as + " as compiled (" + fs::path(path).filename().string() + ")";
     const auto add = [&](const std::string& rule, const std::string& what) { out.push_back({where, rule, what}); };
     const std::string rung_ns = "ex" + rung.number;
@@ -160,7 +161,17 @@ void check_object(const lab::RungInfo& rung, const std::string& path, const std:
                                           "initialiser or a destructor at exit, which a kernel file may not have");
     }
 
-    if (const int calls = system_call_instructions(path), reference = system_call_instructions(baseline_path); calls > reference)
+    // The reference's objects do not change between submissions: each is disassembled once per build of it.
+    static std::mutex reference_mutex;
+    static std::map<std::pair<std::string, fs::file_time_type>, int> reference_calls;
+    int reference = 0;
+    {
+        std::lock_guard<std::mutex> lock(reference_mutex);
+        const auto key = std::make_pair(baseline_path, fs::last_write_time(baseline_path));
+        const auto known = reference_calls.find(key);
+        reference = known != reference_calls.end() ? known->second : (reference_calls[key] = system_call_instructions(baseline_path));
+    }
+    if (const int calls = system_call_instructions(path); calls > reference)
         add("host-calls", "holds " + std::to_string(calls - reference) +
                               " system call instruction(s) (syscall, sysenter, int $0x80: inline assembly) the kit's own "
                               "code does not: a kernel file computes on the GPU and touches nothing else");
@@ -244,7 +255,7 @@ std::vector<std::string> unfenced_tickets(const std::string& ptx)
         store(R"(^\s*(@!?%\w+\s+)?(st|atom|red|cp\.async|st\.async)((\.\w+)*)\s)"),
         unshared(R"(\.(shared|local|param|const)\b)"), releases(R"(\.(release|acq_rel)\b[^;]*?\.(gpu|sys)\b|\.(gpu|sys)\b[^;]*?\.(release|acq_rel)\b)"),
         header(R"(^\s*(\.visible\s+|\.weak\s+|\.extern\s+)?\.(entry|func)\s+(\([^)]*\)\s*)?([\w$.]+))"),
-        call(R"(^\s*(@!?%\w+\s+)?call(\.uni)?\s+(\([^)]*\)\s*,\s*)?([\w$.]+))");
+        call(R"(^\s*(@!?%\w+\s+)?call(\.uni)?\s+(\([^)]*\)\s*,\s*)?([\w$.]+))"), call_start(R"(^\s*(@!?%\w+\s+)?call\b)");
     // One function's events, in order; then each function's effect as seen from a caller.
     enum class Event { fence, store, ticket, released_ticket, call };
     struct Step { Event event; std::string callee; };
@@ -257,7 +268,7 @@ std::vector<std::string> unfenced_tickets(const std::string& ptx)
         for (std::string line; std::getline(text, line);) {
             std::smatch m;
             // A call is one statement over several lines: `call.uni (retval0),`, the callee, its arguments.
-            if (line.find(';') == std::string::npos && std::regex_search(line, std::regex(R"(^\s*(@!?%\w+\s+)?call\b)")))
+            if (line.find(';') == std::string::npos && std::regex_search(line, call_start))
                 for (std::string more; line.find(';') == std::string::npos && std::getline(text, more);) line += " " + more;
             if (std::regex_search(line, m, header)) {
                 const std::string name = m[4].str();
@@ -412,23 +423,35 @@ std::vector<std::pair<std::size_t, std::string>> attributes(const std::string& c
     return found;
 }
 
+// A line marker of a preprocessed text: `# LINE "FILE" FLAGS`.
+const std::regex& line_marker()
+{
+    static const std::regex marker(R"(^#\s*(\d+)\s+"((?:[^"\\]|\\.)*)\"(.*)$)");
+    return marker;
+}
+
+// Whether `file`, as a line marker names it, is the submitted file (or the CPU backend's copy of it).
+bool is_student(const CompiledRung& compiled, const std::string& file)
+{
+    return file == compiled.student_file ||
+           std::count(compiled.also_student.begin(), compiled.also_student.end(), file) > 0;
+}
+
 // The file's own lines of one preprocessed text (after every macro), one row per line of the file.
 std::string own_lines(const std::string& text, const CompiledRung& compiled)
 {
-    static const std::regex marker(R"(^#\s*(\d+)\s+"((?:[^"\\]|\\.)*)\"(.*)$)");
     std::vector<std::string> lines;
     std::string file;
     long line = 0;
     std::istringstream in(text);
     for (std::string row; std::getline(in, row);) {
         std::smatch m;
-        if (!row.empty() && row[0] == '#' && std::regex_match(row, m, marker)) {
+        if (!row.empty() && row[0] == '#' && std::regex_match(row, m, line_marker())) {
             file = unescape(m[2].str());
             line = std::stol(m[1].str());
             continue;
         }
-        if (file == compiled.student_file ||
-            std::count(compiled.also_student.begin(), compiled.also_student.end(), file) > 0) {
+        if (is_student(compiled, file)) {
             if (lines.size() < static_cast<std::size_t>(line)) lines.resize(static_cast<std::size_t>(line));
             if (line >= 1) lines[static_cast<std::size_t>(line - 1)] += row + " ";
         }
@@ -437,13 +460,6 @@ std::string own_lines(const std::string& text, const CompiledRung& compiled)
     std::string own;
     for (const auto& l : lines) own += l + "\n";
     return own;
-}
-
-std::string joined(const std::vector<std::string>& names)
-{
-    std::string out;
-    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-    return out;
 }
 
 // The arguments of the call whose '(' ends just before `at`, each trimmed, split at the commas of its
@@ -481,15 +497,18 @@ const std::vector<std::string>& known_forbids()
     return names;
 }
 
-std::vector<Finding> check_preprocessed(const lab::RungInfo& rung, const std::string& text, const CompiledRung& compiled)
+namespace {
+
+// check_preprocessed, given the file's own lines of `text` (own_lines), which check_integrity also reads.
+// runtime_functions: the CUDA runtime's functions the objects import (by name, as the file's lines
+// would spell them), which the file's own lines may only call, never name otherwise (a pointer to
+// cudaMemcpy, called later, is a call no pattern of calls sees).
+std::vector<Finding> check_preprocessed(const lab::RungInfo& rung, const std::string& text, const std::string& own,
+                                        const CompiledRung& compiled, const std::set<std::string>& runtime_functions)
 {
     std::vector<Finding> out;
-    const auto is_student = [&](const std::string& file) {
-        if (file == compiled.student_file) return true;
-        return std::count(compiled.also_student.begin(), compiled.also_student.end(), file) > 0;
-    };
+    const auto is_student = [&](const std::string& file) { return grading::is_student(compiled, file); };
     // The headers the file's own lines brought in.
-    static const std::regex marker(R"(^#\s*(\d+)\s+"((?:[^"\\]|\\.)*)\"(.*)$)");
     static const std::regex forbidden_header(R"((^|/)(cub|thrust)/|(^|/)cooperative_groups/(reduce|scan)\.h$)");
     std::string file, top;  // top: the header the file's own #include named, while inside it
     bool top_said = false;
@@ -499,23 +518,22 @@ std::vector<Finding> check_preprocessed(const lab::RungInfo& rung, const std::st
     // headers (flag 3), CUDA's (the folder of the cuda_runtime.h nvcc brings in). Anything else (the
     // kit's build tree, with its rewritten copies of the references, the kit's tests, another file
     // on the machine) is refused, however the #include named it (a macro, a relative path).
-    std::vector<std::string> cuda_dirs;
+    std::vector<fs::path> allowed;  // canonical: the kit's public headers, then CUDA's once seen
     std::vector<std::pair<long, std::string>> refused_includes;
-    const auto under = [](const fs::path& file, const std::string& root) {
-        const fs::path r = fs::weakly_canonical(root);
-        const auto [end, rest] = std::mismatch(r.begin(), r.end(), file.begin(), file.end());
-        return end == r.end();
+    const auto allow = [&](const fs::path& root) {
+        std::error_code error;
+        const fs::path real = fs::weakly_canonical(root, error);
+        if (!error && std::find(allowed.begin(), allowed.end(), real) == allowed.end()) allowed.push_back(real);
     };
+    for (const std::string& root : compiled.include_roots) allow(root);
     const auto may_include = [&](const std::string& path, const std::string& flags) {
         if (flags.find('3') != std::string::npos) return true;
         std::error_code error;
         const fs::path real = fs::weakly_canonical(path, error);
         if (error) return false;
-        for (const std::string& root : compiled.include_roots)
-            if (under(real, root)) return true;
-        for (const std::string& root : cuda_dirs)
-            if (under(real, root)) return true;
-        return false;
+        return std::any_of(allowed.begin(), allowed.end(), [&](const fs::path& root) {
+            return std::mismatch(root.begin(), root.end(), real.begin(), real.end()).first == root.end();
+        });
     };
     const auto say_headers = [&](long at) {
         for (const std::string& header : pending)
@@ -526,7 +544,7 @@ std::vector<Finding> check_preprocessed(const lab::RungInfo& rung, const std::st
     std::istringstream in(text);
     for (std::string row; std::getline(in, row);) {
         std::smatch m;
-        if (!row.empty() && row[0] == '#' && std::regex_match(row, m, marker)) {
+        if (!row.empty() && row[0] == '#' && std::regex_match(row, m, line_marker())) {
             const std::string from = file;
             const long from_line = line;  // in the file that holds the #include: the directive's line
             file = unescape(m[2].str());
@@ -537,7 +555,7 @@ std::vector<Finding> check_preprocessed(const lab::RungInfo& rung, const std::st
                 if (!may_include(file, flags)) refused_includes.emplace_back(from_line, file);
             }
             if (file.size() >= 15 && (file.compare(file.size() - 15, 15, "/cuda_runtime.h") == 0))
-                cuda_dirs.push_back(fs::path(file).parent_path().lexically_normal().string());
+                allow(fs::path(file).parent_path());
             // One finding per #include of the file's own, naming what it brought in.
             if (forbids(rung, "libraries") && !top_said && std::regex_search(file, forbidden_header)) {
                 pending.push_back(top == file || top.empty() ? file : top + " (which brings in " + file + ")");
@@ -555,7 +573,6 @@ std::vector<Finding> check_preprocessed(const lab::RungInfo& rung, const std::st
         out.push_back({compiled.shown_as + ":" + std::to_string(at), "source",
                        "includes " + path + ": a kernel file includes the kit's headers (lab/...), the C++ library's and "
                        "CUDA's, nothing else"});
-    const std::string own = own_lines(text, compiled);
     const auto line_of = [&](std::size_t at) { return 1 + std::count(own.begin(), own.begin() + static_cast<long>(at), '\n'); };
     const auto where = [&](std::size_t at) { return compiled.shown_as + ":" + std::to_string(line_of(at)); };
 
@@ -579,17 +596,18 @@ std::vector<Finding> check_preprocessed(const lab::RungInfo& rung, const std::st
     static const std::regex runtime_call(R"(\b(cuda[A-Z]\w*)\s*\()"),
         host_kind(R"(\bcudaMemcpy(HostToDevice|DeviceToHost|HostToHost|Default)\b)");
     std::set<long> calls_said;
-    for (auto it = std::sregex_iterator(own.begin(), own.end(), runtime_call); it != std::sregex_iterator(); ++it) {
+    const std::string code = code_only(own, true);  // a name inside a string literal is no call
+    for (auto it = std::sregex_iterator(code.begin(), code.end(), runtime_call); it != std::sregex_iterator(); ++it) {
         const std::string name = (*it)[1].str();
         const long at_line = line_of(static_cast<std::size_t>(it->position()));
         std::string why;
         if (std::regex_match(name, device_query())) continue;
         if (std::find(compiled.runtime_calls.begin(), compiled.runtime_calls.end(), name) == compiled.runtime_calls.end()) {
             why = "calls " + name + " from the host: rung " + rung.id + "'s file calls only " +
-                  (compiled.runtime_calls.empty() ? std::string("kernels") : joined(compiled.runtime_calls)) +
+                  (compiled.runtime_calls.empty() ? std::string("kernels") : lab::joined(compiled.runtime_calls)) +
                   " (and the device queries); the kit copies the result back and synchronises";
         } else if (name.rfind("cudaMemcpy", 0) == 0) {
-            const std::vector<std::string> args = call_arguments(own, static_cast<std::size_t>(it->position() + it->length()));
+            const std::vector<std::string> args = call_arguments(code, static_cast<std::size_t>(it->position() + it->length()));
             if (args.size() < 4 || args[3] != "cudaMemcpyDeviceToDevice")
                 why = "calls " + name + " with a kind other than cudaMemcpyDeviceToDevice, written out: a kernel file "
                       "copies only from device to device (the kit copies the result back)";
@@ -597,7 +615,16 @@ std::vector<Finding> check_preprocessed(const lab::RungInfo& rung, const std::st
         if (why.empty() || !calls_said.insert(at_line).second) continue;
         out.push_back({compiled.shown_as + ":" + std::to_string(at_line), "host-calls", why});
     }
-    for (auto it = std::sregex_iterator(own.begin(), own.end(), host_kind); it != std::sregex_iterator(); ++it) {
+    static const std::regex runtime_name(R"(\b(cuda[A-Z]\w*)\b(?!\s*\())");
+    for (auto it = std::sregex_iterator(code.begin(), code.end(), runtime_name); it != std::sregex_iterator(); ++it) {
+        const std::string name = (*it)[1].str();
+        const long at_line = line_of(static_cast<std::size_t>(it->position()));
+        if (!runtime_functions.count(name) || !calls_said.insert(at_line).second) continue;
+        out.push_back({compiled.shown_as + ":" + std::to_string(at_line), "host-calls",
+                       "names " + name + " without calling it (a pointer to a runtime function): a kernel file calls "
+                       "the CUDA runtime directly, so that each call can be checked"});
+    }
+    for (auto it = std::sregex_iterator(code.begin(), code.end(), host_kind); it != std::sregex_iterator(); ++it) {
         const long at_line = line_of(static_cast<std::size_t>(it->position()));
         if (!calls_said.insert(at_line).second) continue;
         out.push_back({compiled.shown_as + ":" + std::to_string(at_line), "host-calls",
@@ -616,6 +643,13 @@ std::vector<Finding> check_preprocessed(const lab::RungInfo& rung, const std::st
     return out;
 }
 
+}  // namespace
+
+std::vector<Finding> check_preprocessed(const lab::RungInfo& rung, const std::string& text, const CompiledRung& compiled)
+{
+    return check_preprocessed(rung, text, own_lines(text, compiled), compiled, {});
+}
+
 std::vector<Finding> check_integrity(const lab::RungInfo& rung, const CompiledRung& compiled)
 {
     for (const std::string& name : rung.forbids)
@@ -631,16 +665,30 @@ std::vector<Finding> check_integrity(const lab::RungInfo& rung, const CompiledRu
         for (const Finding& f : found)
             if (said.insert(f.rule + f.where + f.what).second) out.push_back(f);
     };
+    // Each object and its baseline, read once: the runtime functions they import name what the
+    // file's own lines may only call.
+    std::vector<std::pair<ElfObject, ElfObject>> objects;
+    std::set<std::string> runtime_functions;
+    for (const auto& [object, baseline] : compiled.objects) {
+        objects.emplace_back(read_elf_object(object), read_elf_object(baseline));
+        for (const ElfObject* o : {&objects.back().first, &objects.back().second})
+            for (const auto& s : o->symbols) {
+                const std::string plain = demangle(s.name);  // the CPU backend's are C++ functions
+                if (!s.defined && plain.rfind("cuda", 0) == 0) runtime_functions.insert(plain.substr(0, plain.find_first_of("(<")));
+            }
+    }
     bool names_exit = false;
+    static const std::regex exit_name(R"((\b|__builtin_)exit\b)");  // exit, std::exit, __builtin_exit
     for (const std::string& path : compiled.preprocessed) {
-        const std::string text = read_text(path);
-        add(check_preprocessed(rung, text, compiled));
-        names_exit = names_exit || std::regex_search(own_lines(text, compiled), std::regex(R"(\bexit\b)"));
+        const std::string text = read_text(path), own = own_lines(text, compiled);
+        add(check_preprocessed(rung, text, own, compiled, runtime_functions));
+        names_exit = names_exit || std::regex_search(own, exit_name);
     }
     for (const std::string& path : compiled.ptx) add(check_ptx(rung, path, compiled.shown_as));
-    for (const auto& [object, baseline] : compiled.objects) {
+    for (std::size_t i = 0; i < objects.size(); ++i) {
         std::vector<Finding> found;
-        check_object(rung, object, baseline, compiled.shown_as, names_exit, found);
+        check_object(rung, compiled.objects[i].first, objects[i].first, compiled.objects[i].second, objects[i].second,
+                     compiled.shown_as, names_exit, found);
         add(found);
     }
     return out;
