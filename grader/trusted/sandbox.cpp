@@ -139,19 +139,21 @@ Layout layout_of(const SandboxSpec& spec)
     hidden.push_back(kit + "/tests/mutants.json");
     for (const std::string& tree : {build, build + "/grader/cpu-backend"}) {
         if (!fs::is_directory(tree, error)) continue;
-        // Not the folders CMake generates files into (a newer CMake names them as outputs of its
-        // build.ninja, which would be made again inside the sandbox): what lies in them.
+        // The tests' programs and the mutants, whole; but the files CMake generates there, which a
+        // newer CMake names as outputs of its build.ninja (hidden, they would be made again inside
+        // the sandbox, and that fails), are seen again.
+        hidden.push_back(tree + "/tests");
+        for (const char* generated : {"/tests/cmake_install.cmake", "/tests/CTestTestfile.cmake"})
+            if (fs::exists(tree + generated, error)) l.readable.push_back(tree + generated);
+        // Elsewhere, what lies in the folders (the build writes beside them).
         const std::vector<std::pair<std::string, std::vector<std::string>>> copies{
             {tree + "/CMakeFiles", {"rung_"}},
-            {tree + "/tests", {"test_", "mutant_", "driver_speed_", "mutants"}},
-            {tree + "/tests/CMakeFiles", {"test_", "mutant_", "driver_speed_"}},
             {tree + "/cpu_sources", {"rung_", "mutant_", "driver_speed_"}},
             {tree + "/nvcc_check", {"rung_", "mutant_", "driver_speed_"}}};
         for (const auto& [folder, prefixes] : copies)
             for (const auto& entry : fs::directory_iterator(folder, error)) {
                 const std::string name = entry.path().filename().string();
-                if (std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return name.rfind(p, 0) == 0; }) &&
-                    entry.path().extension() != ".cmake")
+                if (std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return name.rfind(p, 0) == 0; }))
                     hidden.push_back(entry.path().string());
             }
     }
@@ -340,9 +342,13 @@ std::vector<std::string> unshare_command(const std::vector<std::string>& command
                  " || fail 'cannot make /dev'\n";
         if (!fresh) s << "mount -o remount,ro " << shell_quoted(r) << " || fail " << shell_quoted("cannot make " + r + " read-only") << '\n';
     }
-    for (const auto& f : l.hidden_files)
-        s << "mount --bind " << shell_quoted(empty_file()) << ' ' << shell_quoted(f) << " && mount -o remount,bind,ro " << shell_quoted(f)
-          << " || fail " << shell_quoted("cannot hide " + f) << '\n';
+    // The hidden files come as arguments before the command (their count first), not in the script:
+    // one argument may hold 128 KiB at most, and a deep build tree's few hundred paths are more.
+    s << "hidden=$1; shift\n"
+      << "while [ \"$hidden\" -gt 0 ]; do\n"
+      << "  mount --bind " << shell_quoted(empty_file()) << " \"$1\" && mount -o remount,bind,ro \"$1\" || fail \"cannot hide $1\"\n"
+      << "  shift; hidden=$((hidden - 1))\n"
+      << "done\n";
     s << "umount -l " << shell_quoted(stage) << " || fail 'cannot remove the staging folder'\n"
       << "cd -- \"$PWD\" 2>/dev/null || cd /\n"
       // Not the namespace's first process, which the kernel spares the signals it does not handle
@@ -352,7 +358,8 @@ std::vector<std::string> unshare_command(const std::vector<std::string>& command
     s << " \"$@\" &\nwait $!\n";
     std::vector<std::string> w{lab::process::find_program("unshare"),
                                "--mount", "--net", "--ipc", "--uts", "--pid", "--fork", "--kill-child", "--mount-proc",
-                               "--", "/bin/sh", "-c", s.str(), "lab-sandbox"};
+                               "--", "/bin/sh", "-c", s.str(), "lab-sandbox", std::to_string(l.hidden_files.size())};
+    w.insert(w.end(), l.hidden_files.begin(), l.hidden_files.end());
     w.insert(w.end(), command.begin(), command.end());
     return w;
 }
