@@ -13,6 +13,7 @@
 //   "most":    a fraction of the rung's points it may not exceed: for a kernel that hands back 0 or a
 //              multiple of the sum, which a case whose random input happens to sum to 0 lets pass
 //   "message": a regular expression some failed case's message must match
+//   "log":     a regular expression the rung's build log must match (why the screen refused it)
 //   "findings": regular expressions each of which some integrity finding must match; a rung
 //              without it must have no finding at all
 //   "sanitizer_findings": the same for the sanitizer category's findings
@@ -113,6 +114,8 @@ int main(int argc, char** argv)
                 said |= c.at("status") == "failed" && std::regex_search(c.at("message").get<std::string>(), why);
             if (!said) mismatch(id, "no failed case says why as expected (" + w.at("message").get<std::string>() + ")");
         }
+        if (w.contains("log") && !std::regex_search(rung.value("build_log", ""), std::regex(w.at("log").get<std::string>())))
+            mismatch(id, "its build log does not say " + w.at("log").get<std::string>() + ": " + rung.value("build_log", "").substr(0, 400));
         // "findings": patterns each of which some integrity finding must match; without it, none may be found.
         const auto& found = rung.at("findings");
         if (w.contains("findings")) {

@@ -161,6 +161,33 @@ TEST(Screen, RefusesWhatReachesIntoTheKit)
     EXPECT_FALSE(screen_source("/* x */ namespace /* y */ lab {}\n").empty());
 }
 
+// The screen reads the text as the compiler does: a line marker would make the integrity checks take
+// the file's own lines for a system header's, and a directive or name spelled in pieces, after a raw
+// string or with a digraph is the same directive or name.
+TEST(Screen, ReadsTheFileAsTheCompilerDoes)
+{
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {"int x;\n# 1 \"/usr/include/stdio.h\" 3\n", "line 2: a line marker"},
+        {"int x;\n#line 7 \"/usr/include/stdio.h\"\n", "line 2: a line marker"},
+        {"int x;\n%:line 7\n", "line 2: a line marker"},
+        {"int x;\n  %: if 1\n", "line 2: conditional compilation"},
+        {"int x;\n#i\\\nf 1\n", "line 2: conditional compilation"},
+        {"int x;\n#\\  \nline 3\n", "line 2: a line marker"},
+        {"int a = 1;\nnamespace l\\\nab {}\n", "line 2: reopens namespace lab"},
+        {"const char* s = R\"x( \" )x\";\n#if 1\n#endif\n", "line 2: conditional compilation"},
+        {"const char* s = R\"(\n\")\";\n# 3 \"/usr/include/stdio.h\" 3\n", "line 3: a line marker"},
+        {"int n = 1'000;\n#undef X\n", "line 2: #undef"},
+        {"int n = 0x1'F, m = 2;\n/* ' */ namespace lab {}\n", "line 2: reopens namespace lab"},
+    };
+    for (const auto& [text, expected] : cases) {
+        const auto problems = screen_source(text);
+        ASSERT_FALSE(problems.empty()) << text;
+        EXPECT_EQ(problems.front().rfind(expected, 0), 0u) << text << "\n" << problems.front();
+    }
+    // ... and what only looks like one is none.
+    EXPECT_TRUE(screen_source("const char* s = R\"x(#if 1\nnamespace lab {)x\";\nchar c = u8'a';\nint n = 1'000'000;\n").empty());
+}
+
 // The preprocessed text the integrity checks read: the file's own lines (by the compiler's line
 // markers) after every macro, and the headers it brought in.
 TEST(Integrity, ReadsTheFilesOwnLinesAfterPreprocessing)

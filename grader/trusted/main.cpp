@@ -365,7 +365,7 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
                 }
             }
             r.unrun = !r.submitted                ? "not submitted"
-                      : refused.count(rung.id)    ? "refused (it reaches into the kit's code)"
+                      : refused.count(rung.id)    ? "refused by the screen (its build log says why)"
                       : unfinished.count(rung.id) ? "unfinished (TODO lines left)"
                       : findings.count(rung.id)   ? "refused by the integrity checks"
                       : !r.built                  ? "did not build"
