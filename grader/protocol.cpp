@@ -14,7 +14,8 @@ std::string to_json(const Request& request)
     for (const Job& j : request.jobs)
         jobs.push_back({{"op", j.op}, {"input", j.input}, {"n", j.n}, {"seed", j.seed}, {"offset", j.offset},
                         {"grid", j.grid}, {"block", j.block}, {"shared_bytes", j.shared_bytes}, {"canary", j.canary},
-                        {"guard", j.guard}, {"poison", j.poison}, {"guard_count", j.guard_count}, {"variant", j.variant},
+                        {"guard", j.guard}, {"poison", j.poison}, {"guard_count", j.guard_count},
+                        {"tail_count", j.tail_count}, {"variant", j.variant},
                         {"cols", j.cols}});
     const SpeedJob& sp = request.speed;
     return lab::json_text(nlohmann::json{{"rung", request.rung},
@@ -46,6 +47,7 @@ Request parse_request(const std::string& text)
             job.guard = j.at("guard").get<std::uint32_t>();
             job.poison = j.at("poison").get<std::uint32_t>();
             job.guard_count = j.at("guard_count").get<std::uint64_t>();
+            job.tail_count = j.at("tail_count").get<std::uint64_t>();
             job.variant = j.at("variant").get<std::string>();
             job.cols = j.at("cols").get<std::uint64_t>();
             r.jobs.push_back(job);

@@ -39,7 +39,8 @@ struct Job {
     unsigned grid = 0, block = 0;
     std::uint64_t shared_bytes = 0;
     std::uint32_t canary = 0, guard = 0, poison = 0;  // bit patterns of one element
-    std::uint64_t guard_count = 0;
+    std::uint64_t guard_count = 0;  // guards before and after the output's slots
+    std::uint64_t tail_count = 0;   // canaries after the input's last element
     std::string variant;  // a driver rung's scheme (lab::LaunchPlan::variant); "" for one kernel
     std::uint64_t cols = 0;  // a row case's row length (lab::LaunchPlan::cols); 0 for an array
 };

@@ -24,6 +24,7 @@
 #include "builder.hpp"
 #include "lab/process.hpp"
 #include "lab/registry.hpp"
+#include "lab/inputs.hpp"
 #include "lab/text.hpp"
 #include "plan.hpp"
 #include "reports.hpp"
@@ -515,6 +516,13 @@ TEST(Sanitizer, ChoosesSmallVisibleCasesOnePerGroupFirst)
     EXPECT_EQ(chosen[0].c.name, "prime65521");
     EXPECT_EQ(chosen[1].c.name, "powers_of_two4096");
     EXPECT_EQ(chosen[2].c.name, "edges1000");
+    // The pass's inputs end at their last element (no canaries to take a read past it); the other
+    // runs' have them.
+    for (const PlannedCase& p : chosen) {
+        EXPECT_TRUE(p.ends_exactly);
+        EXPECT_EQ(job_for(p).tail_count, 0u);
+    }
+    EXPECT_EQ(job_for(planned[0]).tail_count, lab::kCanaryCount);
     rules.cases = 10;
     EXPECT_EQ(sanitizer_cases(planned, rules).size(), 4u);
 }

@@ -66,6 +66,7 @@ Job job_for(const PlannedCase& p)
     j.variant = p.plan.variant;
     j.cols = p.plan.cols;
     j.guard_count = kCanaryCount;
+    j.tail_count = p.ends_exactly ? 0 : kCanaryCount;
     with_type(p.c.dtype(), [&](auto type) {
         using T = decltype(type);
         j.canary = bits(canary<T>(p.c.op));

@@ -25,6 +25,10 @@ struct PlannedCase {
     bool hidden = false;
     LaunchPlan plan;
     std::string skip;  // not run here, and why (a GPU-only case on the CPU backend, say)
+    // The input ends at its last element, with no canaries after it (the sanitizer's pass): a read
+    // past the end, even one whose value is thrown away, leaves the allocation, where memcheck and
+    // the CPU backend's guard page see it; the canaries would have taken it.
+    bool ends_exactly = false;
 };
 
 

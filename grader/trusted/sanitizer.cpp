@@ -264,6 +264,8 @@ std::vector<PlannedCase> sanitizer_cases(const std::vector<PlannedCase>& planned
             chosen.push_back(*p), taken.insert(p);
     for (const PlannedCase* p : candidates)
         if (chosen.size() < most && !taken.count(p)) chosen.push_back(*p), taken.insert(p);
+    // No canaries after the input: a read past its end, used or not, leaves the allocation.
+    for (PlannedCase& p : chosen) p.ends_exactly = true;
     return chosen;
 }
 

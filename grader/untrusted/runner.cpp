@@ -96,11 +96,12 @@ void run_job(const lab::RungBinding& binding, const Job& job, const std::string&
     plan.cols = job.cols;
     if (!job.variant.empty()) lab::set_scheme(plan, lab::Registry::kit().get(binding.id), job.variant);
     const std::size_t guards = job.guard_count, slots = lab::output_count(plan, c.op);
-    // The device's input is canaries, the values, canaries; copied there in three pieces, so that
-    // the host never holds the values twice (2^31 + 5 ints are 8 GiB: twice would need 16 GiB and
-    // more of the rubric's memory limit).
-    const std::vector<T> before(job.offset, from_bits<T>(job.canary)), after(guards, from_bits<T>(job.canary));
-    const std::size_t in_size = job.offset + count + guards;
+    // The device's input is canaries, the values, canaries (none in the sanitizer's pass, where the
+    // allocation ends at the last value); copied there in three pieces, so that the host never
+    // holds the values twice (2^31 + 5 ints are 8 GiB: twice would need 16 GiB and more of the
+    // rubric's memory limit).
+    const std::vector<T> before(job.offset, from_bits<T>(job.canary)), after(job.tail_count, from_bits<T>(job.canary));
+    const std::size_t in_size = job.offset + count + job.tail_count;
     std::vector<T> out(guards + slots + guards, from_bits<T>(job.guard));
     std::fill(out.begin() + static_cast<std::ptrdiff_t>(guards),
               out.begin() + static_cast<std::ptrdiff_t>(guards + slots), from_bits<T>(job.poison));
