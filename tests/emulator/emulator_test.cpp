@@ -369,6 +369,24 @@ TEST_F(Emulator, ATicketWithoutAFenceIsRefusedWhenRequired)
     lab::cpu::require_ticket_fence(false);
 }
 
+// A ticket on a 64-bit counter is a ticket too (unsigned long long, as atomicAdd takes it).
+TEST_F(Emulator, AWideTicketWithoutAFenceIsRefusedWhenRequired)
+{
+    constexpr int kBlocks = 5;
+    DeviceBuffer<float> partials(kBlocks);
+    DeviceBuffer<unsigned long long> tickets(1);
+    const auto run = [&](int fence) {
+        tickets.fill(0ull);
+        return error_of([&] { emulated::wide_tickets(partials.data(), tickets.data(), fence, kBlocks); });
+    };
+    lab::cpu::require_ticket_fence(true);
+    EXPECT_EQ(run(2), "");
+    EXPECT_EQ(tickets.download().front(), static_cast<unsigned long long>(kBlocks));
+    const auto error = run(0);
+    EXPECT_NE(error.find("took a ticket (atomicAdd on an unsigned counter, at "), std::string::npos) << error;
+    lab::cpu::require_ticket_fence(false);
+}
+
 TEST_F(Emulator, IntegerDivisionByZeroIsStopped)
 {
     DeviceBuffer<int> in(4), out(4);

@@ -103,6 +103,15 @@ __global__ void tickets(float* partials, unsigned* tickets, int* data, int fence
     if (fence == 3) atomicAdd(tickets, 1u);
 }
 
+// The same ticket on a 64-bit counter.
+__global__ void wide_tickets(float* partials, unsigned long long* tickets, int fence)
+{
+    if (threadIdx.x != 0) return;
+    partials[blockIdx.x] = static_cast<float>(blockIdx.x);
+    if (fence >= 2) __threadfence();
+    atomicAdd(tickets, 1ull);
+}
+
 // The single-pass ticket with the counter reset by block 0 as it starts, which works only where
 // block 0 runs before every other: the block that draws the last ticket writes the total of the
 // blocks that counted (every block adds 1), and no block may count on another's having run.
@@ -294,6 +303,10 @@ void atomics(const int* in, int n, int* sum, int* biggest, unsigned* ticket, flo
 void tickets(float* partials, unsigned* tickets, int* data, int fence, int blocks)
 {
     ::tickets<<<blocks, 64>>>(partials, tickets, data, fence);
+}
+void wide_tickets(float* partials, unsigned long long* tickets, int fence, int blocks)
+{
+    ::wide_tickets<<<blocks, 64>>>(partials, tickets, fence);
 }
 void grid_indices(unsigned* out) { ::grid_indices<<<dim3(3, 2), dim3(4, 5)>>>(out); }
 void reset_by_block_zero(unsigned* counter, int* total, int* partials, int blocks)

@@ -16,6 +16,8 @@ void atomics(const int* in, int n, int* sum, int* biggest, unsigned* ticket, flo
 // 2: __threadfence(), 3: __threadfence() then two tickets) and takes a ticket: atomicAdd(tickets, 1u);
 // every thread also adds 1 to *data, an int (not a ticket).
 void tickets(float* partials, unsigned* tickets, int* data, int fence, int blocks);
+// The same on a 64-bit counter (fence 0 or 2): atomicAdd(tickets, 1ull).
+void wide_tickets(float* partials, unsigned long long* tickets, int fence, int blocks);
 void grid_indices(unsigned* out);  // grid 3x2 of blocks 4x5: out[y * 12 + x] = y * 1000 + x
 // A ticket whose counter block 0 resets as it starts: *total = blocks when block 0 ran first.
 void reset_by_block_zero(unsigned* counter, int* total, int* partials, int blocks);
