@@ -108,6 +108,16 @@ if(ONLY_MAKE)
   return()
 endif()
 
+# "plant": a folder of the build tree (WORK is BUILD/grading/corpus/NAME) that gets a copy of the
+# reference solutions, as the kit's own tests leave one there (the release and generate tests copy
+# the whole kit): the sandbox must hide it from the submission like every other copy.
+string(JSON plant ERROR_VARIABLE no_plant GET "${expect}" plant)
+if(NOT no_plant)
+  get_filename_component(build_tree "${WORK}/../../.." ABSOLUTE)
+  file(REMOVE_RECURSE "${build_tree}/${plant}")
+  file(COPY "${KIT}/solutions" DESTINATION "${build_tree}/${plant}")
+endif()
+
 set(kit_data rungs.json tests/cases.json tests/speed.json grader/hidden_cases.json grader/rubric.toml)
 foreach(f IN LISTS kit_data)
   file(SHA256 "${KIT}/${f}" before_${f})
@@ -148,6 +158,9 @@ set(token "corpus-token-${NAME}-never-in-a-report")
 execute_process(COMMAND "${CMAKE_COMMAND}" -E env "LAB_CORPUS_TOKEN=${token}"
                         "${GRADE}" grade "${WORK}/submission" --out "${WORK}/report" --rubric "${rubric}" ${integrity_flag}
                 RESULT_VARIABLE graded OUTPUT_VARIABLE printed ERROR_VARIABLE printed)
+if(NOT no_plant)
+  file(REMOVE_RECURSE "${build_tree}/${plant}")
+endif()
 message("${printed}")
 if(NOT graded EQUAL 0)
   message(FATAL_ERROR "lab-grade failed on corpus submission ${NAME} (exit ${graded})")

@@ -156,6 +156,17 @@ Layout layout_of(const SandboxSpec& spec)
                 if (std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return name.rfind(p, 0) == 0; }))
                     hidden.push_back(entry.path().string());
             }
+        // Every other folder at the top of the tree that CMake did not make (it holds no
+        // cmake_install.cmake) and the build does not need: what the kit's own tests leave there
+        // (copies of the whole kit, solutions/ among them, from the release and generate tests; the
+        // handouts' and the batch's scratch; Testing/), and whatever comes next.
+        for (const auto& entry : fs::directory_iterator(tree, error)) {
+            const std::string name = entry.path().filename().string();
+            if (!entry.is_directory(error) || entry.is_symlink(error) || name == "CMakeFiles" || name == "cpu_sources" ||
+                name == "nvcc_check" || fs::exists(entry.path() / "cmake_install.cmake", error))
+                continue;
+            hidden.push_back(entry.path().string());
+        }
     }
     for (const auto& path : hidden) {
         // A report folder that holds the kit (--out .) stays in sight, read-only like the rest.
