@@ -108,15 +108,20 @@ if(ONLY_MAKE)
   return()
 endif()
 
-# "plant": a folder of the build tree (WORK is BUILD/grading/corpus/NAME) that gets a copy of the
-# reference solutions, as the kit's own tests leave one there (the release and generate tests copy
-# the whole kit): the sandbox must hide it from the submission like every other copy.
-string(JSON plant ERROR_VARIABLE no_plant GET "${expect}" plant)
-if(NOT no_plant)
-  get_filename_component(build_tree "${WORK}/../../.." ABSOLUTE)
+# "plant": folders, relative to the build tree (WORK is BUILD/grading/corpus/NAME), that each get a
+# copy of the reference solutions, as the kit's own tests leave them (the release and generate tests
+# copy the whole kit); one beside the tree ("../NAME") is made a build tree of its own (a
+# CMakeCache.txt), as ./lab's and a GPU's trees lie beside the suites'. The sandbox must hide each
+# from the submission. They are removed after grading.
+expect_strings(plants plant)
+get_filename_component(build_tree "${WORK}/../../.." ABSOLUTE)
+foreach(plant IN LISTS plants)
   file(REMOVE_RECURSE "${build_tree}/${plant}")
   file(COPY "${KIT}/solutions" DESTINATION "${build_tree}/${plant}")
-endif()
+  if(plant MATCHES "^\\.\\./")
+    file(WRITE "${build_tree}/${plant}/CMakeCache.txt" "# planted by the corpus entry ${NAME}\n")
+  endif()
+endforeach()
 
 set(kit_data rungs.json tests/cases.json tests/speed.json grader/hidden_cases.json grader/rubric.toml)
 foreach(f IN LISTS kit_data)
@@ -158,9 +163,9 @@ set(token "corpus-token-${NAME}-never-in-a-report")
 execute_process(COMMAND "${CMAKE_COMMAND}" -E env "LAB_CORPUS_TOKEN=${token}"
                         "${GRADE}" grade "${WORK}/submission" --out "${WORK}/report" --rubric "${rubric}" ${integrity_flag}
                 RESULT_VARIABLE graded OUTPUT_VARIABLE printed ERROR_VARIABLE printed)
-if(NOT no_plant)
+foreach(plant IN LISTS plants)
   file(REMOVE_RECURSE "${build_tree}/${plant}")
-endif()
+endforeach()
 message("${printed}")
 if(NOT graded EQUAL 0)
   message(FATAL_ERROR "lab-grade failed on corpus submission ${NAME} (exit ${graded})")

@@ -125,8 +125,9 @@ Layout layout_of(const SandboxSpec& spec)
     l.seen = {kit, build};
     for (const auto& w : spec.writable) l.writable.push_back(absolute(w));
     for (const auto& r : spec.readable) l.readable.push_back(absolute(r));
+    // (The kit's .git too: an instructor's history holds every solution.)
     std::vector<std::string> hidden{kit + "/grader/hidden_cases.json", kit + "/solutions", kit + "/grader/corpus",
-                                    build + "/grading"};
+                                    build + "/grading", kit + "/.git"};
     {
         std::lock_guard<std::mutex> lock(g_hidden_mutex);
         hidden.insert(hidden.end(), g_hidden_extra.begin(), g_hidden_extra.end());
@@ -168,6 +169,15 @@ Layout layout_of(const SandboxSpec& spec)
             hidden.push_back(entry.path().string());
         }
     }
+    // Other build trees beside this one (the kit's build/ holds ./lab's, the suites', a GPU's):
+    // each has its own copies of the references; and ccache's folder, objects compiled from them.
+    for (const fs::path parent : {fs::path(build).parent_path(), fs::path(kit), fs::path(kit) / "build"})
+        for (const auto& entry : fs::directory_iterator(parent, error)) {
+            const std::string path = entry.path().string(), name = entry.path().filename().string();
+            if (!entry.is_directory(error) || entry.is_symlink(error) || inside(build, path)) continue;
+            if (fs::exists(entry.path() / "CMakeCache.txt", error) || name == "ccache" || name == ".ccache")
+                hidden.push_back(path);
+        }
     for (const auto& path : hidden) {
         // A report folder that holds the kit (--out .) stays in sight, read-only like the rest.
         if (!fs::exists(path, error) || inside(kit, path) || inside(build, path)) continue;
