@@ -1016,7 +1016,7 @@ int mode_gpu(int argc, char** argv)
         }
     }
     std::cout.flush();
-    execv(argv[2], argv + 2);
+    execvp(argv[2], argv + 2);  // a program named without a folder (bash) is looked up in PATH
     std::cout << "lab-case: FAILED: cannot run " << argv[2] << ": " << std::strerror(errno) << "\n";
     return 1;
 }

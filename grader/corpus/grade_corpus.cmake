@@ -110,7 +110,7 @@ endif()
 
 # "plant": folders, relative to the build tree (WORK is BUILD/grading/corpus/NAME), that each get a
 # copy of the reference solutions, as the kit's own tests leave them (the release and generate tests
-# copy the whole kit); one beside the tree ("../NAME") is made a build tree of its own (a
+# copy the whole kit); one whose name ends in -tree is made a build tree of its own (a
 # CMakeCache.txt), as ./lab's and a GPU's trees lie beside the suites'. The sandbox must hide each
 # from the submission. They are removed after grading.
 expect_strings(plants plant)
@@ -118,7 +118,7 @@ get_filename_component(build_tree "${WORK}/../../.." ABSOLUTE)
 foreach(plant IN LISTS plants)
   file(REMOVE_RECURSE "${build_tree}/${plant}")
   file(COPY "${KIT}/solutions" DESTINATION "${build_tree}/${plant}")
-  if(plant MATCHES "^\\.\\./")
+  if(plant MATCHES "-tree$")
     file(WRITE "${build_tree}/${plant}/CMakeCache.txt" "# planted by the corpus entry ${NAME}\n")
   endif()
 endforeach()

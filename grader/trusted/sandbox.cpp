@@ -169,15 +169,21 @@ Layout layout_of(const SandboxSpec& spec)
             hidden.push_back(entry.path().string());
         }
     }
-    // Other build trees beside this one (the kit's build/ holds ./lab's, the suites', a GPU's):
-    // each has its own copies of the references; and ccache's folder, objects compiled from them.
-    for (const fs::path parent : {fs::path(build).parent_path(), fs::path(kit), fs::path(kit) / "build"})
+    // Everything beside this tree but the kit's own files: the other build trees (the kit's build/
+    // holds ./lab's, the suites', a GPU's, each with its own copies of the references), ccache's
+    // folder (objects compiled from them), and whatever else lies in build/ (a copy of the
+    // solutions graded as a submission, a class's submissions). In the kit's own folder, where the
+    // kit's sources lie beside a tree made there, and beside a tree outside the kit, only other build
+    // trees and ccache's folder.
+    for (const fs::path parent : {fs::path(build).parent_path(), fs::path(kit), fs::path(kit) / "build"}) {
+        const bool whole = inside(parent.string(), kit) && parent.string() != kit;
         for (const auto& entry : fs::directory_iterator(parent, error)) {
             const std::string path = entry.path().string(), name = entry.path().filename().string();
-            if (!entry.is_directory(error) || entry.is_symlink(error) || inside(build, path)) continue;
-            if (fs::exists(entry.path() / "CMakeCache.txt", error) || name == "ccache" || name == ".ccache")
+            if (!entry.is_directory(error) || entry.is_symlink(error) || inside(build, path) || inside(kit, path)) continue;
+            if (whole || fs::exists(entry.path() / "CMakeCache.txt", error) || name == "ccache" || name == ".ccache")
                 hidden.push_back(path);
         }
+    }
     for (const auto& path : hidden) {
         // A report folder that holds the kit (--out .) stays in sight, read-only like the rest.
         if (!fs::exists(path, error) || inside(kit, path) || inside(build, path)) continue;
