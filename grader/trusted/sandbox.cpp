@@ -172,10 +172,17 @@ Layout layout_of(const SandboxSpec& spec)
     // Everything beside this tree but the kit's own files: the other build trees (the kit's build/
     // holds ./lab's, the suites', a GPU's, each with its own copies of the references), ccache's
     // folder (objects compiled from them), and whatever else lies in build/ (a copy of the
-    // solutions graded as a submission, a class's submissions). In the kit's own folder, where the
-    // kit's sources lie beside a tree made there, and beside a tree outside the kit, only other build
-    // trees and ccache's folder.
-    for (const fs::path parent : {fs::path(build).parent_path(), fs::path(kit), fs::path(kit) / "build"}) {
+    // solutions graded as a submission, a class's submissions), and so on up every folder above the
+    // tree that lies in the kit (a tree inside another's grading/, as grade-all's node trees are in
+    // its tests). In the kit's own folder, where the kit's sources lie beside a tree made there, and
+    // beside a tree outside the kit, only other build trees and ccache's folder.
+    std::vector<fs::path> parents{fs::path(kit), fs::path(kit) / "build", fs::path(build).parent_path()};
+    for (fs::path above = fs::path(build).parent_path(); inside(above.string(), kit) && above.string() != kit;
+         above = above.parent_path())
+        parents.push_back(above);
+    std::sort(parents.begin(), parents.end());
+    parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+    for (const fs::path& parent : parents) {
         const bool whole = inside(parent.string(), kit) && parent.string() != kit;
         for (const auto& entry : fs::directory_iterator(parent, error)) {
             const std::string path = entry.path().string(), name = entry.path().filename().string();
