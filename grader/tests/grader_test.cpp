@@ -138,6 +138,16 @@ TEST(Screen, PassesTheReferenceSolutions)
     }
 }
 
+// Each text's first problem, as the screen says it, starts with the expected words.
+void expect_first_problems(const std::vector<std::pair<std::string, std::string>>& cases)
+{
+    for (const auto& [text, expected] : cases) {
+        const auto problems = screen_source(text);
+        ASSERT_FALSE(problems.empty()) << text;
+        EXPECT_EQ(problems.front().rfind(expected, 0), 0u) << text << "\n" << problems.front();
+    }
+}
+
 TEST(Screen, RefusesWhatReachesIntoTheKit)
 {
     const std::vector<std::pair<std::string, std::string>> cases{
@@ -152,11 +162,7 @@ TEST(Screen, RefusesWhatReachesIntoTheKit)
         {"namespace std {\ninline void f() {}\n}\n", "line 1: reopens a library's namespace"},
         {"template <>\ninline float* std::vector<float>::data() noexcept { return nullptr; }\n", "line 1: specialises"},
     };
-    for (const auto& [text, expected] : cases) {
-        const auto problems = screen_source(text);
-        ASSERT_FALSE(problems.empty()) << text;
-        EXPECT_EQ(problems.front().rfind(expected, 0), 0u) << problems.front();
-    }
+    expect_first_problems(cases);
     // Comments and strings neither hide nor fake a construct.
     EXPECT_TRUE(screen_source("// namespace lab {\nconst char* s = \"namespace lab\";\n").empty());
     EXPECT_FALSE(screen_source("/* x */ namespace /* y */ lab {}\n").empty());
@@ -180,11 +186,7 @@ TEST(Screen, ReadsTheFileAsTheCompilerDoes)
         {"int n = 1'000;\n#undef X\n", "line 2: #undef"},
         {"int n = 0x1'F, m = 2;\n/* ' */ namespace lab {}\n", "line 2: reopens namespace lab"},
     };
-    for (const auto& [text, expected] : cases) {
-        const auto problems = screen_source(text);
-        ASSERT_FALSE(problems.empty()) << text;
-        EXPECT_EQ(problems.front().rfind(expected, 0), 0u) << text << "\n" << problems.front();
-    }
+    expect_first_problems(cases);
     // ... and what only looks like one is none.
     EXPECT_TRUE(screen_source("const char* s = R\"x(#if 1\nnamespace lab {)x\";\nchar c = u8'a';\nint n = 1'000'000;\n").empty());
 }

@@ -97,7 +97,12 @@ const std::regex& device_query()
     return pattern;
 }
 
-// Whether a kernel file's object may import `plain` (demangled; what the rung's reference imports is
+// A demangled function's name without its parameters or template arguments: the CPU backend's
+// runtime functions are C++ ones, cudaGetDevice(int*).
+std::string bare_name(const std::string& plain) { return plain.substr(0, plain.find_first_of("(<")); }
+
+// Whether a kernel file's object may import `plain` (demangled, in the namespace `ns` outer_namespace
+// gives; what the rung's reference imports is
 // allowed before this is asked): a list of what a kernel file can use, never a list of what it
 // cannot (a list of forbidden names misses _Fork, __open_2, fdopen, tmpfile, poll, ... and whatever
 // the C library adds next). Allowed: the kit (lab::); the C++ standard library and its ABI (but
@@ -106,11 +111,8 @@ const std::regex& device_query()
 // printing to the standard streams, assert and abort; the compiler's helpers (__udivti3,
 // __popcountdi2, ...). The CUDA runtime is not here: what the rung's reference calls is allowed
 // before, and each call site of it is checked in the file's own lines.
-bool allowed_import(const std::string& mangled, std::string plain)
+bool allowed_import(const std::string& ns, const std::string& plain)
 {
-    for (const char* prefix : {"vtable for ", "typeinfo for ", "typeinfo name for ", "VTT for ", "guard variable for ",
-                               "TLS init function for ", "TLS wrapper function for ", "construction vtable for "})
-        if (plain.rfind(prefix, 0) == 0) plain = plain.substr(std::string(prefix).size());
     static const std::regex forbidden_std(R"(\bstd::(__cxx11::)?(thread|jthread|this_thread|basic_[io]?fstream|basic_filebuf|__basic_file|)"
                       R"(filesystem|getenv|system|exit|quick_exit|_Exit|atexit|at_quick_exit|random_device)\b)"),
         abi(R"(^(operator (new|delete)(\[\])?|__cxa_(allocate_exception|free_exception|throw|rethrow|begin_catch|end_catch|)"
@@ -127,9 +129,8 @@ bool allowed_import(const std::string& mangled, std::string plain)
                   R"(fprintf|__fprintf_chk|puts|putchar|fputs|fputc|putc|fflush|stdout|stderr|abort|__assert_fail|)"
                   R"(qsort|bsearch)$)"),
         compiler_helper(R"(^__[a-z]+(qi|hi|si|di|ti|sf|df|xf|tf|hf|bf)[0-9]?$)");
-    const std::string ns = outer_namespace(mangled);
     if (ns == "std" || ns == "__gnu_cxx" || ns == "__cxxabiv1" || ns == "lab") return !std::regex_search(plain, forbidden_std);
-    const std::string name = plain.substr(0, plain.find('('));
+    const std::string name = bare_name(plain);
     return std::regex_match(name, abi) || std::regex_match(name, c_library) || std::regex_match(name, compiler_helper);
 }
 
@@ -216,10 +217,9 @@ void check_object(const lab::RungInfo& rung, const std::string& path, const ElfO
             continue;
         }
         if (!s.defined) {
-            // The CPU backend's runtime functions are C++ ones: their names carry their parameters.
-            if (reference_undefined.count(s.name) || std::regex_match(plain.substr(0, plain.find('(')), device_query())) continue;
+            if (reference_undefined.count(s.name) || std::regex_match(bare_name(plain), device_query())) continue;
             if (plain == "exit" && !names_exit) continue;
-            if (!allowed_import(s.name, plain))
+            if (!allowed_import(ns, plain))
                 add("host-calls", "calls " + plain + " from the host: a kernel file computes on the GPU and "
                                     "touches nothing else (it may call the kit, the C++ standard library but "
                                     "threads, files and the environment, the C library's math, memory and string "
@@ -699,7 +699,7 @@ std::vector<Finding> check_integrity(const lab::RungInfo& rung, const CompiledRu
         for (const ElfObject* o : {&objects.back().first, &objects.back().second})
             for (const auto& s : o->symbols) {
                 const std::string plain = demangle(s.name);  // the CPU backend's are C++ functions
-                if (!s.defined && plain.rfind("cuda", 0) == 0) runtime_functions.insert(plain.substr(0, plain.find_first_of("(<")));
+                if (!s.defined && plain.rfind("cuda", 0) == 0) runtime_functions.insert(bare_name(plain));
             }
     }
     bool names_exit = false;
