@@ -105,7 +105,8 @@ std::string bare_name(const std::string& plain) { return plain.substr(0, plain.f
 // gives; what the rung's reference imports is
 // allowed before this is asked): a list of what a kernel file can use, never a list of what it
 // cannot (a list of forbidden names misses _Fork, __open_2, fdopen, tmpfile, poll, ... and whatever
-// the C library adds next). Allowed: the kit (lab::); the C++ standard library and its ABI (but
+// the C library adds next). Allowed: the kit (lab::; of its CPU backend the file's own lines may name
+// only what the rewrite writes there, check_preprocessed); the C++ standard library and its ABI (but
 // threads, files, the file system, the environment, processes and exit); nvcc's registration and
 // launch of kernels; the C library's math, memory and string functions, formatting into memory,
 // printing to the standard streams, assert and abort; the compiler's helpers (__udivti3,
@@ -654,6 +655,24 @@ std::vector<Finding> check_preprocessed(const lab::RungInfo& rung, const std::st
         if (!calls_said.insert(at_line).second) continue;
         out.push_back({compiled.shown_as + ":" + std::to_string(at_line), "host-calls",
                        "names " + it->str() + ": a kernel file copies only from device to device"});
+    }
+    // The CPU backend's own names: only what its rewrite and CUDA's macros write into the file's
+    // lines (threadIdx is ::lab::cpu::tls_context->..., a __shared__ array a lab::cpu::shared_array,
+    // a launch lab::cpu::launch_chevrons, ...). Its controls (the thread order, the ticket check) are
+    // the grader's: a file that switched the ticket check off where only the host compiler saw it got
+    // full marks without a fence (hostile_switches_off_the_ticket_check).
+    static const std::regex cpu_name(R"(\bcpu\b(\s*::\s*(\w+))?)");
+    static const std::set<std::string> rewritten{"tls_context",  "loop_point",      "shared_array",
+                                                 "dynamic_shared", "launch_chevrons", "Chevrons"};
+    std::set<long> cpu_said;
+    for (auto it = std::sregex_iterator(code.begin(), code.end(), cpu_name); it != std::sregex_iterator(); ++it) {
+        const std::string name = (*it)[2].str();
+        const long at_line = line_of(static_cast<std::size_t>(it->position()));
+        if (rewritten.count(name) || !cpu_said.insert(at_line).second) continue;
+        out.push_back({compiled.shown_as + ":" + std::to_string(at_line), "symbols",
+                       "names lab::cpu" + (name.empty() ? std::string() : "::" + name) +
+                           ", the CPU backend's own: a kernel file uses CUDA's names, which the CPU backend "
+                           "implements, and leaves its controls (the thread order, the ticket check) to the grader"});
     }
     for (const SourceRule& rule : source_rules()) {
         if (!forbids(rung, rule.forbid)) continue;
