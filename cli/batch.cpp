@@ -4,10 +4,14 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
+#include <fstream>
 
 #include "console.hpp"
+#include "lab/random.hpp"
 #include "lab/registry.hpp"
+#include "lab/text.hpp"
 
 namespace lab::cli {
 
@@ -64,6 +68,73 @@ std::vector<RungRun> run_rungs(const Kit& kit, const std::string& preset, const 
     phase.done(what + ", " + std::to_string(rungs.size()) + " rungs: " + std::to_string(passed) + " passed, " +
                std::to_string(failed) + " failed, " + std::to_string(skipped) + " skipped by the kit" +
                (left_out ? ", " + std::to_string(left_out) + " larger ones left out of the sample" : ""));
+    return runs;
+}
+
+std::string programs_fingerprint(const Kit& kit, const std::string& preset)
+{
+    std::vector<std::string> files{kit.tool(preset, "common/lab-case"), kit.root + "/rungs.json",
+                                   kit.root + "/tests/cases.json", kit.root + "/tests/speed.json"};
+    for (const RungInfo& rung : Registry::kit().rungs()) files.push_back(kit.tool(preset, "tests/test_" + rung.id));
+    std::string each;  // "FILE HASH" lines: FNV-1a 64 of each file's bytes, as ./lab check stamps a file
+    for (const std::string& file : files) {
+        const auto bytes = lab::try_read_file(file);
+        if (!bytes) return "";  // a program not built yet: nothing to compare with
+        each += file + " " + std::to_string(lab::fnv1a(*bytes)) + "\n";
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(lab::fnv1a(each)));
+    return text;
+}
+
+namespace {
+std::string stamp_path(const Kit& kit, const std::string& preset) { return kit.tree(preset) + "/run.stamp"; }
+}  // namespace
+
+void write_run_stamp(const Kit& kit, const std::string& preset, const std::string& sample)
+{
+    const std::string fingerprint = programs_fingerprint(kit, preset);
+    if (fingerprint.empty()) return;
+    std::ofstream(stamp_path(kit, preset)) << "fingerprint " << fingerprint << "\nsample " << (sample.empty() ? "-" : sample)
+                                           << "\nat " << static_cast<long long>(std::time(nullptr)) << "\n";
+}
+
+void forget_run_stamp(const Kit& kit, const std::string& preset)
+{
+    std::error_code ignored;
+    fs::remove(stamp_path(kit, preset), ignored);
+}
+
+std::optional<RunStamp> current_run_stamp(const Kit& kit, const std::string& preset)
+{
+    std::ifstream in(stamp_path(kit, preset));
+    RunStamp stamp;
+    for (std::string key, value; in >> key >> value;) {
+        if (key == "fingerprint") stamp.fingerprint = value;
+        else if (key == "sample") stamp.sample = value == "-" ? "" : value;
+        else if (key == "at") stamp.at = std::atoll(value.c_str());
+    }
+    if (stamp.fingerprint.empty() || stamp.fingerprint != programs_fingerprint(kit, preset)) return std::nullopt;
+    for (const RungInfo& rung : Registry::kit().rungs())
+        if (!fs::exists(kit.tree(preset) + "/run_" + rung.id + ".xml")) return std::nullopt;
+    return stamp;
+}
+
+std::vector<RungRun> recorded_runs(const Kit& kit, const std::string& preset)
+{
+    std::vector<RungRun> runs;
+    for (const RungInfo& rung : Registry::kit().rungs()) {
+        RungRun r;
+        r.rung = rung.id;
+        r.junit = kit.tree(preset) + "/run_" + rung.id + ".xml";
+        r.log = kit.tree(preset) + "/run_" + rung.id + ".log";
+        std::ifstream log(r.log);
+        for (std::string line; std::getline(log, line);)
+            if (line.rfind("rung " + rung.id + ": ", 0) == 0)
+                std::sscanf(line.c_str() + rung.id.size() + 7, "%d passed, %d failed, %d skipped (by the kit), %d left out",
+                            &r.passed, &r.failed, &r.skipped, &r.left_out);
+        runs.push_back(r);
+    }
     return runs;
 }
 

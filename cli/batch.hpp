@@ -4,6 +4,7 @@
 // and for each failing rung its first failure and the command that runs that case alone.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,6 +37,22 @@ std::vector<std::string> junit_args(const std::vector<RungRun>& runs);
 
 // For each rung with a failure: its count, the first one, and the command that runs it alone.
 void say_failures(const Kit& kit, const std::string& preset, const std::vector<RungRun>& runs);
+
+// ./lab run's record of a passing run (build/PRESET/run.stamp): what ran, hashed (lab-case, each
+// rung's test program, rungs.json and the case and speed catalogues), the sample's seed and when.
+// ./lab selftest takes that run's verdicts rather than running the same programs on the same cases
+// again (on 2 cores, two of its ten minutes), and only while every one of those files is unchanged.
+struct RunStamp {
+    std::string fingerprint, sample;
+    long long at = 0;  // seconds since the epoch
+};
+std::string programs_fingerprint(const Kit& kit, const std::string& preset);
+void write_run_stamp(const Kit& kit, const std::string& preset, const std::string& sample);
+void forget_run_stamp(const Kit& kit, const std::string& preset);
+// The stamp, when there is one and it names what build/PRESET holds now; otherwise nothing.
+std::optional<RunStamp> current_run_stamp(const Kit& kit, const std::string& preset);
+// ./lab run's results (tag "run"), rung by rung, as run_rungs returns them (counts read from its logs).
+std::vector<RungRun> recorded_runs(const Kit& kit, const std::string& preset);
 
 // A fresh seed for the CPU backend's sample, as text ("0x1f2e..."); `given` when set (checked).
 std::string sample_seed(const std::string& given);

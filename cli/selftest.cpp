@@ -6,6 +6,7 @@
 // generates. Quiet: a progress line per phase; the tables and the failures only when something fails.
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 
@@ -75,13 +76,38 @@ void kit_tests(const Kit& kit, const std::string& preset)
 
 // The rungs of build/PRESET: the solutions pass, the untouched exercises fail with their to-do
 // list, and their stubs, run anyway, give wrong answers.
-void check_rungs(const Kit& kit, const std::string& preset, const std::string& sample)
+// The reference solutions' cases: run here, or, when ./lab run passed them on the very programs and
+// data build/PRESET holds now (its stamp; no --seed given), its verdicts, checked the same way.
+// Returns the sample's seed the verdicts are for.
+std::string check_solutions(const Kit& kit, const std::string& preset, const std::string& seed)
 {
+    if (seed.empty())
+        if (const auto stamp = current_run_stamp(kit, preset)) {
+            const auto runs = recorded_runs(kit, preset);
+            int passed = 0;
+            for (const RungRun& r : runs) passed += r.passed;
+            const long long minutes = (static_cast<long long>(std::time(nullptr)) - stamp->at) / 60;
+            say("the reference solutions' cases: " + std::to_string(passed) + " passed in ./lab run " +
+                (minutes < 1 ? std::string("under a minute") : std::to_string(minutes) + " min") +
+                " ago, on the same programs and cases (not run again; --seed runs them here)");
+            expect_rungs(kit, preset, runs, "pass", "the reference solutions failed");
+            return stamp->sample;
+        }
     Batch solutions;
-    solutions.sample = sample;
+    if (kit.is_cpu(preset)) solutions.sample = sample_seed(seed);
     if (!kit.is_cpu(preset)) solutions.sanitizer = kit.compute_sanitizer();
+    forget_run_stamp(kit, preset);  // these results take the place of ./lab run's
     const auto passed = run_rungs(kit, preset, solutions, "the reference solutions' cases");
     expect_rungs(kit, preset, passed, "pass", "the reference solutions failed");
+    write_run_stamp(kit, preset, solutions.sample);
+    return solutions.sample;
+}
+
+// The rungs of build/PRESET: the solutions pass, the untouched exercises fail with their to-do
+// list, and their stubs, run anyway, give wrong answers. Returns the solutions' sample seed.
+std::string check_rungs(const Kit& kit, const std::string& preset, const std::string& seed)
+{
+    const std::string sample = check_solutions(kit, preset, seed);
 
     Batch exercises;
     exercises.program = "exercise_";
@@ -95,6 +121,7 @@ void check_rungs(const Kit& kit, const std::string& preset, const std::string& s
     stubs.environment = {{"LAB_IGNORE_TODOS", "1"}};
     const auto wrong = run_rungs(kit, preset, stubs, "the exercises' stubs, run anyway on small cases (each rung must fail)");
     expect_rungs(kit, preset, wrong, "stubs", "a skeleton passes without any work");
+    return sample;
 }
 
 // What a CUDA tree builds where there is no GPU to run it: the tools, the construct corpus and each
@@ -124,9 +151,9 @@ int selftest(const Kit& kit, const std::string& only, const std::string& seed)
     if (cpu) {
         say("== the CPU backend (build/cpu-solutions)");
         kit.build_with_progress("cpu-solutions", {});
-        const std::string sample = sample_seed(seed);
-        check_rungs(kit, "cpu-solutions", sample);
-        say("(the reference solutions' larger cases: one of each shape, seed " + sample + "; ./lab run --all-cases runs them all)");
+        const std::string sample = check_rungs(kit, "cpu-solutions", seed);
+        if (!sample.empty())
+            say("(the reference solutions' larger cases: one of each shape, seed " + sample + "; ./lab run --all-cases runs them all)");
         kit_tests(kit, "cpu-solutions");
         generator = kit.tool("cpu-solutions", "grader/lab-generate");
     }
@@ -134,7 +161,7 @@ int selftest(const Kit& kit, const std::string& only, const std::string& seed)
         say(std::string("== CUDA (build/cuda-solutions)") + (gpu ? "" : ": no GPU here, so built and not run"));
         if (gpu) {
             kit.build_with_progress("cuda-solutions", {});
-            check_rungs(kit, "cuda-solutions", "");
+            check_rungs(kit, "cuda-solutions", seed);
             kit_tests(kit, "cuda-solutions");
         } else {
             kit.build_with_progress("cuda-solutions", gpu_targets());
