@@ -21,7 +21,9 @@
 // Any of these may instead be an object of values by backend, {"cuda": ..., "cpu": ...}: a GPU's
 // tools and the CPU backend's thread orders see different things. A backend it does not name has
 // no such expectation.
-// A rung not named there must get no points at all.
+// A rung not named there must get no points at all. Whatever the entry, the grading's phase times
+// must account for its time (see time_accounted below).
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -50,6 +52,37 @@ int main(int argc, char** argv)
         std::cout << "MISMATCH " << rung << ": " << what << '\n';
         ++mismatches;
     };
+    // Every grading's phases (grade.json "phases", grader/README.md) account for its time: their sum is
+    // within the whole, and covers most of it; each rung's cases, runner start-up and checking likewise.
+    auto phase_sum = [](const nlohmann::json& phases, const std::string& left_out) {
+        double sum = 0;
+        for (const auto& [name, seconds] : phases.items())
+            if (name != left_out) sum += seconds.get<double>();
+        return sum;
+    };
+    const auto time_accounted = [&](const std::string& what, double sum, double whole) {
+        if (sum > whole + 0.5 || sum < 0.6 * whole - 0.25)
+            mismatch(what, "its phases add up to " + std::to_string(sum) + " s of its " + std::to_string(whole) + " s");
+    };
+    time_accounted("the grading", phase_sum(grade.at("phases"), "sanitizer_cpu_build"), grade.at("seconds").get<double>());
+    for (const auto& rung : grade.at("rungs")) {
+        const auto& phases = rung.at("phases");
+        double case_seconds = 0;
+        bool ran = false;
+        for (const auto& c : rung.at("cases"))
+            if (c.contains("seconds")) case_seconds += c.at("seconds").get<double>(), ran = true;
+        if (ran) {
+            const std::string id = rung.at("id");
+            const double visible = phases.value("visible_cases", -1.0), hidden = phases.value("hidden_cases", -1.0);
+            if (std::abs(visible + hidden - case_seconds) > 1e-6)
+                mismatch(id, "its visible and hidden phases (" + std::to_string(visible + hidden) + " s) are not its cases' " +
+                                 std::to_string(case_seconds) + " s");
+            if (phases.value("large_cases", -1.0) < 0 || phases.value("large_cases", 0.0) > visible + hidden + 1e-6)
+                mismatch(id, "its large cases' phase is missing or more than all its cases'");
+            time_accounted(id, visible + hidden + phases.value("runner_start", 0.0) + phases.value("checking", 0.0),
+                           rung.at("seconds").get<double>());
+        }
+    }
     for (const auto& rung : grade.at("rungs")) {
         const std::string id = rung.at("id");
         const double score = rung.at("score"), max = rung.at("max");

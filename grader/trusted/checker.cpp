@@ -180,6 +180,10 @@ std::string describe_exit(int status, const Child& child)
 // Why each job has no result of its own, when the runner did not get to report one.
 struct Outcome {
     std::vector<std::string> lost;  // per job: "" when it ran to the end
+    // Per job, the runner's time in it, as the progress file shows it (cases that end between two
+    // looks share the time between them); -1 for one it never reached.
+    std::vector<double> seconds;
+    double starting = 0;  // every runner's time from its start to its first case (CUDA's context)
 };
 
 Outcome run_all(const std::string& runner, const std::string& request, const std::string& dir, std::size_t count,
@@ -187,6 +191,7 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
 {
     Outcome outcome;
     outcome.lost.assign(count, "");
+    outcome.seconds.assign(count, -1.0);
     const auto rung_start = Clock::now();
     const std::string progress_path = dir + "/progress";
     const std::string case_limit = std::to_string(static_cast<int>(limits.case_seconds)) + " s";
@@ -201,6 +206,23 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
         }
         long current = -1, ended = -1;
         auto current_since = Clock::now(), changed_since = Clock::now();
+        // Where this runner's time went (Outcome::seconds, starting).
+        auto mark = child.started;
+        bool begun = false;
+        long accounted = static_cast<long>(next) - 1;
+        const auto account = [&](const Progress& seen, Clock::time_point now) {
+            if (!begun && seen.last_started >= static_cast<long>(next)) {
+                outcome.starting += std::chrono::duration<double>(now - child.started).count();
+                mark = now;
+                begun = true;
+            }
+            if (seen.last_ended > accounted && seen.last_ended < static_cast<long>(count)) {
+                const double each = std::chrono::duration<double>(now - mark).count() / static_cast<double>(seen.last_ended - accounted);
+                for (long j = accounted + 1; j <= seen.last_ended; ++j) outcome.seconds[static_cast<std::size_t>(j)] = each;
+                accounted = seen.last_ended;
+                mark = now;
+            }
+        };
         int status = 0;
         bool exited = false, stopped = false;
         std::string stop_reason;
@@ -212,6 +234,7 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
                 break;
             }
             const Progress p = read_progress(progress_path);
+            account(p, Clock::now());
             if (p.last_started != current) current = p.last_started, current_since = Clock::now();
             if (p.last_started != current || p.last_ended != ended) ended = p.last_ended, changed_since = Clock::now();
             const auto now = Clock::now();
@@ -240,6 +263,10 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             std::this_thread::sleep_for(std::chrono::milliseconds(current >= 0 && p.last_ended == current ? 1 : 2));
         }
         const Progress p = read_progress(progress_path);
+        account(p, Clock::now());
+        if (p.last_started > p.last_ended && p.last_started >= static_cast<long>(next) && p.last_started < static_cast<long>(count))
+            outcome.seconds[static_cast<std::size_t>(p.last_started)] =
+                std::chrono::duration<double>(Clock::now() - (begun ? mark : child.started)).count();
         const long resume = std::max<long>(p.last_ended, p.last_started);
         if (stopped && stop_reason == "rung_limit") {
             for (std::size_t i = static_cast<std::size_t>(std::max<long>(resume, 0)); i < count; ++i)
@@ -364,7 +391,7 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
 std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& runner,
                                       const std::vector<PlannedCase>& cases, const std::vector<std::string>& orders,
                                       const Limits& limits, const std::string& work_dir,
-                                      std::string (*replay)(const RungInfo&, const Case&, const LaunchPlan&))
+                                      std::string (*replay)(const RungInfo&, const Case&, const LaunchPlan&), RungTimes* times)
 {
     std::vector<CaseResult> results;
     Request request;
@@ -401,6 +428,9 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
     std::ofstream(request_path) << to_json(request);
     const std::vector<std::string> shown_orders = orders.empty() ? std::vector<std::string>{"the GPU's"} : orders;
     const Outcome outcome = run_all(runner, request_path, work_dir, request.jobs.size(), limits);
+    for (std::size_t i = 0; i < cases.size(); ++i)
+        if (job_of[i] != std::string::npos) results[i].seconds = outcome.seconds[job_of[i]];
+    const auto checking_started = Clock::now();
     // Each case is checked on its own; `limits.check_threads` of them at a time.
     std::atomic<std::size_t> next{0};
     auto check_some = [&] {
@@ -421,6 +451,10 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
     for (int t = 1; t < limits.check_threads; ++t) checkers.emplace_back(check_some);
     check_some();
     for (auto& t : checkers) t.join();
+    if (times) {
+        times->starting = outcome.starting;
+        times->checking = std::chrono::duration<double>(Clock::now() - checking_started).count();
+    }
     return results;
 }
 

@@ -47,10 +47,16 @@ Job job_for(const PlannedCase& p);
 std::optional<std::string> read_runner_file(const std::string& path, std::size_t limit, bool tail = false);
 
 // `replay` makes the command that replays one case on the student's machine.
+// Where run_and_check's time went besides the cases (each CaseResult has its own seconds): the
+// runners' start-up (to their first case) and the grader's checking of what they handed back.
+struct RungTimes {
+    double starting = 0, checking = 0;
+};
 std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& runner,
                                       const std::vector<PlannedCase>& cases, const std::vector<std::string>& orders,
                                       const Limits& limits, const std::string& work_dir,
-                                      std::string (*replay)(const RungInfo&, const Case&, const LaunchPlan&));
+                                      std::string (*replay)(const RungInfo&, const Case&, const LaunchPlan&),
+                                      RungTimes* times = nullptr);
 
 // The rung's speed case, timed by its runner: each answer checked here against the kit's speed
 // inputs replayed from the same seed. `wrong` says what went wrong; else the median time.

@@ -135,6 +135,28 @@ int print_sandbox()
     return wrong.empty() ? 0 : 2;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// A rung's phases from its cases (RungResult::phases): the visible and hidden cases' runner time,
+// and of those the large ones' (2^24 elements or more, where a GPU's time goes).
+void case_phases(RungResult& r, const RungTimes& times)
+{
+    double visible = 0, hidden = 0, large = 0;
+    for (const CaseResult& c : r.cases) {
+        if (c.seconds < 0) continue;
+        (c.hidden ? hidden : visible) += c.seconds;
+        if (c.n >= (std::uint64_t{1} << 24)) large += c.seconds;
+    }
+    r.phases["runner_start"] = times.starting;
+    r.phases["visible_cases"] = visible;
+    r.phases["hidden_cases"] = hidden;
+    r.phases["large_cases"] = large;
+    r.phases["checking"] = times.checking;
+}
+
 std::string device_name()
 {
     const lab::DeviceStatus& d = lab::device_status();
@@ -156,6 +178,7 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
         const lab::SpeedPlan::Case* speed_case = plan.find(r.id);
         if (rubric.for_rung(r.id).speed <= 0 || !r.built || !speed_case) continue;
         SpeedVerdict verdict;
+        const auto speed_started = std::chrono::steady_clock::now();
         if (r.count("failed", 0) > 0) {
             verdict.note = "not earned: speed counts once every visible case passes";
         } else {
@@ -188,6 +211,7 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
                                (plausible ? "" : "; faster than this GPU can read its input, so not trusted");
             }
         }
+        r.phases["speed"] = seconds_since(speed_started);
         score_rung(r, rubric, true, &verdict);
         std::printf("  %-20s speed: %s\n", r.id.c_str(), verdict.note.c_str());
         std::fflush(stdout);
@@ -221,6 +245,7 @@ void grade_sanitizer(Grade& g, const Rubric& rubric, const Built& built,
     std::string cpu_missing = gpu && !rules.thread_orders ? "the rubric's sanitizer.thread_orders is false" : "";
     if (gpu && rules.thread_orders) {
         std::cout << "  sanitizer: building the files again for the CPU backend's thread orders\n" << std::flush;
+        const auto build_started = std::chrono::steady_clock::now();
         cpu_tree = cpu_backend_tree(jobs, cpu_missing);
         if (!cpu_tree.empty()) {
             std::map<std::string, std::string> subset;
@@ -229,6 +254,7 @@ void grade_sanitizer(Grade& g, const Rubric& rubric, const Built& built,
             cpu_runners = cpu.runners;
             cpu_logs = cpu.logs;
         }
+        g.phases["sanitizer_cpu_build"] = seconds_since(build_started);
     }
     limits.check_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const std::string main_tree = grading_build_dir();
@@ -248,8 +274,10 @@ void grade_sanitizer(Grade& g, const Rubric& rubric, const Built& built,
         } else {
             run.cpu_runner = built.runners.at(r->id);
         }
+        const auto sanitizer_started = std::chrono::steady_clock::now();
         run_sanitizer(rung, run, sanitizer_cases(planned.at(r->id), rules), limits, work + "/" + r->id + "-sanitizer",
                       r->sanitizer);
+        r->phases["sanitizer"] = seconds_since(sanitizer_started);
         score_sanitizer(*r, rubric);
         std::printf("  %-20s sanitizer: %s\n", r->id.c_str(),
                     r->sanitizer.findings.empty()
@@ -322,8 +350,12 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
         else if (!todos.empty()) unfinished[id] = todos;
         else to_build[id] = contents;
     }
+    g.phases["intake"] = seconds_since(started);
     std::cout << "  building " << to_build.size() << " runners\n" << std::flush;
+    auto phase_started = std::chrono::steady_clock::now();
     const Built built = build_runners(to_build, jobs);
+    g.phases["build"] = seconds_since(phase_started);
+    phase_started = std::chrono::steady_clock::now();
     // The integrity checks read what the compilers made of each file: a rung that uses what it may
     // not (integrity.hpp) is not run and earns nothing.
     std::map<std::string, std::vector<Finding>> findings;
@@ -337,6 +369,8 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
                 findings[id] = std::move(found);
             }
     }
+    g.phases["integrity"] = seconds_since(phase_started);
+    phase_started = std::chrono::steady_clock::now();
     const std::string work = grading_build_dir() + "/grading/run";
     // Rungs are graded side by side: a few at once on a GPU (each runner has its own context, and no
     // speed is measured here), one at a time on the CPU backend, whose runners use every core.
@@ -371,9 +405,12 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
                       : !r.built                  ? "did not build"
                                                   : "";
             const auto rung_started = std::chrono::steady_clock::now();
-            if (r.built)
+            if (r.built) {
+                RungTimes times;
                 r.cases = run_and_check(rung, built.runners.at(rung.id), planned.at(rung.id), orders(), limits,
-                                        work + "/" + rung.id, replay_command);
+                                        work + "/" + rung.id, replay_command, &times);
+                case_phases(r, times);
+            }
             r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - rung_started).count();
             score_rung(r, rubric, !device.emulated);
             const std::lock_guard<std::mutex> lock(printing);
@@ -390,8 +427,15 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     for (int t = 1; t < side_by_side; ++t) graders.emplace_back(grade_some);
     grade_some();
     for (auto& t : graders) t.join();
+    g.phases["cases"] = seconds_since(phase_started);
+    phase_started = std::chrono::steady_clock::now();
     grade_sanitizer(g, rubric, built, planned, to_build, limits, work, jobs);
-    if (!device.emulated) grade_speed(g, rubric, built, limits, work);
+    g.phases["sanitizer"] = seconds_since(phase_started);
+    if (!device.emulated) {
+        phase_started = std::chrono::steady_clock::now();
+        grade_speed(g, rubric, built, limits, work);
+        g.phases["speed"] = seconds_since(phase_started);
+    }
     g.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     write_reports(g, out_dir);
     std::printf("lab-grade: %.2f / %.2f points in %.0f s; reports in %s (replay this run with --seed %s)\n", g.score(),

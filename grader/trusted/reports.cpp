@@ -157,20 +157,24 @@ json internal(const Grade& g)
             parts.push_back({{"name", p.name}, {"score", p.score}, {"max", p.max}, {"graded", p.graded},
                              {"note", p.note}, {"groups", groups}});
         }
-        for (const CaseResult& c : r.cases)
-            cases.push_back({{"name", c.name}, {"group", c.group}, {"hidden", c.hidden}, {"op", c.op}, {"input", c.input},
-                             {"n", c.n}, {"seed", c.seed}, {"offset", c.offset}, {"block", c.block}, {"grid", c.grid},
-                             {"status", c.status}, {"message", c.message}, {"expected", c.expected}, {"got", c.got},
-                             {"first_wrong_block", c.first_wrong_block}, {"replay", c.replay}});
+        for (const CaseResult& c : r.cases) {
+            json one = {{"name", c.name}, {"group", c.group}, {"hidden", c.hidden}, {"op", c.op}, {"input", c.input},
+                        {"n", c.n}, {"seed", c.seed}, {"offset", c.offset}, {"block", c.block}, {"grid", c.grid},
+                        {"status", c.status}, {"message", c.message}, {"expected", c.expected}, {"got", c.got},
+                        {"first_wrong_block", c.first_wrong_block}, {"replay", c.replay}};
+            if (c.seconds >= 0) one["seconds"] = c.seconds;
+            cases.push_back(std::move(one));
+        }
         const json sanitizer = {{"ran", r.sanitizer.ran()}, {"checks", r.sanitizer.checks},
                                 {"findings", r.sanitizer.findings}, {"note", r.sanitizer.note}};
         rungs.push_back({{"id", r.id}, {"submitted", r.submitted}, {"built", r.built}, {"unrun", r.unrun},
                          {"build_log", r.build_log}, {"findings", r.findings}, {"sanitizer", sanitizer},
-                         {"score", r.score()}, {"max", r.max()}, {"seconds", r.seconds}, {"parts", parts}, {"cases", cases}});
+                         {"score", r.score()}, {"max", r.max()}, {"seconds", r.seconds}, {"phases", r.phases},
+                         {"parts", parts}, {"cases", cases}});
     }
     return {{"submission", g.submission}, {"backend", g.backend}, {"device", g.device}, {"seed", g.seed_text()},
             {"rubric", g.rubric}, {"sandbox", g.sandbox}, {"score", g.score()}, {"max", g.max()}, {"seconds", g.seconds},
-            {"taken", g.taken}, {"ignored", g.ignored}, {"refused", g.refused}, {"rungs", rungs}};
+            {"phases", g.phases}, {"taken", g.taken}, {"ignored", g.ignored}, {"refused", g.refused}, {"rungs", rungs}};
 }
 
 std::string autolab(const Grade& g)

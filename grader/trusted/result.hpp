@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@ struct CaseResult {
     std::vector<std::string> passed_orders, failed_orders;
     bool orders_differ = false, overran = false;
     std::string kernel_error;
+    double seconds = -1;  // the runner's time in this case (every thread order); -1 when it did not run
 };
 
 // One group of cases of a part: it earns its share of the part's points (the rubric's "partial").
@@ -61,6 +63,10 @@ struct RungResult {
     std::vector<CaseResult> cases;
     std::vector<Part> parts;
     double seconds = 0;
+    // Where the rung's time went, in seconds (grade.json's "phases"; grader/README.md says what each
+    // is): runner_start, visible_cases, hidden_cases, large_cases (n >= 2^24, also counted in the
+    // two before), checking, sanitizer, speed. A phase that did not happen is absent.
+    std::map<std::string, double> phases;
     double gbps = 0;  // the speed case's bandwidth, when measured
     double score() const;
     double max() const;
@@ -77,6 +83,9 @@ struct Grade {
     std::vector<std::string> taken, ignored, refused;  // intake: files used, left alone, refused (with why)
     std::vector<RungResult> rungs;
     double seconds = 0;
+    // The whole grading's phases, in seconds: intake (taking the files in, the screen), build,
+    // integrity, cases (every rung's, side by side on a GPU), sanitizer, speed.
+    std::map<std::string, double> phases;
     double score() const;
     double max() const;
     std::string seed_text() const;  // 0x...
