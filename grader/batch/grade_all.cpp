@@ -1,12 +1,17 @@
 // INSTRUCTOR SIDE. See grade_all.hpp and README.md.
 #include "grade_all.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <ctime>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -615,8 +620,35 @@ int grade_on_slurm(const BatchOptions& options, const ClassState& state)
 
 }  // namespace
 
+// One grade-all at a time per output folder: a second one, started on the same class by mistake,
+// would rewrite class.json under the first and remove its gradings in progress as leftovers. The
+// lock (flock on OUT/.grade-all.lock) lasts as long as the process, whatever ends it: a grade-all
+// killed with SIGKILL leaves nothing that stops the next one. Holds the descriptor, never closed.
+void hold_class_lock(const std::string& out)
+{
+    fs::create_directories(out);
+    const std::string path = out + "/.grade-all.lock";
+    const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        std::string holder = lab::try_read_file(path).value_or("");
+        while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+        throw std::runtime_error("another grade-all is grading into " + out + " now" +
+                                 (holder.empty() ? "" : " (" + holder + ")") +
+                                 ": wait for it to end, or stop it (Ctrl-C keeps what it graded); nothing was changed");
+    }
+    if (ftruncate(fd, 0) == 0) {
+        const std::time_t now = std::time(nullptr);
+        char when[32];
+        std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", std::localtime(&now));
+        const std::string holder = "process " + std::to_string(getpid()) + " on " + host_name() + ", since " + when + "\n";
+        if (write(fd, holder.data(), holder.size()) < 0) { /* the lock holds without its note */ }
+    }
+}
+
 int grade_all(const BatchOptions& options)
 {
+    hold_class_lock(options.out);
     std::vector<std::string> ignored;
     std::vector<Student> students = read_roster(options.source, ignored);
     for (const std::string& i : ignored) std::printf("grade-all: ignored %s\n", i.c_str());

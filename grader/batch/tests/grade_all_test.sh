@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Kit.Grader.GradeAll: grade-all over a class made from the corpus, on this machine.
 #   grade_all_test.sh LAB_GRADE KIT WORK
-# Checks: an interrupted run keeps what it finished and the next run goes on from there; a broken
+# Checks: a second grade-all on the same output while one runs is refused; an interrupted run keeps what it finished and the next run goes on from there; a broken
 # submission is reported, not fatal, and tried again; a changed submission is graded again; OUT
 # refuses another seed without --force; --force grades again; a CSV roster; the gradebook and the
 # class summary hold what the grades say. WORK/out is what the Slurm test compares with.
@@ -29,13 +29,28 @@ echo "notes" >"$class/notes.txt"
 # 1. Interrupted once the first grade is in: exit 130, that grade kept, the gradebook written.
 "$grade" grade-all "$class" --out "$out" --seed 0x5eed --rubric "$rubric" >"$work/run1.log" 2>&1 &
 pid=$!
+# A failure below must not leave it grading into the next run's folder.
+trap 'kill -CONT "$pid" 2>/dev/null; kill -INT "$pid" 2>/dev/null' EXIT
 for _ in $(seq 600); do
   compgen -G "$out/students/[a-z]*/grade.json" >/dev/null && break
   sleep 0.5
 done
+# A second grade-all on the same class and output while the first runs: refused at once (exit 2,
+# saying which process holds it), and nothing of the first's is touched (class.json, its gradings;
+# the first is held still meanwhile, so that what changes can only be the second's doing).
+kill -STOP "$pid"
+before=$(cd "$out" && find . -path ./students -prune -o -type f -print | sort | xargs md5sum; ls -a students)
+"$grade" grade-all "$class" --out "$out" --rubric "$rubric" >"$work/second.log" 2>&1
+code=$?
+[[ $code == 2 ]] && grep -q "another grade-all is grading into .*(process $pid on " "$work/second.log" \
+  || fail "a second grade-all on the same output exited with $code: $(cat "$work/second.log")"
+[[ "$(cd "$out" && find . -path ./students -prune -o -type f -print | sort | xargs md5sum; ls -a students)" == "$before" ]] \
+  || fail "the refused second grade-all changed $out"
+kill -CONT "$pid"
 kill -INT "$pid"
 wait "$pid"
 code=$?
+trap - EXIT
 cat "$work/run1.log"
 [[ $code == 130 ]] || fail "an interrupted grade-all exited with $code, not 130"
 grep -q "ignored notes.txt" "$work/run1.log" || fail "notes.txt was not reported as ignored"
