@@ -232,6 +232,10 @@ Graded grade_one(const std::string& out, const Student& s, const ClassState& sta
     lab::process::Options options;
     options.output = partial + "/grade.log";
     options.null_stdin = true;
+    // A grade-all killed outright (SIGKILL, the machine's OOM killer) takes this grading with it: left
+    // alone it would go on building and running a submission nobody waits for, holding the build
+    // tree's lock against the next run. (This thread waits for it, as PR_SET_PDEATHSIG needs.)
+    options.die_with_parent = true;
     const pid_t pid = lab::process::start(args, options);
     if (pid < 0) throw std::runtime_error("cannot start " + grader);
     running_child = pid;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Kit.Grader.GradeAll: grade-all over a class made from the corpus, on this machine.
 #   grade_all_test.sh LAB_GRADE KIT WORK
-# Checks: a second grade-all on the same output while one runs is refused; an interrupted run keeps what it finished and the next run goes on from there; a broken
+# Checks: a second grade-all on the same output while one runs is refused; one killed with SIGKILL
+# takes its grading with it and the next run goes on; an interrupted run keeps what it finished and the next run goes on from there; a broken
 # submission is reported, not fatal, and tried again; a changed submission is graded again; OUT
 # refuses another seed without --force; --force grades again; a CSV roster; the gradebook and the
 # class summary hold what the grades say. WORK/out is what the Slurm test compares with.
@@ -114,4 +115,27 @@ grep -q 'm3 changed since it was graded' "$work/run6.log" || fail "a changed sub
 grep -q '0 graded already, 1 to grade here' "$work/run7.log" || fail "--force: $(cat "$work/run7.log")"
 seed2=$(grep '^m3,' "$work/csv-out/gradebook.csv" | awk -F, '{print $(NF-2)}')
 [[ "$seed1" != "$seed2" ]] || fail "--force kept the seed $seed1"
+# 6. Killed with SIGKILL mid-grading (--force again): its lab-grade child goes with it (nothing
+# grades on unseen), and the same command again grades the student once, leaving no partial folder.
+"$grade" grade-all "$work/csv/class.csv" --out "$work/csv-out" --rubric "$rubric" --force >"$work/run8.log" 2>&1 &
+pid=$!
+trap 'kill -KILL "$pid" 2>/dev/null' EXIT
+child=""
+for _ in $(seq 600); do
+  child=$(pgrep -f -- "--out $work/csv-out/students/\.m3\.partial" | head -n 1)
+  [[ -n "$child" ]] && break
+  sleep 0.1
+done
+[[ -n "$child" ]] || fail "the killed run never started grading m3: $(cat "$work/run8.log")"
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+trap - EXIT
+# Gone, or a zombie that nobody has reaped yet (its new parent, the machine's init, may be slow to).
+alive() { [[ -n "$(ps -o stat= -p "$1" 2>/dev/null | grep -v '^Z')" ]]; }
+for _ in $(seq 10); do alive "$child" || break; sleep 0.1; done
+alive "$child" && { kill -KILL "$child"; fail "grade-all's lab-grade child outlived it (SIGKILL)"; }
+"$grade" grade-all "$work/csv/class.csv" --out "$work/csv-out" --rubric "$rubric" >"$work/run9.log" 2>&1
+grep -q '0 graded already, 1 to grade here' "$work/run9.log" || fail "after SIGKILL: $(cat "$work/run9.log")"
+compgen -G "$work/csv-out/students/.*" >/dev/null && fail "after SIGKILL and a rerun a partial grading is left"
+[[ $(grep -c '^m3,graded,' "$work/csv-out/gradebook.csv") == 1 ]] || fail "after SIGKILL: $(cat "$work/csv-out/gradebook.csv")"
 echo "grade-all: every check passed"
