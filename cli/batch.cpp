@@ -19,6 +19,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// lab-case batch's closing line for the rung ("rung ID: 180 passed, 0 failed, ..."), into r's counts.
+void read_counts(const std::string& line, RungRun& r)
+{
+    if (line.rfind("rung " + r.rung + ": ", 0) == 0)
+        std::sscanf(line.c_str() + r.rung.size() + 7, "%d passed, %d failed, %d skipped (by the kit), %d left out",
+                    &r.passed, &r.failed, &r.skipped, &r.left_out);
+}
+
 RungRun run_rung(const Kit& kit, const std::string& preset, const RungInfo& rung, const Batch& batch, Phase& phase,
                  const std::string& before)
 {
@@ -40,9 +48,8 @@ RungRun run_rung(const Kit& kit, const std::string& preset, const RungInfo& rung
             phase.update(before + "rung " + rung.id + ": " + std::to_string(done) + "/" + std::to_string(total) + " cases");
         else if (line.rfind("FAILED ", 0) == 0)
             r.failures.push_back(line.substr(7));
-        else if (line.rfind("rung " + rung.id + ": ", 0) == 0)
-            std::sscanf(line.c_str() + rung.id.size() + 7, "%d passed, %d failed, %d skipped (by the kit), %d left out",
-                        &r.passed, &r.failed, &r.skipped, &r.left_out);
+        else
+            read_counts(line, r);
     }, batch.environment);
     stop_if_interrupted("no results of this run are kept");
     if (status != 0 && status != 1)
@@ -129,10 +136,7 @@ std::vector<RungRun> recorded_runs(const Kit& kit, const std::string& preset)
         r.junit = kit.tree(preset) + "/run_" + rung.id + ".xml";
         r.log = kit.tree(preset) + "/run_" + rung.id + ".log";
         std::ifstream log(r.log);
-        for (std::string line; std::getline(log, line);)
-            if (line.rfind("rung " + rung.id + ": ", 0) == 0)
-                std::sscanf(line.c_str() + rung.id.size() + 7, "%d passed, %d failed, %d skipped (by the kit), %d left out",
-                            &r.passed, &r.failed, &r.skipped, &r.left_out);
+        for (std::string line; std::getline(log, line);) read_counts(line, r);
         runs.push_back(r);
     }
     return runs;

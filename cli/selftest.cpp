@@ -76,10 +76,9 @@ void kit_tests(const Kit& kit, const std::string& preset)
     throw Failure("the kit's own tests failed (above; ctest's log: " + log + ")");
 }
 
-// The rungs of build/PRESET: the solutions pass, the untouched exercises fail with their to-do
-// list, and their stubs, run anyway, give wrong answers.
-// The reference solutions' cases: run here, or, when ./lab run passed them on the very programs and
-// data build/PRESET holds now (its stamp; no --seed given), its verdicts, checked the same way.
+// The reference solutions' cases: run here, or, when ./lab run (or an earlier self-test) passed them
+// on the very programs and data build/PRESET holds now (its stamp; no --seed given), those verdicts,
+// checked the same way.
 // Returns the sample's seed the verdicts are for.
 std::string check_solutions(const Kit& kit, const std::string& preset, const std::string& seed)
 {
@@ -89,9 +88,9 @@ std::string check_solutions(const Kit& kit, const std::string& preset, const std
             int passed = 0;
             for (const RungRun& r : runs) passed += r.passed;
             const long long minutes = (static_cast<long long>(std::time(nullptr)) - stamp->at) / 60;
-            say("the reference solutions' cases: " + std::to_string(passed) + " passed in ./lab run " +
+            say("the reference solutions' cases: " + std::to_string(passed) + " passed " +
                 (minutes < 1 ? std::string("under a minute") : std::to_string(minutes) + " min") +
-                " ago, on the same programs and cases (not run again; --seed runs them here)");
+                " ago (./lab run, or an earlier self-test), on the same programs and cases (not run again; --seed runs them here)");
             expect_rungs(kit, preset, runs, "pass", "the reference solutions failed");
             return stamp->sample;
         }
