@@ -83,7 +83,8 @@ struct Grade {
     std::vector<std::string> taken, ignored, refused;  // intake: files used, left alone, refused (with why)
     std::vector<RungResult> rungs;
     double seconds = 0;
-    // The whole grading's phases, in seconds: intake (taking the files in, the screen), build,
+    // The whole grading's phases, in seconds: intake (taking the files in, the screen, the device
+    // seen from inside the sandbox), build,
     // integrity, cases (every rung's, side by side on a GPU), sanitizer, speed.
     std::map<std::string, double> phases;
     double score() const;
