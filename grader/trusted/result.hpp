@@ -84,8 +84,8 @@ struct Grade {
     std::vector<RungResult> rungs;
     double seconds = 0;
     // The whole grading's phases, in seconds: intake (taking the files in, the screen, the device
-    // seen from inside the sandbox), build,
-    // integrity, cases (every rung's, side by side on a GPU), sanitizer, speed.
+    // seen from inside the sandbox), build, integrity, cases (every rung's, side by side on a GPU),
+    // sanitizer (of which sanitizer_cpu_build, on a GPU), speed.
     std::map<std::string, double> phases;
     double score() const;
     double max() const;
