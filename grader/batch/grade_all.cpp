@@ -635,8 +635,7 @@ void hold_class_lock(const std::string& out)
     const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        std::string holder = lab::try_read_file(path).value_or("");
-        while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+        const std::string holder = last_line(path);  // the note the holder wrote below
         throw std::runtime_error("another grade-all is grading into " + out + " now" +
                                  (holder.empty() ? "" : " (" + holder + ")") +
                                  ": wait for it to end, or stop it (Ctrl-C keeps what it graded); nothing was changed");
