@@ -29,6 +29,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "lab/json_text.hpp"
 
@@ -48,8 +49,10 @@ int main(int argc, char** argv)
     }
     const auto& wanted = expect.at("expect");
     int mismatches = 0;
+    std::vector<std::string> said;  // said again at the end, where a log cut short to its tail still shows them
     auto mismatch = [&](const std::string& rung, const std::string& what) {
-        std::cout << "MISMATCH " << rung << ": " << what << '\n';
+        said.push_back("MISMATCH " + rung + ": " + what);
+        std::cout << said.back() << '\n';
         ++mismatches;
     };
     // Every grading's phases (grade.json "phases", grader/README.md) account for its time: their sum is
@@ -197,6 +200,11 @@ int main(int argc, char** argv)
         if (w.contains("passing") && passing_matched == 0)
             mismatch(id, "no case matching " + w.value("passing", "") + " passed");
     }
-    std::cout << (mismatches ? "corpus verdict: MISMATCH\n" : "corpus verdict: as expected\n");
+    if (mismatches) {
+        std::cout << "corpus verdict: MISMATCH (" << mismatches << "):\n";
+        for (const auto& line : said) std::cout << "  " << line << '\n';
+    } else {
+        std::cout << "corpus verdict: as expected\n";
+    }
     return mismatches ? 1 : 0;
 }

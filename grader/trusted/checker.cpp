@@ -183,7 +183,6 @@ struct Outcome {
     // Per job, the runner's time in it, as the progress file shows it (cases that end between two
     // looks share the time between them); -1 for one it never reached.
     std::vector<double> seconds;
-    double starting = 0;  // every runner's time from its start to its first case (CUDA's context)
 };
 
 Outcome run_all(const std::string& runner, const std::string& request, const std::string& dir, std::size_t count,
@@ -212,7 +211,6 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
         long accounted = static_cast<long>(next) - 1;
         const auto account = [&](const Progress& seen, Clock::time_point now) {
             if (!begun && seen.last_started >= static_cast<long>(next)) {
-                outcome.starting += std::chrono::duration<double>(now - child.started).count();
                 mark = now;
                 begun = true;
             }
@@ -427,7 +425,13 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
     const std::string request_path = work_dir + "/request.json";
     std::ofstream(request_path) << to_json(request);
     const std::vector<std::string> shown_orders = orders.empty() ? std::vector<std::string>{"the GPU's"} : orders;
+    const auto running_started = Clock::now();
     const Outcome outcome = run_all(runner, request_path, work_dir, request.jobs.size(), limits);
+    // What of run_all's time no case had: starting runners (CUDA's context), and stopping them,
+    // their sandboxes and cgroups after a limit, which under load can take seconds.
+    double outside_cases = std::chrono::duration<double>(Clock::now() - running_started).count();
+    for (const double s : outcome.seconds)
+        if (s > 0) outside_cases -= s;
     for (std::size_t i = 0; i < cases.size(); ++i)
         if (job_of[i] != std::string::npos) results[i].seconds = outcome.seconds[job_of[i]];
     const auto checking_started = Clock::now();
@@ -452,7 +456,7 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
     check_some();
     for (auto& t : checkers) t.join();
     if (times) {
-        times->starting = outcome.starting;
+        times->starting = std::max(0.0, outside_cases);
         times->checking = std::chrono::duration<double>(Clock::now() - checking_started).count();
     }
     return results;
