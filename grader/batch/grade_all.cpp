@@ -133,6 +133,9 @@ struct ClassState {
     std::uint64_t seed = 0;
     std::string rubric, rubric_hash;  // the rubric's absolute path ("" for the kit's) and what it held
     int generation = 1;               // one more at each --force: a grade of an earlier one no longer counts
+    // A changed submission's unchanged rungs keep their grade (lab-grade grade --reuse) within a
+    // generation; --no-reuse (this run's, kept for its Slurm tasks) grades every rung again.
+    bool reuse = true;
     std::vector<Student> students;
     // Each submission's fingerprint, read once per run (Slurm's watch asks for it at every look).
     mutable std::map<std::string, std::string> prints;
@@ -149,7 +152,7 @@ json to_json(const ClassState& state)
     json students = json::array();
     for (const Student& s : state.students) students.push_back({{"id", s.id}, {"path", s.path}});
     return {{"seed", hex(state.seed)}, {"rubric", state.rubric}, {"rubric_hash", state.rubric_hash},
-            {"generation", state.generation}, {"students", students}};
+            {"generation", state.generation}, {"reuse", state.reuse}, {"students", students}};
 }
 
 ClassState read_state(const std::string& out)
@@ -160,6 +163,7 @@ ClassState read_state(const std::string& out)
     state.rubric = j.at("rubric").get<std::string>();
     state.rubric_hash = j.at("rubric_hash").get<std::string>();
     state.generation = j.at("generation").get<int>();
+    state.reuse = j.value("reuse", true);
     for (const json& s : j.at("students")) state.students.push_back({s.at("id"), s.at("path")});
     return state;
 }
@@ -228,6 +232,20 @@ Graded grade_one(const std::string& out, const Student& s, const ClassState& sta
     if (!state.rubric.empty()) {
         args.push_back("--rubric");
         args.push_back(state.rubric);
+    }
+    // Graded before in this generation (so with this seed and rubric) and changed since: the rungs
+    // whose files did not change keep their grades, as lab-grade decides (it checks the file, the
+    // kit, the rubric, the seed and the device).
+    if (state.reuse && fs::exists(graded_dir(out, s.id) + "/grade.json")) {
+        try {
+            const json before = json::parse(lab::read_file(graded_dir(out, s.id) + "/batch.json"));
+            if (before.at("generation") == state.generation) {
+                args.push_back("--reuse");
+                args.push_back(graded_dir(out, s.id));
+            }
+        } catch (const std::exception&) {
+            // No batch.json of ours: grade every rung.
+        }
     }
     lab::process::Options options;
     options.output = partial + "/grade.log";
@@ -381,6 +399,7 @@ ClassState prepare(const BatchOptions& options, std::vector<Student> students)
 {
     ClassState state;
     state.students = std::move(students);
+    state.reuse = !options.no_reuse;
     state.rubric = options.rubric.empty() ? "" : fs::absolute(options.rubric).lexically_normal().string();
     if (!state.rubric.empty() && !fs::is_regular_file(state.rubric))
         throw std::runtime_error("--rubric " + options.rubric + ": no such file");

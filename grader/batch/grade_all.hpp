@@ -25,6 +25,7 @@ struct BatchOptions {
     std::string seed;            // the class's seed; "" keeps OUT's, or draws a fresh one
     int jobs = 1;                // build parallelism of each grading
     bool force = false;          // grade again what is graded already
+    bool no_reuse = false;       // grade every rung of a changed submission again (else unchanged rungs keep their grade)
     std::string grader;          // this lab-grade's path
     SlurmOptions slurm;
 };

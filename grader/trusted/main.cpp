@@ -5,12 +5,15 @@
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <ctime>
 #include <chrono>
 #include <mutex>
 #include <optional>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -30,6 +33,7 @@
 #include "lab/registry.hpp"
 #include "lab/speed.hpp"
 #include "lab/speed_plan.hpp"
+#include "lab/text.hpp"
 #include "lab/todos.hpp"
 #include "plan.hpp"
 #include "reports.hpp"
@@ -118,6 +122,98 @@ int print_device()
     return d.usable ? 0 : 1;
 }
 
+// --- Grading a student again: a rung's earlier result reused (grader/README.md, step 10) ---------
+
+std::uint64_t mix(std::uint64_t hash, std::string_view text)
+{
+    return (hash ^ lab::fnv1a(text)) * 0x100000001b3ull + text.size();
+}
+
+// Everything of the kit's that a rung's verdict may depend on, hashed once per grading: this grader,
+// the sources and data it builds runners from and plans cases with, and the build tree's
+// configuration (compilers, flags, CUDA architectures). A new kit, a rebuilt grader or another
+// build tree grades every rung afresh. Not a student's to change: it is all on the grader's side.
+std::uint64_t kit_fingerprint()
+{
+    static const std::uint64_t hash = [] {
+        std::vector<std::string> files{self_path(), grading_build_dir() + "/CMakeCache.txt"};
+        for (const char* top : {"CMakeLists.txt", "rungs.json", "tests/cases.json", "tests/speed.json"})
+            files.push_back(lab::kit_path(top));
+        for (const char* dir : {"common", "grader", "cmake"}) {
+            std::error_code error;
+            for (fs::recursive_directory_iterator it(lab::kit_path(dir), error), end; !error && it != end; it.increment(error))
+                if (it->is_regular_file(error) && it->path().string().find("__pycache__") == std::string::npos)
+                    files.push_back(it->path().string());
+        }
+        std::sort(files.begin(), files.end());
+        std::uint64_t h = lab::fnv1a("lab-grade kit");
+        for (const std::string& f : files) h = mix(mix(h, f), lab::try_read_file(f).value_or("(absent)"));
+        return h;
+    }();
+    return hash;
+}
+
+// The key under which a rung graded here may be reused: the kit, the rubric's text, the seed (so
+// the same cases, hidden ones included), the device and backend, whether the integrity checks ran.
+std::string reuse_key(const Grade& g, const std::string& rubric_text, bool skip_integrity, const std::string& id)
+{
+    std::uint64_t h = mix(lab::fnv1a("reuse"), std::to_string(kit_fingerprint()));
+    for (const std::string& part : {rubric_text, g.seed_text(), g.device, g.backend, std::string(skip_integrity ? "no integrity" : "integrity"), id})
+        h = mix(h, part);
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+    return text;
+}
+
+// The rungs of the earlier grading in DIR (its grade.json, and the files it graded in DIR/graded/)
+// that can stand for this one's: the same key, and the file byte for byte the same. Says on stdout
+// why each other rung is graded again.
+std::map<std::string, RungResult> reusable_rungs(const std::string& dir, const std::map<std::string, std::string>& files,
+                                                 const std::function<std::string(const std::string&)>& key_of)
+{
+    std::map<std::string, RungResult> reused;
+    const auto text = lab::try_read_file(dir + "/grade.json");
+    if (!text) {
+        std::cout << "  reuse: nothing to reuse (" << dir << "/grade.json cannot be read)\n";
+        return reused;
+    }
+    nlohmann::json earlier;
+    try {
+        earlier = nlohmann::json::parse(*text);
+    } catch (const std::exception& e) {
+        std::cout << "  reuse: nothing to reuse (" << dir << "/grade.json is not JSON: " << e.what() << ")\n";
+        return reused;
+    }
+    for (const auto& [id, contents] : files) {
+        std::string why;
+        const nlohmann::json* found = nullptr;
+        if (earlier.is_object() && earlier.contains("rungs") && earlier.at("rungs").is_array())
+            for (const auto& r : earlier.at("rungs"))
+                if (r.is_object() && r.value("id", "") == id) found = &r;
+        if (!found || found->value("reuse_key", "").empty()) why = "its cases did not run in the earlier grading";
+        else if (found->value("reuse_key", "") != key_of(id)) why = "the kit, rubric, seed or device changed";
+        else if (lab::try_read_file(dir + "/graded/" + id + ".cu") != contents) why = "its file changed";
+        if (why.empty()) {
+            try {
+                reused[id] = rung_from_json(*found);
+                continue;
+            } catch (const std::exception& e) {
+                why = std::string("the earlier result cannot be read: ") + e.what();
+            }
+        }
+        std::cout << "  reuse: " << id << " is graded again: " << why << '\n';
+    }
+    return reused;
+}
+
+std::string utc_now()
+{
+    const std::time_t now = std::time(nullptr);
+    char when[32];
+    std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    return when;
+}
+
 // `lab-grade sandbox`: how submissions would be confined here, and whether CUDA starts inside.
 int print_sandbox()
 {
@@ -176,7 +272,7 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
     for (RungResult& r : g.rungs) {
         const lab::RungInfo& rung = lab::Registry::kit().get(r.id);
         const lab::SpeedPlan::Case* speed_case = plan.find(r.id);
-        if (rubric.for_rung(r.id).speed <= 0 || !r.built || !speed_case) continue;
+        if (rubric.for_rung(r.id).speed <= 0 || !r.built || r.reused || !speed_case) continue;
         SpeedVerdict verdict;
         const auto speed_started = std::chrono::steady_clock::now();
         if (r.count("failed", 0) > 0) {
@@ -230,7 +326,8 @@ void grade_sanitizer(Grade& g, const Rubric& rubric, const Built& built,
     const bool gpu = !lab::device_status().emulated;
     std::vector<RungResult*> chosen;
     for (RungResult& r : g.rungs)
-        if (r.built && (rules.penalty > 0 || (r.count("failed", 0) == 0 && r.count("passed", 0) > 0))) chosen.push_back(&r);
+        if (r.built && !r.reused && (rules.penalty > 0 || (r.count("failed", 0) == 0 && r.count("passed", 0) > 0)))
+            chosen.push_back(&r);
     if (chosen.empty()) return;
     SanitizerRun base;
     if (gpu) {
@@ -288,7 +385,7 @@ void grade_sanitizer(Grade& g, const Rubric& rubric, const Built& built,
 }
 
 int grade(const std::string& submission, const std::string& rubric_path, const std::string& out_dir,
-          const std::string& seed_text, int jobs, bool skip_integrity)
+          const std::string& seed_text, int jobs, bool skip_integrity, const std::string& reuse_dir)
 {
     const auto started = std::chrono::steady_clock::now();
     const lab::DeviceStatus& device = lab::device_status();
@@ -305,6 +402,7 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     g.device = device_name();
     g.seed = seed_text.empty() ? fresh_seed() : parse_seed(seed_text);
     g.rubric = rubric.path + (rubric.course.empty() ? "" : " (" + rubric.course + ")");
+    g.graded_at = utc_now();
     std::cout << "lab-grade: " << submission << ", seed " << g.seed_text() << ", on " << g.device << '\n';
 
     const Intake intake = take_in(submission);
@@ -350,6 +448,24 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
         else if (!todos.empty()) unfinished[id] = todos;
         else to_build[id] = contents;
     }
+    // Grading again (--reuse): a rung whose file and whose key are unchanged keeps its earlier result,
+    // and is neither built nor run. Every file taken is kept in OUT/graded/ for the next time.
+    const std::string rubric_text = lab::read_file(rubric.path);
+    const auto key_of = [&](const std::string& id) { return reuse_key(g, rubric_text, skip_integrity, id); };
+    std::map<std::string, RungResult> reused;
+    if (!reuse_dir.empty()) {
+        reused = reusable_rungs(reuse_dir, to_build, key_of);
+        for (const auto& [id, r] : reused) {
+            to_build.erase(id);
+            std::cout << "  reuse: " << id << " unchanged since " << r.graded_at << ": its earlier result stands\n";
+        }
+    }
+    fs::create_directories(out_dir + "/graded");
+    for (const auto& [id, contents] : intake.files) {
+        std::ofstream file(out_dir + "/graded/" + id + ".cu", std::ios::binary | std::ios::trunc);
+        file << contents;
+        if (!file) throw std::runtime_error("cannot write " + out_dir + "/graded/" + id + ".cu");
+    }
     g.phases["intake"] = seconds_since(started);
     std::cout << "  building " << to_build.size() << " runners\n" << std::flush;
     auto phase_started = std::chrono::steady_clock::now();
@@ -384,6 +500,15 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
         for (std::size_t k; (k = next++) < rungs.size();) {
             const lab::RungInfo& rung = rungs[k];
             RungResult& r = g.rungs[k];
+            if (reused.count(rung.id)) {
+                r = reused.at(rung.id);
+                r.title = rung.title;
+                r.reused = true;
+                const std::lock_guard<std::mutex> lock(printing);
+                std::printf("  %-20s %7.2f / %5.2f   reused (unchanged since %s)\n", r.id.c_str(), r.score(), r.max(),
+                            r.graded_at.c_str());
+                continue;
+            }
             r.id = rung.id;
             r.title = rung.title;
             r.submitted = intake.files.count(rung.id) > 0;
@@ -410,6 +535,8 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
                 r.cases = run_and_check(rung, built.runners.at(rung.id), planned.at(rung.id), orders(), limits,
                                         work + "/" + rung.id, replay_command, &times);
                 case_phases(r, times);
+                r.reuse_key = key_of(rung.id);
+                r.graded_at = g.graded_at;
             }
             r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - rung_started).count();
             score_rung(r, rubric, !device.emulated);
@@ -507,6 +634,10 @@ int main(int argc, char** argv)
     grade_cmd->add_option("--out", out, "where the reports go")->capture_default_str();
     grade_cmd->add_option("--seed", seed, "replay a grading run exactly: the seed its report gives");
     grade_cmd->add_option("--jobs", jobs, "build parallelism")->capture_default_str();
+    std::string reuse;
+    grade_cmd->add_option("--reuse", reuse,
+                          "an earlier grading's report folder (its grade.json and graded/): a rung whose file is byte for "
+                          "byte the same, graded with the same kit, rubric, seed and device, keeps its result there");
     bool skip_integrity = false;
     grade_cmd->add_flag("--skip-integrity", skip_integrity,
                         "run what the integrity checks would refuse (to test the sandbox alone); every report says so");
@@ -550,6 +681,9 @@ int main(int argc, char** argv)
                                               "default: the one OUT was graded with, else a fresh one");
     all_cmd->add_option("--jobs", batch.jobs, "build parallelism of each grading")->capture_default_str();
     all_cmd->add_flag("--force", batch.force, "grade everyone again (a new seed unless --seed is given)");
+    all_cmd->add_flag("--no-reuse", batch.no_reuse,
+                      "grade every rung of a changed submission again (by default a rung whose file did not change keeps "
+                      "its grade)");
     all_cmd->add_flag("--slurm", batch.slurm.on, "grade as one Slurm array job (sbatch) instead of on this machine");
     all_cmd->add_option("--partition", batch.slurm.partition, "Slurm: the partition");
     all_cmd->add_option("--gres", batch.slurm.gres, "Slurm: each task's generic resources (gpu:1 on a GPU cluster)");
@@ -583,7 +717,7 @@ int main(int argc, char** argv)
     try {
         if (*device_cmd) return print_device();
         if (*sandbox_cmd) return print_sandbox();
-        if (*grade_cmd) return grade(submission, rubric, out, seed, jobs, skip_integrity);
+        if (*grade_cmd) return grade(submission, rubric, out, seed, jobs, skip_integrity, reuse);
 #ifndef LAB_RELEASE
         if (*all_cmd) {
             batch.grader = self_path();

@@ -170,12 +170,73 @@ json internal(const Grade& g)
         rungs.push_back({{"id", r.id}, {"submitted", r.submitted}, {"built", r.built}, {"unrun", r.unrun},
                          {"build_log", r.build_log}, {"findings", r.findings}, {"sanitizer", sanitizer},
                          {"score", r.score()}, {"max", r.max()}, {"seconds", r.seconds}, {"phases", r.phases},
-                         {"parts", parts}, {"cases", cases}});
+                         {"gbps", r.gbps}, {"reuse_key", r.reuse_key}, {"graded_at", r.graded_at},
+                         {"reused", r.reused}, {"parts", parts}, {"cases", cases}});
     }
     return {{"submission", g.submission}, {"backend", g.backend}, {"device", g.device}, {"seed", g.seed_text()},
+            {"graded_at", g.graded_at},
             {"rubric", g.rubric}, {"sandbox", g.sandbox}, {"score", g.score()}, {"max", g.max()}, {"seconds", g.seconds},
             {"phases", g.phases}, {"taken", g.taken}, {"ignored", g.ignored}, {"refused", g.refused}, {"rungs", rungs}};
 }
+
+}  // namespace
+
+RungResult rung_from_json(const json& j)
+{
+    RungResult r;
+    r.id = j.at("id").get<std::string>();
+    r.submitted = j.at("submitted").get<bool>();
+    r.built = j.at("built").get<bool>();
+    r.unrun = j.at("unrun").get<std::string>();
+    r.build_log = j.at("build_log").get<std::string>();
+    r.findings = j.at("findings").get<std::vector<std::string>>();
+    const json& sanitizer = j.at("sanitizer");
+    r.sanitizer.checks = sanitizer.at("checks").get<std::vector<std::string>>();
+    r.sanitizer.findings = sanitizer.at("findings").get<std::vector<std::string>>();
+    r.sanitizer.note = sanitizer.at("note").get<std::string>();
+    r.seconds = j.at("seconds").get<double>();
+    r.phases = j.at("phases").get<std::map<std::string, double>>();
+    r.gbps = j.at("gbps").get<double>();
+    r.reuse_key = j.at("reuse_key").get<std::string>();
+    r.graded_at = j.at("graded_at").get<std::string>();
+    r.reused = j.at("reused").get<bool>();
+    for (const json& p : j.at("parts")) {
+        Part part;
+        part.name = p.at("name").get<std::string>();
+        part.score = p.at("score").get<double>();
+        part.max = p.at("max").get<double>();
+        part.graded = p.at("graded").get<bool>();
+        part.note = p.at("note").get<std::string>();
+        for (const json& grp : p.at("groups"))
+            part.groups.push_back({grp.at("name").get<std::string>(), grp.at("score").get<double>(), grp.at("max").get<double>(),
+                                   grp.at("passed").get<int>(), grp.at("failed").get<int>(), grp.at("skipped").get<int>()});
+        r.parts.push_back(std::move(part));
+    }
+    for (const json& one : j.at("cases")) {
+        CaseResult c;
+        c.name = one.at("name").get<std::string>();
+        c.group = one.at("group").get<std::string>();
+        c.hidden = one.at("hidden").get<bool>();
+        c.op = one.at("op").get<std::string>();
+        c.input = one.at("input").get<std::string>();
+        c.n = one.at("n").get<std::uint64_t>();
+        c.seed = one.at("seed").get<std::uint64_t>();
+        c.offset = one.at("offset").get<std::uint64_t>();
+        c.block = one.at("block").get<unsigned>();
+        c.grid = one.at("grid").get<unsigned>();
+        c.status = one.at("status").get<std::string>();
+        c.message = one.at("message").get<std::string>();
+        c.expected = one.at("expected").get<std::string>();
+        c.got = one.at("got").get<std::string>();
+        c.first_wrong_block = one.at("first_wrong_block").get<long>();
+        c.replay = one.at("replay").get<std::string>();
+        c.seconds = one.value("seconds", -1.0);
+        r.cases.push_back(std::move(c));
+    }
+    return r;
+}
+
+namespace {
 
 std::string autolab(const Grade& g)
 {
@@ -256,6 +317,13 @@ std::string markdown(const Grade& g)
         }
         out << "| " << points(r.score()) << " / " << points(r.max()) << " |\n";
     }
+    std::string reused;
+    for (const RungResult& r : g.rungs)
+        if (r.reused) reused += (reused.empty() ? "" : ", ") + r.id + " (graded " + r.graded_at + ")";
+    if (!reused.empty())
+        out << "\nReused from the earlier grading, their files and everything else their verdict depends on being "
+               "unchanged: "
+            << reused << ".\n";
     for (const RungResult& r : g.rungs) {
         int shown = 0;
         for (const CaseResult& c : r.cases) {

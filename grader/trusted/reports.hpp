@@ -9,6 +9,7 @@
 //   grade.json          the whole result, every case, for tools
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "result.hpp"
@@ -16,5 +17,10 @@
 namespace lab::grading {
 
 void write_reports(const Grade& grade, const std::string& dir);
+
+// One rung of a grade.json read back (its "rungs" entry), for reusing it in a later grading. What
+// grade.json does not hold (each case's thread orders) stays empty: the rung's parts carry its
+// points already. Throws on an entry that is not one grade.json would hold.
+RungResult rung_from_json(const nlohmann::json& rung);
 
 }  // namespace lab::grading

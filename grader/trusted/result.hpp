@@ -68,6 +68,12 @@ struct RungResult {
     // two before), checking, sanitizer, speed. A phase that did not happen is absent.
     std::map<std::string, double> phases;
     double gbps = 0;  // the speed case's bandwidth, when measured
+    // Grading a student again (lab-grade grade --reuse): what the rung's verdict depends on besides
+    // its file (main.cpp, reuse_key), set where its cases ran; and whether this result is an earlier
+    // grading's, taken over because the file and all of that are unchanged. graded_at: when its
+    // cases ran (UTC), carried over with it.
+    std::string reuse_key, graded_at;
+    bool reused = false;
     double score() const;
     double max() const;
     int count(const std::string& status, int hidden = -1) const;  // hidden: -1 any, 0 visible, 1 hidden
@@ -87,6 +93,7 @@ struct Grade {
     // seen from inside the sandbox), build, integrity, cases (every rung's, side by side on a GPU),
     // sanitizer (of which sanitizer_cpu_build, on a GPU), speed.
     std::map<std::string, double> phases;
+    std::string graded_at;  // when (UTC, 2026-11-26T06:40:00Z)
     double score() const;
     double max() const;
     std::string seed_text() const;  // 0x...

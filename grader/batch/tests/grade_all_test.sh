@@ -5,7 +5,7 @@
 # takes its grading with it and the next run goes on; an interrupted run keeps what it finished and the next run goes on from there; a broken
 # submission is reported, not fatal, and tried again; a changed submission is graded again; OUT
 # refuses another seed without --force; --force grades again; a CSV roster; the gradebook and the
-# class summary hold what the grades say. WORK/out is what the Slurm test compares with.
+# class summary hold what the grades say; a changed submission's unchanged rungs keep their grades. WORK/out is what the Slurm test compares with.
 set -uo pipefail
 grade="$1" kit="$2" work="$3"
 class="$work/class" out="$work/out" rubric="$work/rubric.toml"
@@ -138,4 +138,39 @@ alive "$child" && { kill -KILL "$child"; fail "grade-all's lab-grade child outli
 grep -q '0 graded already, 1 to grade here' "$work/run9.log" || fail "after SIGKILL: $(cat "$work/run9.log")"
 compgen -G "$work/csv-out/students/.*" >/dev/null && fail "after SIGKILL and a rerun a partial grading is left"
 [[ $(grep -c '^m3,graded,' "$work/csv-out/gradebook.csv") == 1 ]] || fail "after SIGKILL: $(cat "$work/csv-out/gradebook.csv")"
+# 7. Grading a changed submission again: its unchanged rungs keep their grades (lab-grade --reuse),
+# what changed is graded again, a file planted with a mistake is never passed on its earlier
+# grade, and --no-reuse grades every rung.
+mkdir -p "$work/again/two/exercises"
+cp "$class/ref-1/exercises/03_sequential.cu" "$kit/solutions/01_interleaved.cu" "$work/again/two/exercises/"
+again() { "$grade" grade-all "$work/again" --out "$work/again-out" --rubric "$rubric" --seed 0xa9a1 "$@"; }
+rung() { # rung FIELD ID: a field of the student's grade.json entry for rung ID
+  python3 -c 'import json,sys; g=json.load(open(sys.argv[1])); print([r for r in g["rungs"] if r["id"]==sys.argv[3]][0][sys.argv[2]])' \
+    "$work/again-out/students/two/grade.json" "$1" "$2"
+}
+again >"$work/run10.log" 2>&1 || fail "grading the two-rung student: $(cat "$work/run10.log")"
+full=$(rung max 03_sequential)
+[[ $(rung reused 03_sequential) == False && $(rung score 03_sequential) == "$full" && $full != 0.0 ]] \
+  || fail "first grading: $(cat "$work/run10.log")"
+graded_at=$(rung graded_at 03_sequential)
+echo "// changed" >>"$work/again/two/exercises/01_interleaved.cu"
+again >"$work/run11.log" 2>&1 || fail "grading it again: $(cat "$work/run11.log")"
+grep -q 'two changed since it was graded' "$work/run11.log" || fail "the change was not seen: $(cat "$work/run11.log")"
+grep -q 'reuse: 01_interleaved is graded again: its file changed' "$work/again-out/students/two/grade.log" \
+  && grep -q '03_sequential unchanged since' "$work/again-out/students/two/grade.log" \
+  || fail "what was reused: $(cat "$work/again-out/students/two/grade.log")"
+[[ $(rung reused 03_sequential) == True && $(rung reused 01_interleaved) == False && $(rung graded_at 03_sequential) == "$graded_at" \
+   && $(rung score 03_sequential) == "$full" ]] || fail "03 was not reused as it was, or 01 was"
+grep -q 'Reused from the earlier grading.*03_sequential' "$work/again-out/students/two/summary.md" \
+  || fail "the summary does not say what was reused"
+# A planted mistake in the reused rung's file: graded again, and it loses points.
+cp "$work/m3/exercises/03_sequential.cu" "$work/again/two/exercises/03_sequential.cu"
+again >"$work/run12.log" 2>&1 || fail "grading the planted mistake: $(cat "$work/run12.log")"
+[[ $(rung reused 03_sequential) == False && $(rung reused 01_interleaved) == True ]] \
+  && awk -v a="$(rung score 03_sequential)" -v b="$full" 'BEGIN{exit !(a < b)}' \
+  || fail "the changed 03 kept its earlier grade: $(cat "$work/again-out/students/two/grade.log")"
+echo "// changed again" >>"$work/again/two/exercises/01_interleaved.cu"
+again --no-reuse >"$work/run13.log" 2>&1 || fail "--no-reuse: $(cat "$work/run13.log")"
+grep -q 'reuse:' "$work/again-out/students/two/grade.log" && fail "--no-reuse reused: $(cat "$work/again-out/students/two/grade.log")"
+[[ $(rung reused 03_sequential) == False && $(rung reused 01_interleaved) == False ]] || fail "--no-reuse kept a rung"
 echo "grade-all: every check passed"
