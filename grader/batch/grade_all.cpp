@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -16,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
@@ -39,14 +41,16 @@ using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 std::atomic<bool> stop_requested{false};
-std::atomic<pid_t> running_child{0};
+constexpr int kMostWorkers = 64;
+std::array<std::atomic<pid_t>, kMostWorkers> running_children{};  // each worker's lab-grade, 0 when none
 
-// Ctrl-C (or Slurm's SIGTERM): the grading under way is stopped (its child gets the signal too)
-// and nothing after it starts; what finished stays.
+// Ctrl-C (or Slurm's SIGTERM): the gradings under way are stopped (their children get the signal
+// too) and nothing after them starts; what finished stays.
 extern "C" void on_stop(int signal)
 {
     stop_requested = true;
-    if (const pid_t child = running_child.load(); child > 0) kill(child, signal);
+    for (auto& running : running_children)
+        if (const pid_t child = running.load(); child > 0) kill(child, signal);
 }
 
 void catch_stops()
@@ -219,8 +223,17 @@ struct Graded {
 // Grades one student by a `lab-grade grade` of its own, into a folder of its own that is renamed
 // into students/ID only once its reports are whole; a failed grading goes to not-graded/ID with
 // its log. A signal stops it and leaves nothing.
-Graded grade_one(const std::string& out, const Student& s, const ClassState& state, const std::string& grader, int jobs)
+// One of grade-all's workers: the lab-grade it runs (in a build tree of its own) and the GPU it
+// has to itself (CUDA_VISIBLE_DEVICES; "" leaves the variable as it is).
+struct Worker {
+    std::string grader, gpu;
+    int index = 0;
+};
+
+Graded grade_one(const std::string& out, const Student& s, const ClassState& state, const Worker& worker, int jobs)
 {
+    const std::string& grader = worker.grader;
+    std::atomic<pid_t>& running_child = running_children[static_cast<std::size_t>(worker.index)];
     Graded g;
     const auto started = Clock::now();
     const std::string& print = state.print_of(s);
@@ -254,6 +267,7 @@ Graded grade_one(const std::string& out, const Student& s, const ClassState& sta
     // alone it would go on building and running a submission nobody waits for, holding the build
     // tree's lock against the next run. (This thread waits for it, as PR_SET_PDEATHSIG needs.)
     options.die_with_parent = true;
+    if (!worker.gpu.empty()) options.environment.push_back({"CUDA_VISIBLE_DEVICES", worker.gpu});
     const pid_t pid = lab::process::start(args, options);
     if (pid < 0) throw std::runtime_error("cannot start " + grader);
     running_child = pid;
@@ -464,19 +478,93 @@ int finish(const std::string& out, const ClassState& state, const std::map<std::
     return std::all_of(all.begin(), all.end(), [](const Outcome& o) { return o.graded; }) ? 0 : 1;
 }
 
+// The workers of a run: the first grades in this build tree; each other in a tree of its own
+// (BUILD/grading/worker-K, configured like this one the first time, and its lab-grade brought up
+// to date each run), since a tree grades one submission at a time. On a GPU each worker has a GPU
+// of its own, so that no kernel runs on a GPU while another student's is timed there.
+std::vector<Worker> workers_for(const BatchOptions& options)
+{
+    const std::vector<std::string>& gpus = options.gpus;
+    int count = options.workers;
+    if (options.workers_per_gpu) {
+        if (gpus.empty()) throw std::runtime_error("--workers gpus: no GPU here (the CPU backend); give a number of workers");
+        count = static_cast<int>(gpus.size());
+    }
+    if (count < 1 || count > kMostWorkers)
+        throw std::runtime_error("--workers " + std::to_string(count) + ": from 1 to " + std::to_string(kMostWorkers));
+    if (!gpus.empty() && count > static_cast<int>(gpus.size()))
+        throw std::runtime_error("--workers " + std::to_string(count) + ": this machine shows " + std::to_string(gpus.size()) +
+                                 " GPU(s), and each worker needs one to itself (speed is timed with nothing else on the "
+                                 "GPU); use --workers " + std::to_string(gpus.size()) + " or fewer");
+    std::vector<Worker> workers;
+    const fs::path tree = fs::path(options.grader).parent_path().parent_path();
+    for (int k = 0; k < count; ++k) {
+        Worker w;
+        w.index = k;
+        w.gpu = gpus.empty() || count == 1 ? "" : gpus[static_cast<std::size_t>(k)];
+        w.grader = options.grader;
+        if (k > 0) {
+            const std::string own = (tree / "grading" / ("worker-" + std::to_string(k))).string();
+            const std::string log = own + ".build.log";
+            const bool fresh = !fs::exists(own + "/CMakeCache.txt");
+            std::printf("grade-all: worker %d's build tree %s%s\n", k, own.c_str(),
+                        fresh ? ": configuring and building it (the first time only; minutes)" : "");
+            std::fflush(stdout);
+            lab::process::Options quiet;
+            quiet.output = log;
+            quiet.null_stdin = true;
+            quiet.search_path = true;
+            if (fresh) {
+                std::vector<std::string> configure{"cmake"};
+                std::istringstream args(lab::read_file((tree / "grading" / "node-tree.args").string()));
+                for (std::string arg; std::getline(args, arg);) configure.push_back(arg);
+                configure.insert(configure.end(), {"-B", own});
+                if (configure.size() < 4 || lab::process::exit_code(lab::process::run(configure, quiet)) != 0)
+                    throw std::runtime_error("worker " + std::to_string(k) + "'s build tree could not be configured: see " + log);
+                quiet.append = true;
+            }
+            const std::vector<std::string> build{"cmake", "--build", own, "--target", "lab-grade", "--", "-j",
+                                                 std::to_string(std::max(1, options.jobs))};
+            if (lab::process::exit_code(lab::process::run(build, quiet)) != 0)
+                throw std::runtime_error("worker " + std::to_string(k) + "'s lab-grade did not build: see " + log);
+            w.grader = own + "/grader/lab-grade";
+        }
+        workers.push_back(w);
+    }
+    return workers;
+}
+
 int grade_here(const BatchOptions& options, const ClassState& state)
 {
     std::size_t already = 0;
     const std::vector<Student> pending = to_grade(options, state, already);
-    std::printf("grade-all: %zu students; %zu graded already, %zu to grade here, one at a time (seed %s)\n",
-                state.students.size(), already, pending.size(), hex(state.seed).c_str());
+    const std::vector<Worker> workers = pending.empty() ? std::vector<Worker>{{options.grader, "", 0}} : workers_for(options);
+    std::printf("grade-all: %zu students; %zu graded already, %zu to grade here, %s (seed %s)\n", state.students.size(),
+                already, pending.size(),
+                workers.size() == 1 ? "one at a time" : (std::to_string(workers.size()) + " at a time").c_str(),
+                hex(state.seed).c_str());
     Progress progress(pending.size());
-    for (std::size_t k = 0; k < pending.size() && !stop_requested; ++k) {
-        progress.starting(k, "grading " + pending[k].id);
-        const Graded g = grade_one(options.out, pending[k], state, options.grader, options.jobs);
-        if (g.stopped) break;
-        progress.finished(k + 1, pending[k].id + ": " + describe(g), g.seconds);
-    }
+    std::mutex printing;
+    std::atomic<std::size_t> next{0};
+    std::size_t done = 0;
+    auto work = [&](const Worker& worker) {
+        for (std::size_t k; !stop_requested && (k = next++) < pending.size();) {
+            {
+                const std::lock_guard<std::mutex> lock(printing);
+                progress.starting(done, "grading " + pending[k].id +
+                                            (workers.size() > 1 ? " (worker " + std::to_string(worker.index) + ")" : ""));
+            }
+            const Graded g = grade_one(options.out, pending[k], state, worker, options.jobs);
+            if (g.stopped) break;
+            const std::lock_guard<std::mutex> lock(printing);
+            progress.finished(++done, pending[k].id + ": " + describe(g), g.seconds);
+        }
+    };
+    // Each worker's own thread starts and waits for its gradings (PR_SET_PDEATHSIG is a thread's).
+    std::vector<std::thread> threads;
+    for (std::size_t w = 1; w < workers.size(); ++w) threads.emplace_back(work, std::cref(workers[w]));
+    work(workers[0]);
+    for (auto& t : threads) t.join();
     return finish(options.out, state);
 }
 
@@ -693,7 +781,7 @@ int grade_task(const std::string& out, const std::string& round_file, int task, 
         if (s == state.students.end()) throw std::runtime_error(id + " is not in " + out + "/class.json");
         // A task that Slurm started again (requeued after preemption) skips what it graded before.
         if (is_graded(out, state, *s)) continue;
-        const Graded g = grade_one(out, *s, state, grader, jobs);
+        const Graded g = grade_one(out, *s, state, Worker{grader, "", 0}, jobs);
         std::printf("%s on %s: %s\n", id.c_str(), host_name().c_str(), describe(g).c_str());
         std::fflush(stdout);
         failed += !g.ok;

@@ -25,6 +25,9 @@ struct BatchOptions {
     std::string seed;            // the class's seed; "" keeps OUT's, or draws a fresh one
     int jobs = 1;                // build parallelism of each grading
     bool force = false;          // grade again what is graded already
+    int workers = 1;             // gradings at once, each in a build tree of its own (and on a GPU, a GPU of its own)
+    bool workers_per_gpu = false;  // --workers gpus: one per visible GPU
+    std::vector<std::string> gpus;  // the GPUs lab-grade may use, as CUDA_VISIBLE_DEVICES names them; none on the CPU backend
     bool no_reuse = false;       // grade every rung of a changed submission again (else unchanged rungs keep their grade)
     std::string grader;          // this lab-grade's path
     SlurmOptions slurm;

@@ -18,6 +18,7 @@
 #include <iostream>
 #include <map>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -28,6 +29,7 @@
 #include "checker.hpp"
 #include "intake.hpp"
 #include "integrity.hpp"
+#include "lab/cuda.hpp"
 #include "lab/device.hpp"
 #include "lab/random.hpp"
 #include "lab/registry.hpp"
@@ -129,14 +131,32 @@ std::uint64_t mix(std::uint64_t hash, std::string_view text)
     return (hash ^ lab::fnv1a(text)) * 0x100000001b3ull + text.size();
 }
 
-// Everything of the kit's that a rung's verdict may depend on, hashed once per grading: this grader,
-// the sources and data it builds runners from and plans cases with, and the build tree's
-// configuration (compilers, flags, CUDA architectures). A new kit, a rebuilt grader or another
-// build tree grades every rung afresh. Not a student's to change: it is all on the grader's side.
+// The build tree's configuration that a build depends on: the compilers (their paths and their
+// programs' bytes), flags, CUDA architectures and the kit's own options; not the tree's path, so
+// that grade-all's workers, each in a tree of its own, share one key.
+std::string build_configuration()
+{
+    static const std::regex wanted("^(CMAKE_(C|CXX|CUDA)_(COMPILER|FLAGS[A-Z_]*|ARCHITECTURES)|CMAKE_BUILD_TYPE|"
+                                   "LAB_(BACKEND|TREE|NVCC_CHECK|DRIVER_ONLY|ACTIVE_BACKEND)):[A-Z]+=(.*)$");
+    std::istringstream cache(lab::read_file(grading_build_dir() + "/CMakeCache.txt"));
+    std::string line, kept;
+    std::smatch m;
+    while (std::getline(cache, line))
+        if (std::regex_match(line, m, wanted)) {
+            kept += m[1].str() + "=" + m[6].str() + "\n";  // not the type: -D on a command line gives STRING, not FILEPATH
+            if (m[3] == "COMPILER") kept += std::to_string(lab::fnv1a(lab::read_file(m[6].str()))) + "\n";
+        }
+    return kept;
+}
+
+// Everything of the kit's that a rung's verdict may depend on, hashed once per grading: the
+// sources and data the grader and its runners are built from and plan cases with, and the build
+// tree's configuration. A new kit or another compiler grades every rung afresh. Not a student's
+// to change: it is all on the grader's side.
 std::uint64_t kit_fingerprint()
 {
     static const std::uint64_t hash = [] {
-        std::vector<std::string> files{self_path(), grading_build_dir() + "/CMakeCache.txt"};
+        std::vector<std::string> files;
         for (const char* top : {"CMakeLists.txt", "rungs.json", "tests/cases.json", "tests/speed.json"})
             files.push_back(lab::kit_path(top));
         for (const char* dir : {"common", "grader", "cmake"}) {
@@ -146,8 +166,10 @@ std::uint64_t kit_fingerprint()
                     files.push_back(it->path().string());
         }
         std::sort(files.begin(), files.end());
-        std::uint64_t h = lab::fnv1a("lab-grade kit");
-        for (const std::string& f : files) h = mix(mix(h, f), lab::try_read_file(f).value_or("(absent)"));
+        std::uint64_t h = mix(lab::fnv1a("lab-grade kit"), build_configuration());
+        const std::string root = lab::kit_path("");
+        for (const std::string& f : files)
+            h = mix(mix(h, f.rfind(root, 0) == 0 ? f.substr(root.size()) : f), lab::try_read_file(f).value_or("(absent)"));
         return h;
     }();
     return hash;
@@ -213,6 +235,25 @@ std::string utc_now()
     std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
     return when;
 }
+
+#ifndef LAB_RELEASE
+// The GPUs this process may use, as CUDA_VISIBLE_DEVICES names them (or 0..count-1); none on the
+// CPU backend. grade-all gives each of its workers one.
+std::vector<std::string> visible_gpus()
+{
+    if (lab::device_status().emulated || !lab::device_status().usable) return {};
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+    std::vector<std::string> gpus;
+    if (const char* listed = std::getenv("CUDA_VISIBLE_DEVICES"); listed && *listed) {
+        std::stringstream in(listed);
+        for (std::string id; std::getline(in, id, ',') && static_cast<int>(gpus.size()) < count;) gpus.push_back(id);
+    } else {
+        for (int i = 0; i < count; ++i) gpus.push_back(std::to_string(i));
+    }
+    return gpus;
+}
+#endif
 
 // `lab-grade sandbox`: how submissions would be confined here, and whether CUDA starts inside.
 int print_sandbox()
@@ -681,6 +722,11 @@ int main(int argc, char** argv)
                                               "default: the one OUT was graded with, else a fresh one");
     all_cmd->add_option("--jobs", batch.jobs, "build parallelism of each grading")->capture_default_str();
     all_cmd->add_flag("--force", batch.force, "grade everyone again (a new seed unless --seed is given)");
+    std::string workers = "1";
+    all_cmd->add_option("--workers", workers,
+                        "gradings at once: a number, or gpus (one per visible GPU); each worker after the first has a build "
+                        "tree of its own, and on a GPU a GPU of its own")
+        ->capture_default_str();
     all_cmd->add_flag("--no-reuse", batch.no_reuse,
                       "grade every rung of a changed submission again (by default a rung whose file did not change keeps "
                       "its grade)");
@@ -721,6 +767,21 @@ int main(int argc, char** argv)
 #ifndef LAB_RELEASE
         if (*all_cmd) {
             batch.grader = self_path();
+            batch.gpus = visible_gpus();
+            if (workers == "gpus") {
+                batch.workers_per_gpu = true;
+            } else {
+                std::size_t used = 0;
+                try {
+                    batch.workers = std::stoi(workers, &used);
+                } catch (const std::exception&) {
+                    used = 0;
+                }
+                if (used == 0 || used != workers.size()) {
+                    std::cerr << "lab-grade: --workers " << workers << ": give a number, or gpus\n";
+                    return 2;
+                }
+            }
             return lab::batch::grade_all(batch);
         }
         if (*task_cmd) return lab::batch::grade_task(task_out, round, task, per_task, self_path(), jobs);

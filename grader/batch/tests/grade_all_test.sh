@@ -5,7 +5,8 @@
 # takes its grading with it and the next run goes on; an interrupted run keeps what it finished and the next run goes on from there; a broken
 # submission is reported, not fatal, and tried again; a changed submission is graded again; OUT
 # refuses another seed without --force; --force grades again; a CSV roster; the gradebook and the
-# class summary hold what the grades say; a changed submission's unchanged rungs keep their grades. WORK/out is what the Slurm test compares with.
+# class summary hold what the grades say; a changed submission's unchanged rungs keep their grades;
+# two workers grade the class as one does. WORK/out is what the Slurm test compares with.
 set -uo pipefail
 grade="$1" kit="$2" work="$3"
 class="$work/class" out="$work/out" rubric="$work/rubric.toml"
@@ -173,4 +174,13 @@ echo "// changed again" >>"$work/again/two/exercises/01_interleaved.cu"
 again --no-reuse >"$work/run13.log" 2>&1 || fail "--no-reuse: $(cat "$work/run13.log")"
 grep -q 'reuse:' "$work/again-out/students/two/grade.log" && fail "--no-reuse reused: $(cat "$work/again-out/students/two/grade.log")"
 [[ $(rung reused 03_sequential) == False && $(rung reused 01_interleaved) == False ]] || fail "--no-reuse kept a rung"
+# 8. Two workers at once (the second in a build tree of its own) grade the class of step 1 with its
+# seed: every grade the same as one worker's but for times.
+"$grade" grade-all "$class" --out "$work/parallel" --seed 0x5eed --rubric "$rubric" --workers 2 >"$work/run14.log" 2>&1
+cat "$work/run14.log"
+grep -q '5 to grade here, 2 at a time' "$work/run14.log" && grep -q '(worker 1)' "$work/run14.log" \
+  || fail "--workers 2 did not grade two at a time"
+python3 "$kit/grader/batch/tests/same_grades.py" "$out" "$work/parallel" || fail "two workers graded otherwise than one"
+"$grade" grade-all "$class" --out "$work/parallel-bad" --workers 0 >"$work/run15.log" 2>&1
+[[ $? == 1 || $? == 2 ]] && grep -q -- '--workers 0: from 1 to' "$work/run15.log" || fail "--workers 0: $(cat "$work/run15.log")"
 echo "grade-all: every check passed"

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Whether two grade-all outputs hold the same grades: every student's grade.json equal in all but
+times (seconds, phases, graded_at). Used by Kit.Grader.GradeAll to compare a class graded by one
+worker with the same class graded by several.
+    same_grades.py OUT_A OUT_B    exit 0 when the same; else prints the first differences, exit 1"""
+import json
+import os
+import sys
+
+TIMES = {"seconds", "phases", "graded_at"}
+
+
+def without_times(value):
+    if isinstance(value, dict):
+        return {k: without_times(v) for k, v in value.items() if k not in TIMES}
+    if isinstance(value, list):
+        return [without_times(v) for v in value]
+    return value
+
+
+def first_difference(a, b, where="grade.json"):
+    if type(a) is not type(b):
+        return f"{where}: {a!r} against {b!r}"
+    if isinstance(a, dict):
+        for key in sorted(set(a) | set(b)):
+            if key not in a or key not in b:
+                return f"{where}.{key}: only in {'the first' if key in a else 'the second'}"
+            found = first_difference(a[key], b[key], f"{where}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return f"{where}: {len(a)} entries against {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            found = first_difference(x, y, f"{where}[{i}]")
+            if found:
+                return found
+        return None
+    return None if a == b else f"{where}: {str(a)[:200]!r} against {str(b)[:200]!r}"
+
+
+def main():
+    first, second = sys.argv[1], sys.argv[2]
+    students = sorted(set(os.listdir(os.path.join(first, "students"))) | set(os.listdir(os.path.join(second, "students"))))
+    students = [s for s in students if not s.startswith(".")]
+    differ = 0
+    for student in students:
+        paths = [os.path.join(out, "students", student, "grade.json") for out in (first, second)]
+        missing = [p for p in paths if not os.path.isfile(p)]
+        if missing:
+            print(f"{student}: no grade in {missing[0]}")
+            differ += 1
+            continue
+        a, b = (without_times(json.load(open(p, encoding="utf-8"))) for p in paths)
+        found = first_difference(a, b)
+        if found:
+            print(f"{student}: {found}")
+            differ += 1
+    print(f"{len(students) - differ} of {len(students)} students' grades are the same")
+    return 1 if differ or not students else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
