@@ -26,6 +26,7 @@
 #include <thread>
 
 #include "gradebook.hpp"
+#include "lms.hpp"
 #include "lab/json_text.hpp"
 #include "lab/process.hpp"
 #include "lab/random.hpp"
@@ -765,7 +766,16 @@ int grade_all(const BatchOptions& options)
     const ClassState state = prepare(options, std::move(students));
     remove_leftovers(options.out);
     catch_stops();
-    return options.slurm.on ? grade_on_slurm(options, state) : grade_here(options, state);
+    const int code = options.slurm.on ? grade_on_slurm(options, state) : grade_here(options, state);
+    if (!options.lms_roster.empty()) print_lms_export(export_lms(options.out, options.lms_roster, options.lms_assignment));
+    return code;
+}
+
+void print_lms_export(const LmsExport& done)
+{
+    for (const std::string& w : done.warnings) std::printf("LMS export: WARNING %s\n", w.c_str());
+    for (const std::string& f : done.written) std::printf("LMS export: wrote %s\n", f.c_str());
+    std::fflush(stdout);
 }
 
 int grade_task(const std::string& out, const std::string& round_file, int task, int per_task, const std::string& grader,

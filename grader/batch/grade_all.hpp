@@ -28,6 +28,8 @@ struct BatchOptions {
     int workers = 1;             // gradings at once, each in a build tree of its own (and on a GPU, a GPU of its own)
     bool workers_per_gpu = false;  // --workers gpus: one per visible GPU
     std::vector<std::string> gpus;  // the GPUs lab-grade may use, as CUDA_VISIBLE_DEVICES names them; none on the CPU backend
+    std::string lms_roster;      // a roster of LMS ids: canvas.csv and moodle.csv are written at the end (lms.hpp)
+    std::string lms_assignment = "CUDA reduction lab";
     bool no_reuse = false;       // grade every rung of a changed submission again (else unchanged rungs keep their grade)
     std::string grader;          // this lab-grade's path
     SlurmOptions slurm;
@@ -36,6 +38,10 @@ struct BatchOptions {
 // Returns 0 when every student of the roster is graded, 1 when some are not (each says why in the
 // gradebook), 130 when interrupted (what finished is kept and written to the gradebook).
 int grade_all(const BatchOptions& options);
+
+struct LmsExport;
+// What export_lms wrote and warned of, on stdout.
+void print_lms_export(const LmsExport& done);
 
 // One Slurm array task: grades the task'th share of the round file's students into OUT.
 int grade_task(const std::string& out, const std::string& round_file, int task, int per_task, const std::string& grader,

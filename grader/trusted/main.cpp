@@ -25,6 +25,7 @@
 #include "builder.hpp"
 #ifndef LAB_RELEASE
 #include "grade_all.hpp"  // not in a student release, which has no batch/
+#include "lms.hpp"
 #endif
 #include "checker.hpp"
 #include "intake.hpp"
@@ -722,6 +723,15 @@ int main(int argc, char** argv)
                                               "default: the one OUT was graded with, else a fresh one");
     all_cmd->add_option("--jobs", batch.jobs, "build parallelism of each grading")->capture_default_str();
     all_cmd->add_flag("--force", batch.force, "grade everyone again (a new seed unless --seed is given)");
+    all_cmd->add_option("--lms-roster", batch.lms_roster,
+                        "a roster CSV of LMS ids (student, and canvas_id / sis_user_id / sis_login_id, email / idnumber): "
+                        "writes OUT/canvas.csv and OUT/moodle.csv for the LMS's grade import");
+    all_cmd->add_option("--assignment", batch.lms_assignment, "the assignment's name in the LMS export")->capture_default_str();
+    std::string lms_out, lms_roster, lms_assignment = "CUDA reduction lab";
+    auto* lms_cmd = app.add_subcommand("lms-export", "a graded class's totals for Canvas and Moodle (OUT/canvas.csv, OUT/moodle.csv)");
+    lms_cmd->add_option("out", lms_out, "grade-all's output folder")->required();
+    lms_cmd->add_option("--roster", lms_roster, "the roster CSV of LMS ids (grader/batch/README.md)")->required();
+    lms_cmd->add_option("--assignment", lms_assignment, "the assignment's name in the LMS")->capture_default_str();
     std::string workers = "1";
     all_cmd->add_option("--workers", workers,
                         "gradings at once: a number, or gpus (one per visible GPU); each worker after the first has a build "
@@ -783,6 +793,11 @@ int main(int argc, char** argv)
                 }
             }
             return lab::batch::grade_all(batch);
+        }
+        if (*lms_cmd) {
+            const lab::batch::LmsExport done = lab::batch::export_lms(lms_out, lms_roster, lms_assignment);
+            lab::batch::print_lms_export(done);
+            return 0;
         }
         if (*task_cmd) return lab::batch::grade_task(task_out, round, task, per_task, self_path(), jobs);
 #endif

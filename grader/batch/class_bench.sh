@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Grading a class, timed: the figures behind README.md's "Planning a class". Makes a class of N
+# submissions, grades it with grade-all (W workers), and reports each student's seconds, where the
+# time went (grade.json's phases summed over the class), the class's wall time and what a class of
+# 200 would take at that pace. Not a test: it asserts nothing, it measures.
+#   grader/batch/class_bench.sh [-n N] [-w W|gpus] [-m reference|mixed] [-r RUBRIC] [-b BUILD] [-o OUT]
+#     -n  students (default 8)
+#     -w  grade-all --workers (default 1)
+#     -m  reference: every student hands in the reference solutions, all twelve rungs (the most work
+#         a submission can cause); mixed: in turn the reference, the reference with rung 07 wrong
+#         (a corpus mistake), the untouched skeletons (nothing to build) and the reference with
+#         rung 07's kernel never ending (stopped at the rubric's limits)  (default reference)
+#     -r  the rubric (default the kit's, grader/rubric.toml)
+#     -b  the build tree whose lab-grade grades (default build/cuda-solutions, else build/cpu-solutions)
+#     -o  where the class and its grades go (default a fresh folder under /tmp); OUT/bench.json holds
+#         the figures
+set -euo pipefail
+kit="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+count=8 workers=1 mix=reference rubric="" build="" out=""
+while getopts "n:w:m:r:b:o:" option; do
+  case "$option" in
+    n) count="$OPTARG" ;; w) workers="$OPTARG" ;; m) mix="$OPTARG" ;; r) rubric="$OPTARG" ;;
+    b) build="$OPTARG" ;; o) out="$OPTARG" ;;
+    *) sed -n '2,17p' "${BASH_SOURCE[0]}" >&2; exit 2 ;;
+  esac
+done
+[[ "$mix" == reference || "$mix" == mixed ]] || { echo "class_bench: -m reference or mixed, not $mix" >&2; exit 2; }
+if [[ -z "$build" ]]; then
+  for b in "$kit/build/cuda-solutions" "$kit/build/cpu-solutions"; do [[ -x $b/grader/lab-grade ]] && build=$b && break; done
+fi
+[[ -x "$build/grader/lab-grade" ]] || { echo "class_bench: no lab-grade built; run ./lab grade once first (or give -b)" >&2; exit 1; }
+out="${out:-$(mktemp -d /tmp/class-bench.XXXXXX)}"
+class="$out/class"
+rm -rf "$class" "$out/grades" && mkdir -p "$class"
+
+# The submissions: the reference, and for a mixed class the corpus's kinds beside it.
+kinds=(reference)
+[[ "$mix" == mixed ]] && kinds=(reference mistake_07_block_sized_stride skeletons hostile_endless_kernel)
+made="$out/made"
+rm -rf "$made" && mkdir -p "$made"
+for kind in "${kinds[@]}"; do
+  "$kit/grader/batch/tests/make_class.sh" "$kit" "$made" "$kind" >/dev/null
+  # A corpus entry keeps only its own rungs; a student of this class hands in every rung, the
+  # reference's where the entry has none.
+  for f in "$kit"/solutions/*.cu; do
+    [[ -e "$made/$kind/exercises/$(basename "$f")" || "$kind" == skeletons ]] || cp "$f" "$made/$kind/exercises/"
+  done
+done
+for i in $(seq -w 1 "$count"); do
+  kind="${kinds[$(( (10#$i - 1) % ${#kinds[@]} ))]}"
+  cp -r "$made/$kind" "$class/s$i-$kind"
+done
+
+args=(grade-all "$class" --out "$out/grades" --workers "$workers" --seed 0xbe4c)
+[[ -n "$rubric" ]] && args+=(--rubric "$rubric")
+echo "class_bench: $count students ($mix), $workers worker(s), $build/grader/lab-grade"
+start=$(date +%s.%N)
+"$build/grader/lab-grade" "${args[@]}" | sed 's/^/  /' || true
+end=$(date +%s.%N)
+
+python3 - "$out" "$start" "$end" "$workers" "$mix" <<'PY'
+import json, os, sys
+out, start, end, workers, mix = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5]
+wall = end - start
+students, phases = [], {}
+device = ""
+for sid in sorted(os.listdir(os.path.join(out, "grades", "students"))):
+    folder = os.path.join(out, "grades", "students", sid)
+    if sid.startswith(".") or not os.path.isfile(os.path.join(folder, "grade.json")):
+        continue
+    grade = json.load(open(os.path.join(folder, "grade.json")))
+    batch = json.load(open(os.path.join(folder, "batch.json")))
+    device = grade["device"]
+    students.append({"student": sid, "seconds": batch["seconds"], "score": grade["score"], "max": grade["max"],
+                     "phases": grade["phases"]})
+    for name, seconds in grade["phases"].items():
+        phases[name] = phases.get(name, 0.0) + seconds
+n = len(students)
+print(f"\n{'student':32} {'seconds':>8} {'points':>15}   phases (s)")
+for s in students:
+    detail = ", ".join(f"{k} {v:.1f}" for k, v in sorted(s["phases"].items()))
+    print(f"{s['student']:32} {s['seconds']:8.1f} {s['score']:7.2f} / {s['max']:5.2f}   {detail}")
+each = sorted(s["seconds"] for s in students)
+summary = {"device": device, "students": n, "mix": mix, "workers": workers, "wall_seconds": wall,
+           "median_student_seconds": each[n // 2] if n else None, "phases_summed": phases,
+           "class_of_200_hours": (wall / n * 200 / 3600) if n else None, "per_student": students}
+json.dump(summary, open(os.path.join(out, "bench.json"), "w"), indent=1)
+print(f"\n{device}: {n} students graded in {wall:.0f} s of wall time with {workers} worker(s): "
+      f"{wall / max(n, 1):.1f} s per student; median grading {summary['median_student_seconds'] or 0:.1f} s")
+print("the class's time by phase (summed over students): " + ", ".join(f"{k} {v:.0f} s" for k, v in sorted(phases.items())))
+if n:
+    print(f"a class of 200 like this one, at this pace: {summary['class_of_200_hours']:.2f} h "
+          f"(200 x {wall / n:.1f} s; the pace of a class this size, resumed runs and hostile outliers aside)")
+print(f"figures: {os.path.join(out, 'bench.json')}")
+PY
