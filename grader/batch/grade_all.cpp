@@ -483,7 +483,8 @@ int finish(const std::string& out, const ClassState& state, const std::map<std::
 // (BUILD/grading/worker-K, configured like this one the first time, and its lab-grade brought up
 // to date each run), since a tree grades one submission at a time. On a GPU each worker has a GPU
 // of its own, so that no kernel runs on a GPU while another student's is timed there.
-std::vector<Worker> workers_for(const BatchOptions& options)
+// How many workers the options ask for; throws, before anything is written, when they cannot be had.
+int worker_count(const BatchOptions& options)
 {
     const std::vector<std::string>& gpus = options.gpus;
     int count = options.workers;
@@ -497,6 +498,13 @@ std::vector<Worker> workers_for(const BatchOptions& options)
         throw std::runtime_error("--workers " + std::to_string(count) + ": this machine shows " + std::to_string(gpus.size()) +
                                  " GPU(s), and each worker needs one to itself (speed is timed with nothing else on the "
                                  "GPU); use --workers " + std::to_string(gpus.size()) + " or fewer");
+    return count;
+}
+
+std::vector<Worker> workers_for(const BatchOptions& options)
+{
+    const std::vector<std::string>& gpus = options.gpus;
+    const int count = worker_count(options);
     std::vector<Worker> workers;
     const fs::path tree = fs::path(options.grader).parent_path().parent_path();
     for (int k = 0; k < count; ++k) {
@@ -759,6 +767,7 @@ void hold_class_lock(const std::string& out)
 
 int grade_all(const BatchOptions& options)
 {
+    if (!options.slurm.on) worker_count(options);  // a bad --workers changes nothing
     hold_class_lock(options.out);
     std::vector<std::string> ignored;
     std::vector<Student> students = read_roster(options.source, ignored);
