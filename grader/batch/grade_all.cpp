@@ -147,7 +147,9 @@ struct ClassState {
     const std::string& print_of(const Student& s) const
     {
         auto at = prints.find(s.id);
-        if (at == prints.end()) at = prints.emplace(s.id, fingerprint(s.path)).first;
+        // A new time of hand-in (the late policy's) grades it again, as new files do.
+        if (at == prints.end())
+            at = prints.emplace(s.id, fingerprint(s.path) + (s.submitted_at.empty() ? "" : " handed in " + s.submitted_at)).first;
         return at->second;
     }
 };
@@ -155,7 +157,7 @@ struct ClassState {
 json to_json(const ClassState& state)
 {
     json students = json::array();
-    for (const Student& s : state.students) students.push_back({{"id", s.id}, {"path", s.path}});
+    for (const Student& s : state.students) students.push_back({{"id", s.id}, {"path", s.path}, {"submitted_at", s.submitted_at}});
     return {{"seed", hex(state.seed)}, {"rubric", state.rubric}, {"rubric_hash", state.rubric_hash},
             {"generation", state.generation}, {"reuse", state.reuse}, {"students", students}};
 }
@@ -169,7 +171,7 @@ ClassState read_state(const std::string& out)
     state.rubric_hash = j.at("rubric_hash").get<std::string>();
     state.generation = j.at("generation").get<int>();
     state.reuse = j.value("reuse", true);
-    for (const json& s : j.at("students")) state.students.push_back({s.at("id"), s.at("path")});
+    for (const json& s : j.at("students")) state.students.push_back({s.at("id"), s.at("path"), s.value("submitted_at", "")});
     return state;
 }
 
@@ -242,7 +244,11 @@ Graded grade_one(const std::string& out, const Student& s, const ClassState& sta
     fs::remove_all(partial);
     fs::create_directories(partial);
     std::vector<std::string> args{grader, "grade", s.path, "--out", partial + "/report", "--seed",
-                                  hex(student_seed(state.seed, s.id)), "--jobs", std::to_string(jobs)};
+                                  hex(student_seed(state.seed, s.id)), "--jobs", std::to_string(jobs), "--student", s.id};
+    if (!s.submitted_at.empty()) {
+        args.push_back("--submitted-at");
+        args.push_back(s.submitted_at);
+    }
     if (!state.rubric.empty()) {
         args.push_back("--rubric");
         args.push_back(state.rubric);
@@ -767,10 +773,11 @@ void hold_class_lock(const std::string& out)
 
 int grade_all(const BatchOptions& options)
 {
-    if (!options.slurm.on) worker_count(options);  // a bad --workers changes nothing
-    hold_class_lock(options.out);
+    // A bad --workers or roster changes nothing, OUT included.
+    if (!options.slurm.on) worker_count(options);
     std::vector<std::string> ignored;
     std::vector<Student> students = read_roster(options.source, ignored);
+    hold_class_lock(options.out);
     for (const std::string& i : ignored) std::printf("grade-all: ignored %s\n", i.c_str());
     const ClassState state = prepare(options, std::move(students));
     remove_leftovers(options.out);

@@ -134,12 +134,12 @@ std::string gradebook_csv(const std::vector<Outcome>& outcomes)
     std::string text = "student,status,total,max";
     for (const std::string& id : rungs) text += "," + id;
     for (const std::string& c : kCategories) text += "," + c;
-    text += ",seed,host,device\n";
+    text += ",late_penalty,seed,host,device\n";
     for (const Outcome& o : outcomes) {
         text += lab::csv_field(o.id);
         if (!o.graded) {
             text += "," + lab::csv_field("not graded: " + o.why_not) + ",,";
-            text += std::string(rungs.size() + kCategories.size() + 3, ',') + "\n";
+            text += std::string(rungs.size() + kCategories.size() + 4, ',') + "\n";
             continue;
         }
         const json& g = o.grade;
@@ -148,6 +148,11 @@ std::string gradebook_csv(const std::vector<Outcome>& outcomes)
         for (const json& r : g.at("rungs")) by_rung[r.at("id")] = r.at("score").get<double>();
         for (const std::string& id : rungs) text += "," + (by_rung.count(id) ? points(by_rung.at(id)) : std::string());
         for (const std::string& c : kCategories) text += "," + points(category(g, c));
+        // The fraction of the points earned that the late policy took off; empty where none applies.
+        const json late = g.value("late", json::object());
+        text += "," + (late.value("policy", false) && !late.value("submitted_at", std::string()).empty()
+                           ? points(late.value("penalty", 0.0))
+                           : std::string());
         text += "," + g.at("seed").get<std::string>() + "," + lab::csv_field(o.host) + "," +
                 lab::csv_field(g.at("device").get<std::string>()) + "\n";
     }

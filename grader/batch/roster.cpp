@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <stdexcept>
 
@@ -73,14 +74,20 @@ std::vector<Student> read_roster(const std::string& source, std::vector<std::str
                 throw std::runtime_error(where + e.what());
             }
             if (row == 1 && fields.size() >= 2 && fields[0] == "student" && fields[1] == "path") continue;
-            if (fields.size() != 2)
-                throw std::runtime_error(where + "expected two fields, student,path (got " + std::to_string(fields.size()) + ")");
+            if (fields.size() != 2 && fields.size() != 3)
+                throw std::runtime_error(where + "expected student,path or student,path,submitted_at (got " +
+                                         std::to_string(fields.size()) + " fields)");
+            static const std::regex iso_time(
+                "[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]+)?)?(Z|[+-][0-9]{2}:[0-9]{2})");
+            if (fields.size() == 3 && !fields[2].empty() && !std::regex_match(fields[2], iso_time))
+                throw std::runtime_error(where + "submitted_at \"" + fields[2] +
+                                         "\" is not an ISO 8601 time with its zone (2026-12-01T23:59:00Z, or +01:00 for the Z)");
             if (!valid_id(fields[0]))
                 throw std::runtime_error(where + "\"" + fields[0] + "\" is no usable student id (letters, digits, . _ - @)");
             fs::path path = fields[1];
             if (path.is_relative()) path = root.parent_path() / path;
             if (!fs::exists(path, error)) throw std::runtime_error(where + path.string() + " does not exist");
-            students.push_back({fields[0], path.lexically_normal().string()});
+            students.push_back({fields[0], path.lexically_normal().string(), fields.size() == 3 ? fields[2] : ""});
         }
     } else {
         throw std::runtime_error(source + " is neither a folder of submissions nor a CSV file of student,path rows");

@@ -392,6 +392,34 @@ TEST(Rubric, TheDefaultLoads)
     EXPECT_FALSE(r.speed_zero_without_gpu);
 }
 
+// The late policy: a time in its zone, days late counted past the grace period (a part of a day
+// counts whole), the fraction capped, an extension's own due time.
+TEST(Rubric, TheLatePolicyCountsDaysPastGraceAndHonoursExtensions)
+{
+    const auto dir = scratch("rubric-late");
+    std::ofstream(dir / "extensions.csv", std::ios::trunc) << "student,due\nana,2026-12-03T23:59:00Z\n";
+    std::ofstream(dir / "r.toml", std::ios::trunc)
+        << "[late]\ndue = \"2026-12-01T23:59:00+01:00\"\ngrace_minutes = 15\npenalty_per_day = 0.1\nmost_penalty = 0.25\n"
+           "extensions = \"extensions.csv\"\n";
+    const Rubric r = load_rubric((dir / "r.toml").string());
+    ASSERT_TRUE(r.late.on);
+    EXPECT_EQ(format_time(r.late.due), "2026-12-01T22:59:00Z");
+    const auto late = [&](const std::string& student, const std::string& when) { return lateness(r.late, student, parse_time(when)); };
+    EXPECT_EQ(late("ben", "2026-12-01T23:13:59Z").days, 0);  // within the grace period
+    EXPECT_EQ(late("ben", "2026-12-01T23:15:00Z").days, 1);  // a minute past it: a day
+    EXPECT_DOUBLE_EQ(late("ben", "2026-12-01T23:15:00Z").fraction, 0.1);
+    EXPECT_EQ(late("ben", "2026-12-03T23:14:00Z").days, 2);
+    EXPECT_EQ(late("ben", "2026-12-03T23:15:00Z").days, 3);
+    EXPECT_DOUBLE_EQ(late("ben", "2026-12-09T00:00:00Z").fraction, 0.25);  // capped
+    EXPECT_EQ(late("ana", "2026-12-03T23:00:00Z").days, 0);                // her extension
+    EXPECT_TRUE(late("ana", "2026-12-03T23:00:00Z").extended);
+    EXPECT_EQ(late("ana", "2026-12-04T01:00:00Z").days, 1);
+    EXPECT_EQ(parse_time("2026-12-01T23:59Z"), parse_time("2026-12-02T00:59:00+01:00"));
+    EXPECT_THROW(parse_time("2026-12-01 23:59"), std::runtime_error);  // no zone
+    EXPECT_THROW(parse_time("yesterday"), std::runtime_error);
+    EXPECT_THROW(parse_time("2026-13-01T00:00Z"), std::runtime_error);
+}
+
 TEST(Rubric, AMistakeIsNamedWithItsLineAndKey)
 {
     const auto dir = scratch("rubric");
@@ -417,6 +445,14 @@ TEST(Rubric, AMistakeIsNamedWithItsLineAndKey)
     EXPECT_NE(refusal("[sanitizer]\nthread_orders = \"yes\"\n").find("r.toml:2: key sanitizer.thread_orders: must be true or false"),
               std::string::npos);
     EXPECT_NE(refusal("[sanitizer]\npenalty = -1\n").find("r.toml:2: key sanitizer.penalty: must be at least"), std::string::npos);
+    EXPECT_NE(refusal("[late]\npenalty_per_day = 0.1\n").find("key late.due: is missing"), std::string::npos);
+    EXPECT_NE(refusal("[late]\ndue = \"2026-12-01 23:59\"\n").find("r.toml:2: key late.due: \"2026-12-01 23:59\" is not an ISO 8601"),
+              std::string::npos);
+    EXPECT_NE(refusal("[late]\ndue = \"2026-12-01T23:59Z\"\npenalty_per_day = 10\n").find("key late.penalty_per_day: is a fraction"),
+              std::string::npos);
+    EXPECT_NE(refusal("[late]\ndue = \"2026-12-01T23:59Z\"\nextensions = \"none.csv\"\n").find("key late.extensions: cannot read"),
+              std::string::npos);
+    EXPECT_EQ(refusal("[late]\ndue = 2026-12-01T23:59:00Z\n"), "accepted");  // TOML's own date-time
 }
 
 // compute-sanitizer's logs, as its tools write them (CUDA 13), with the student's file compiled

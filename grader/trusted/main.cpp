@@ -426,8 +426,42 @@ void grade_sanitizer(Grade& g, const Rubric& rubric, const Built& built,
     }
 }
 
+// The late policy's verdict (rubric.hpp), from the time the submission was handed in: given by
+// whoever received it (--submitted-at: an LMS's or a CI platform's record), never read from the
+// submission's own files or commits, whose times its author sets.
+LateResult late_verdict(const Rubric& rubric, const std::string& submitted_at, const std::string& student)
+{
+    LateResult late;
+    late.policy = rubric.late.on;
+    if (!submitted_at.empty()) late.submitted_at = format_time(parse_time(submitted_at));
+    if (!rubric.late.on) {
+        if (!submitted_at.empty()) late.note = "handed in at " + late.submitted_at + "; the rubric has no late policy";
+        return late;
+    }
+    if (submitted_at.empty()) {
+        late.due = format_time(rubric.late.due);
+        late.note = "the rubric has a late policy (due " + late.due +
+                    "), but no submission time was given (--submitted-at, or grade-all's roster): no penalty taken";
+        return late;
+    }
+    const Lateness l = lateness(rubric.late, student, parse_time(submitted_at));
+    late.due = format_time(l.due);
+    late.extended = l.extended;
+    late.days = l.days;
+    late.fraction = l.fraction;
+    std::ostringstream note;
+    note << "handed in at " << late.submitted_at << ", due " << late.due << (l.extended ? " (an extension)" : "");
+    if (l.days == 0) note << ": on time";
+    else
+        note << ": " << l.days << " day" << (l.days == 1 ? "" : "s") << " late, " << std::lround(l.fraction * 100)
+             << "% of the points earned taken off";
+    late.note = note.str();
+    return late;
+}
+
 int grade(const std::string& submission, const std::string& rubric_path, const std::string& out_dir,
-          const std::string& seed_text, int jobs, bool skip_integrity, const std::string& reuse_dir)
+          const std::string& seed_text, int jobs, bool skip_integrity, const std::string& reuse_dir,
+          const std::string& submitted_at, const std::string& student)
 {
     const auto started = std::chrono::steady_clock::now();
     const lab::DeviceStatus& device = lab::device_status();
@@ -445,6 +479,7 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     g.seed = seed_text.empty() ? fresh_seed() : parse_seed(seed_text);
     g.rubric = rubric.path + (rubric.course.empty() ? "" : " (" + rubric.course + ")");
     g.graded_at = utc_now();
+    g.late = late_verdict(rubric, submitted_at, student);  // a bad time is refused before anything runs
     std::cout << "lab-grade: " << submission << ", seed " << g.seed_text() << ", on " << g.device << '\n';
 
     const Intake intake = take_in(submission);
@@ -606,6 +641,7 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
         g.phases["speed"] = seconds_since(phase_started);
     }
     g.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (!g.late.note.empty()) std::cout << "  late policy: " << g.late.note << '\n';
     write_reports(g, out_dir);
     std::printf("lab-grade: %.2f / %.2f points in %.0f s; reports in %s (replay this run with --seed %s)\n", g.score(),
                 g.max(), g.seconds, out_dir.c_str(), g.seed_text().c_str());
@@ -676,6 +712,11 @@ int main(int argc, char** argv)
     grade_cmd->add_option("--out", out, "where the reports go")->capture_default_str();
     grade_cmd->add_option("--seed", seed, "replay a grading run exactly: the seed its report gives");
     grade_cmd->add_option("--jobs", jobs, "build parallelism")->capture_default_str();
+    std::string submitted_at, student;
+    grade_cmd->add_option("--submitted-at", submitted_at,
+                          "when it was handed in (ISO 8601, 2026-12-01T23:59:00Z), as the LMS or CI platform recorded it: "
+                          "the rubric's [late] policy applies to it");
+    grade_cmd->add_option("--student", student, "the student's id, for the late policy's extensions");
     std::string reuse;
     grade_cmd->add_option("--reuse", reuse,
                           "an earlier grading's report folder (its grade.json and graded/): a rung whose file is byte for "
@@ -773,7 +814,7 @@ int main(int argc, char** argv)
     try {
         if (*device_cmd) return print_device();
         if (*sandbox_cmd) return print_sandbox();
-        if (*grade_cmd) return grade(submission, rubric, out, seed, jobs, skip_integrity, reuse);
+        if (*grade_cmd) return grade(submission, rubric, out, seed, jobs, skip_integrity, reuse, submitted_at, student);
 #ifndef LAB_RELEASE
         if (*all_cmd) {
             batch.grader = self_path();

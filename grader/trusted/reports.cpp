@@ -175,6 +175,9 @@ json internal(const Grade& g)
     }
     return {{"submission", g.submission}, {"backend", g.backend}, {"device", g.device}, {"seed", g.seed_text()},
             {"graded_at", g.graded_at},
+            {"late", {{"policy", g.late.policy}, {"submitted_at", g.late.submitted_at}, {"due", g.late.due},
+                      {"extended", g.late.extended}, {"days", g.late.days}, {"penalty", g.late.fraction},
+                      {"earned", g.earned()}, {"note", g.late.note}}},
             {"rubric", g.rubric}, {"sandbox", g.sandbox}, {"score", g.score()}, {"max", g.max()}, {"seconds", g.seconds},
             {"phases", g.phases}, {"taken", g.taken}, {"ignored", g.ignored}, {"refused", g.refused}, {"rungs", rungs}};
 }
@@ -317,6 +320,9 @@ std::string markdown(const Grade& g)
         }
         out << "| " << points(r.score()) << " / " << points(r.max()) << " |\n";
     }
+    if (!g.late.note.empty())
+        out << "\n**Late policy:** " << g.late.note
+            << (g.late.fraction > 0 ? " (" + points(g.earned()) + " points earned, " + points(g.score()) + " counted)" : "") << ".\n";
     std::string reused;
     for (const RungResult& r : g.rungs)
         if (r.reused) reused += (reused.empty() ? "" : ", ") + r.id + " (graded " + r.graded_at + ")";

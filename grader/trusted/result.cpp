@@ -28,12 +28,14 @@ int RungResult::count(const std::string& status, int hidden) const
     return n;
 }
 
-double Grade::score() const
+double Grade::earned() const
 {
     double total = 0;
     for (const RungResult& r : rungs) total += r.score();
     return std::round(total * 1e6) / 1e6;
 }
+
+double Grade::score() const { return std::round(earned() * (1 - late.fraction) * 1e6) / 1e6; }
 
 double Grade::max() const
 {

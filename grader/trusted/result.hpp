@@ -79,6 +79,17 @@ struct RungResult {
     int count(const std::string& status, int hidden = -1) const;  // hidden: -1 any, 0 visible, 1 hidden
 };
 
+// The late policy's verdict on one submission (the rubric's [late]).
+struct LateResult {
+    bool policy = false;          // the rubric has one
+    std::string submitted_at;     // as given (--submitted-at), in UTC; "" when none was given
+    std::string due;              // the due time that held (UTC)
+    bool extended = false;        // an extension's due time
+    int days = 0;                 // days (or parts of one) late, past the grace period
+    double fraction = 0;          // of the points earned, taken off
+    std::string note;             // what was applied, or why nothing was
+};
+
 struct Grade {
     std::string submission;  // as given on the command line
     std::string backend;     // "cuda" or "cpu"
@@ -94,7 +105,9 @@ struct Grade {
     // sanitizer (of which sanitizer_cpu_build, on a GPU), speed.
     std::map<std::string, double> phases;
     std::string graded_at;  // when (UTC, 2026-11-26T06:40:00Z)
-    double score() const;
+    LateResult late;
+    double earned() const;  // the rungs' points, before any late penalty
+    double score() const;   // what counts: earned() less the late penalty
     double max() const;
     std::string seed_text() const;  // 0x...
 };

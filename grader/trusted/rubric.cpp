@@ -1,11 +1,19 @@
 // TRUSTED SIDE. See rubric.hpp.
 #include "rubric.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <toml++/toml.h>
 
 #include "lab/registry.hpp"
+#include "lab/text.hpp"
 
 namespace lab::grading {
 
@@ -89,6 +97,70 @@ struct Reader {
 
 }  // namespace
 
+long long parse_time(const std::string& text)
+{
+    const auto digits = [&](std::size_t at, std::size_t count) {
+        if (at + count > text.size()) return false;
+        for (std::size_t i = at; i < at + count; ++i)
+            if (!std::isdigit(static_cast<unsigned char>(text[i]))) return false;
+        return true;
+    };
+    const std::string expected = "\"" + text + "\" is not an ISO 8601 time such as 2026-12-01T23:59:00Z or 2026-12-01T23:59+01:00";
+    // YYYY-MM-DDTHH:MM, then :SS if given, then Z or +HH:MM / -HH:MM.
+    if (!(digits(0, 4) && text.size() > 16 && text[4] == '-' && digits(5, 2) && text[7] == '-' && digits(8, 2) &&
+          (text[10] == 'T' || text[10] == ' ') && digits(11, 2) && text[13] == ':' && digits(14, 2)))
+        throw std::runtime_error(expected);
+    std::tm t{};
+    t.tm_year = std::stoi(text.substr(0, 4)) - 1900;
+    t.tm_mon = std::stoi(text.substr(5, 2)) - 1;
+    t.tm_mday = std::stoi(text.substr(8, 2));
+    t.tm_hour = std::stoi(text.substr(11, 2));
+    t.tm_min = std::stoi(text.substr(14, 2));
+    std::size_t at = 16;
+    if (text[at] == ':' && digits(at + 1, 2)) {
+        t.tm_sec = std::stoi(text.substr(at + 1, 2));
+        at += 3;
+        if (at < text.size() && text[at] == '.') {  // fractions of a second: dropped
+            ++at;
+            while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at]))) ++at;
+        }
+    }
+    const std::string zone = text.substr(at);
+    long long offset = 0;
+    if (zone == "Z") {
+        offset = 0;
+    } else if (zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && digits(at + 1, 2) && zone[3] == ':' && digits(at + 4, 2)) {
+        offset = (std::stoll(zone.substr(1, 2)) * 60 + std::stoll(zone.substr(4, 2))) * 60 * (zone[0] == '-' ? -1 : 1);
+    } else {
+        throw std::runtime_error(expected + " (it needs its time zone: Z for UTC, or an offset)");
+    }
+    if (t.tm_mon < 0 || t.tm_mon > 11 || t.tm_mday < 1 || t.tm_mday > 31 || t.tm_hour > 23 || t.tm_min > 59 || t.tm_sec > 60)
+        throw std::runtime_error("\"" + text + "\" is not a time that exists");
+    return static_cast<long long>(timegm(&t)) - offset;
+}
+
+std::string format_time(long long seconds)
+{
+    const std::time_t when = static_cast<std::time_t>(seconds);
+    std::tm parts{};
+    gmtime_r(&when, &parts);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+    return text;
+}
+
+Lateness lateness(const LatePolicy& policy, const std::string& student, long long submitted)
+{
+    Lateness l;
+    const auto extension = policy.extensions.find(student);
+    l.extended = extension != policy.extensions.end();
+    l.due = l.extended ? extension->second : policy.due;
+    const long long past = submitted - l.due - static_cast<long long>(policy.grace_minutes * 60);
+    if (past > 0) l.days = static_cast<int>((past + 86399) / 86400);
+    l.fraction = std::min(policy.most, l.days * policy.per_day);
+    return l;
+}
+
 const RungPoints& Rubric::for_rung(const std::string& id) const
 {
     const auto it = rungs.find(id);
@@ -106,7 +178,7 @@ Rubric load_rubric(const std::string& path)
                                  std::string(e.description()));
     }
     const Reader r{path};
-    r.only(doc, "", {"course", "points", "limits", "no_gpu", "gpu", "rungs", "sanitizer", "integrity"});
+    r.only(doc, "", {"course", "points", "limits", "no_gpu", "gpu", "rungs", "sanitizer", "integrity", "late"});
     Rubric rubric;
     rubric.path = path;
     if (const auto* course = r.table(doc, "course", "")) {
@@ -169,6 +241,61 @@ Rubric load_rubric(const std::string& path)
             if (!node->is_boolean()) r.fail(*node, "sanitizer.thread_orders", "must be true or false");
             s.thread_orders = *node->value<bool>();
         }
+    }
+    if (const auto* t = r.table(doc, "late", "")) {
+        LatePolicy& late = rubric.late;
+        r.only(*t, "late.", {"due", "grace_minutes", "penalty_per_day", "most_penalty", "extensions"});
+        const toml::node* due = t->get("due");
+        if (!due) r.fail(*t, "late.due", "is missing: when the work is due (an ISO 8601 time such as \"2026-12-01T23:59:00Z\")");
+        std::string text;
+        if (due->is_date_time()) {
+            std::ostringstream written;
+            written << *due->as_date_time();
+            text = written.str();
+        } else if (due->is_string()) {
+            text = *due->value<std::string>();
+        } else {
+            r.fail(*due, "late.due", "must be a time (\"2026-12-01T23:59:00Z\")");
+        }
+        try {
+            late.due = parse_time(text);
+        } catch (const std::exception& e) {
+            r.fail(*due, "late.due", e.what());
+        }
+        r.number(*t, "grace_minutes", "late.", late.grace_minutes, 0);
+        r.number(*t, "penalty_per_day", "late.", late.per_day, 0);
+        r.number(*t, "most_penalty", "late.", late.most, 0);
+        if (late.per_day > 1) r.fail(*t->get("penalty_per_day"), "late.penalty_per_day", "is a fraction of the points: at most 1");
+        if (late.most > 1) r.fail(*t->get("most_penalty"), "late.most_penalty", "is a fraction of the points: at most 1");
+        std::string extensions;
+        r.text(*t, "extensions", "late.", extensions, {});
+        if (!extensions.empty()) {
+            const std::filesystem::path file = std::filesystem::path(path).parent_path() / extensions;
+            std::ifstream in(file);
+            if (!in) r.fail(*t->get("extensions"), "late.extensions", "cannot read " + file.string());
+            int line_number = 0;
+            for (std::string line; std::getline(in, line);) {
+                ++line_number;
+                if (!line.empty() && line.back() == '\r') line.pop_back();
+                if (line.find_first_not_of(" \t") == std::string::npos || line[0] == '#') continue;
+                const std::string where = file.string() + ":" + std::to_string(line_number) + ": ";
+                std::vector<std::string> fields;
+                try {
+                    fields = lab::csv_fields(line);
+                } catch (const std::exception& e) {
+                    throw std::runtime_error(where + e.what());
+                }
+                if (fields.size() == 2 && fields[0] == "student" && fields[1] == "due") continue;
+                if (fields.size() != 2) throw std::runtime_error(where + "expected student,due (an ISO 8601 time)");
+                if (late.extensions.count(fields[0])) throw std::runtime_error(where + fields[0] + " has an extension already");
+                try {
+                    late.extensions[fields[0]] = parse_time(fields[1]);
+                } catch (const std::exception& e) {
+                    throw std::runtime_error(where + e.what());
+                }
+            }
+        }
+        late.on = true;
     }
     if (const auto* t = r.table(doc, "integrity", "")) r.only(*t, "integrity.", {});
     return rubric;

@@ -25,6 +25,32 @@ struct SanitizerRules {
     bool on() const { return points > 0 || penalty > 0; }
 };
 
+// The late policy ([late]): points taken off a submission handed in after its due time, by the
+// day (or part of one) past the grace period, as a fraction of the points it earned.
+struct LatePolicy {
+    bool on = false;
+    long long due = 0;             // seconds since 1970, UTC
+    double grace_minutes = 0;
+    double per_day = 0;            // the fraction taken off per day late
+    double most = 1;               // the most taken off in all
+    std::map<std::string, long long> extensions;  // by student id: their own due time
+};
+
+// An ISO 8601 time, 2026-12-01T23:59:00Z or 2026-12-01T23:59:00+01:00 (seconds optional), as
+// seconds since 1970 UTC; throws with what it expected otherwise.
+long long parse_time(const std::string& text);
+std::string format_time(long long seconds);  // 2026-12-01T22:59:00Z
+
+// How late a submission is, and what it costs, under `policy`, for `student`, handed in at
+// `submitted` (seconds since 1970, UTC).
+struct Lateness {
+    long long due = 0;       // the due time that held for this student (an extension's, or the rubric's)
+    bool extended = false;
+    int days = 0;            // days (or parts of one) past due and grace; 0 when on time
+    double fraction = 0;     // of the points earned, taken off
+};
+Lateness lateness(const LatePolicy& policy, const std::string& student, long long submitted);
+
 struct Rubric {
     std::string path, course;
     RungPoints points;                       // the default for every rung
@@ -39,6 +65,7 @@ struct Rubric {
     std::vector<std::string> cpu_visible_groups, cpu_hidden_groups;  // empty: every group
     std::vector<std::string> gpu_visible_groups, gpu_hidden_groups;
     SanitizerRules sanitizer;
+    LatePolicy late;
 
     const RungPoints& for_rung(const std::string& id) const;
 };

@@ -71,7 +71,7 @@ compgen -G "$out/students/.*" >/dev/null && fail "a partial grading was left in 
 book="$out/gradebook.csv"
 # One column per rung of the registry, in its order.
 rung_columns=$(grep -o '"id": "[0-9][0-9]_[a-z0-9_]*"' "$kit/rungs.json" | cut -d'"' -f4 | paste -sd,)
-[[ $(head -1 "$book") == "student,status,total,max,$rung_columns,visible,hidden,speed,sanitizer,seed,host,device" ]] \
+[[ $(head -1 "$book") == "student,status,total,max,$rung_columns,visible,hidden,speed,sanitizer,late_penalty,seed,host,device" ]] \
   || fail "the gradebook's header is $(head -1 "$book")"
 [[ $(wc -l <"$book") == 6 ]] || fail "the gradebook has $(wc -l <"$book") lines, not 6"
 row() { grep "^$1," "$book"; }
@@ -185,4 +185,26 @@ python3 "$kit/grader/batch/tests/same_grades.py" "$out" "$work/parallel" || fail
 code=$?
 [[ $code == 2 ]] && grep -q -- '--workers 0: from 1 to' "$work/run15.log" && [[ ! -e "$work/parallel-bad" ]] \
   || fail "--workers 0 (exit $code, or it wrote $work/parallel-bad): $(cat "$work/run15.log")"
+# 9. The rubric's late policy, from the times a CSV roster gives (as an LMS records them): on time,
+# two days late (20%), within an extension; a bad time is refused before anything is graded.
+late="$work/late" && mkdir -p "$late"
+cp "$rubric" "$late/rubric.toml"
+printf '\n[late]\ndue = "2026-12-01T23:59:00Z"\ngrace_minutes = 10\npenalty_per_day = 0.1\nextensions = "ext.csv"\n' >>"$late/rubric.toml"
+printf 'student,due\nslow-ok,2026-12-05T00:00:00Z\n' >"$late/ext.csv"
+for s in punctual tardy slow-ok; do cp -r "$class/ref-1" "$late/$s"; done
+printf 'student,path,submitted_at\npunctual,punctual,2026-12-02T00:05:00+00:00\ntardy,tardy,2026-12-03T12:00:00Z\nslow-ok,slow-ok,2026-12-04T12:00:00Z\n' >"$late/class.csv"
+"$grade" grade-all "$late/class.csv" --out "$late/out" --rubric "$late/rubric.toml" >"$work/run16.log" 2>&1 || fail "late: $(cat "$work/run16.log")"
+lbook="$late/out/gradebook.csv"
+lfield() { grep "^$1," "$lbook" | awk -F, -v n="$2" '{print $n}'; }
+pen=$(( $(head -1 "$lbook" | tr ',' '\n' | grep -n '^late_penalty$' | cut -d: -f1) ))
+[[ $(lfield punctual 3) == "$(lfield punctual 4)" && $(lfield punctual $pen) == 0.00 ]] || fail "on time: $(grep ^punctual "$lbook")"
+awk -v a="$(lfield tardy 3)" -v b="$(lfield tardy 4)" 'BEGIN{exit !(a == 0.8 * b)}' && [[ $(lfield tardy $pen) == 0.20 ]] \
+  || fail "two days late: $(grep ^tardy "$lbook")"
+[[ $(lfield slow-ok 3) == "$(lfield slow-ok 4)" ]] || fail "an extension: $(grep ^slow-ok "$lbook")"
+grep -q '2 days late, 20% of the points earned taken off' "$late/out/students/tardy/summary.md" || fail "tardy's report does not say it"
+printf 'student,path,submitted_at\npunctual,punctual,yesterday\n' >"$late/bad.csv"
+"$grade" grade-all "$late/bad.csv" --out "$late/bad-out" --rubric "$late/rubric.toml" >"$work/run17.log" 2>&1
+code=$?
+[[ $code == 2 ]] && grep -q 'submitted_at "yesterday" is not an ISO 8601 time' "$work/run17.log" && [[ ! -e "$late/bad-out" ]] \
+  || fail "a bad time (exit $code): $(cat "$work/run17.log")"
 echo "grade-all: every check passed"
