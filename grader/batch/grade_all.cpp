@@ -794,6 +794,18 @@ void print_lms_export(const LmsExport& done)
     std::fflush(stdout);
 }
 
+int class_report(const std::string& out)
+{
+    if (!fs::exists(out + "/class.json"))
+        throw std::runtime_error(out + " holds no class grade-all graded (no class.json): give grade-all's --out");
+    hold_class_lock(out);  // not while a grade-all writes there
+    const ClassState state = read_state(out);
+    write_class_reports(out, outcomes(out, state));
+    std::printf("class-report: %s/gradebook.csv, %s/class-summary.md and .html written again from the grades there\n", out.c_str(),
+                out.c_str());
+    return 0;
+}
+
 int grade_task(const std::string& out, const std::string& round_file, int task, int per_task, const std::string& grader,
                int jobs)
 {

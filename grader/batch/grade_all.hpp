@@ -39,6 +39,9 @@ struct BatchOptions {
 // gradebook), 130 when interrupted (what finished is kept and written to the gradebook).
 int grade_all(const BatchOptions& options);
 
+// The gradebook and class summary of OUT written again from the grades it holds (no grading).
+int class_report(const std::string& out);
+
 struct LmsExport;
 // What export_lms wrote and warned of, on stdout.
 void print_lms_export(const LmsExport& done);

@@ -71,7 +71,8 @@ struct ClassFigures {
     std::vector<int> histogram = std::vector<int>(10, 0);  // tenths of the maximum; the last holds 100%
     struct Rung {
         int submitted = 0, passed = 0;
-        double points = 0, max = 0;
+        int timed = 0, fast = 0;          // speed graded (a GPU), and every speed point earned
+        double points = 0, max = 0;       // over those who submitted it
     };
     std::map<std::string, Rung> per_rung;
     std::vector<std::pair<std::string, int>> failing;  // "rung: case" and how many students failed it
@@ -96,10 +97,17 @@ ClassFigures figures(const std::vector<Outcome>& outcomes)
         ++f.histogram[bin];
         for (const json& r : o.grade.at("rungs")) {
             ClassFigures::Rung& rung = f.per_rung[r.at("id")];
-            rung.submitted += r.at("submitted").get<bool>();
+            rung.max = std::max(rung.max, r.at("max").get<double>());
+            if (r.at("submitted").get<bool>()) {
+                ++rung.submitted;
+                rung.points += r.at("score").get<double>();
+            }
             rung.passed += rung_passes(r);
-            rung.points += r.at("score").get<double>();
-            rung.max += r.at("max").get<double>();
+            for (const json& p : r.at("parts"))
+                if (p.at("name") == "speed" && p.at("graded").get<bool>() && p.at("max").get<double>() > 0) {
+                    ++rung.timed;
+                    rung.fast += p.at("score").get<double>() >= p.at("max").get<double>();
+                }
             for (const json& c : r.at("cases"))
                 if (c.at("status") == "failed")
                     failed_by[r.at("id").get<std::string>() + ": " + (c.at("hidden").get<bool>() ? "hidden " : "") +
@@ -119,6 +127,28 @@ ClassFigures figures(const std::vector<Outcome>& outcomes)
     std::stable_sort(f.failing.begin(), f.failing.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     if (f.failing.size() > 10) f.failing.resize(10);
     return f;
+}
+
+// The rung table's heading and rows, for the Markdown and the HTML summary alike. Each rate says
+// what it is out of: those who handed the rung in, or the whole class.
+const std::vector<std::string> kRungColumns = {"Rung", "Submitted", "Correct", "Fast enough", "Correct, of those who submitted",
+                                               "Correct, of the class", "Mean points, of those who submitted"};
+const char* const kRungNote =
+    "Correct: it ran and no case failed. Fast enough: every speed point, where speed was timed (a GPU); "
+    "\"not timed\" without one. The class: every student graded.";
+
+std::vector<std::vector<std::string>> rung_rows(const ClassFigures& f)
+{
+    std::vector<std::vector<std::string>> rows;
+    for (const std::string& id : f.rungs) {
+        const ClassFigures::Rung& r = f.per_rung.at(id);
+        rows.push_back({id, std::to_string(r.submitted), std::to_string(r.passed),
+                        r.timed == 0 ? "not timed" : std::to_string(r.fast) + " of " + std::to_string(r.timed) + " timed",
+                        r.submitted > 0 ? percent(r.passed, r.submitted) : "-",
+                        percent(r.passed, static_cast<double>(f.graded.size())),
+                        r.submitted > 0 ? points(r.points / r.submitted) + " / " + points(r.max) : "-"});
+    }
+    return rows;
 }
 
 std::string bin_label(int bin)
@@ -171,13 +201,15 @@ std::string class_summary_markdown(const std::vector<Outcome>& outcomes, const s
     out << ".\n\n## Scores\n\n| Share of the points | Students | |\n|---|---:|---|\n";
     for (int bin = 9; bin >= 0; --bin)
         out << "| " << bin_label(bin) << " | " << f.histogram[bin] << " | " << std::string(f.histogram[bin], '#') << " |\n";
-    out << "\n## Rungs\n\nA rung passes when it ran and no case failed.\n\n"
-        << "| Rung | Submitted | Passed | Pass rate | Mean points |\n|---|---:|---:|---:|---:|\n";
-    for (const std::string& id : f.rungs) {
-        const ClassFigures::Rung& r = f.per_rung.at(id);
-        const double n = static_cast<double>(f.graded.size());
-        out << "| " << id << " | " << r.submitted << " | " << r.passed << " | " << percent(r.passed, n) << " | "
-            << points(n > 0 ? r.points / n : 0) << " / " << points(n > 0 ? r.max / n : 0) << " |\n";
+    out << "\n## Rungs\n\n" << kRungNote << "\n\n|";
+    for (const std::string& c : kRungColumns) out << " " << c << " |";
+    out << "\n|---|";
+    for (std::size_t i = 1; i < kRungColumns.size(); ++i) out << "---:|";
+    out << "\n";
+    for (const auto& row : rung_rows(f)) {
+        out << "|";
+        for (const std::string& cell : row) out << " " << cell << " |";
+        out << "\n";
     }
     out << "\n## The cases most students failed\n\n";
     if (f.failing.empty()) out << "No graded case failed.\n";
@@ -214,14 +246,14 @@ std::string class_summary_html(const std::vector<Outcome>& outcomes, const std::
             << "\" y=\"228\" font-size=\"11\" text-anchor=\"middle\">" << bin_label(bin) << "</text>\n";
     }
     out << "<text x=\"320\" y=\"246\" font-size=\"12\" text-anchor=\"middle\">share of the points (students per bar)</text>\n"
-        << "</svg>\n<h2>Rungs</h2>\n<p>A rung passes when it ran and no case failed.</p>\n<table><tr><th>Rung</th>"
-        << "<th>Submitted</th><th>Passed</th><th>Pass rate</th><th>Mean points</th></tr>\n";
-    for (const std::string& id : f.rungs) {
-        const ClassFigures::Rung& r = f.per_rung.at(id);
-        const double n = static_cast<double>(f.graded.size());
-        out << "<tr><td>" << lab::xml_escape(id) << "</td><td class=\"n\">" << r.submitted << "</td><td class=\"n\">" << r.passed
-            << "</td><td class=\"n\">" << percent(r.passed, n) << "</td><td class=\"n\">"
-            << points(n > 0 ? r.points / n : 0) << " / " << points(n > 0 ? r.max / n : 0) << "</td></tr>\n";
+        << "</svg>\n<h2>Rungs</h2>\n<p>" << lab::xml_escape(kRungNote) << "</p>\n<table><tr>";
+    for (const std::string& c : kRungColumns) out << "<th>" << lab::xml_escape(c) << "</th>";
+    out << "</tr>\n";
+    for (const auto& row : rung_rows(f)) {
+        out << "<tr>";
+        for (std::size_t i = 0; i < row.size(); ++i)
+            out << (i == 0 ? "<td>" : "<td class=\"n\">") << lab::xml_escape(row[i]) << "</td>";
+        out << "</tr>\n";
     }
     out << "</table>\n<h2>The cases most students failed</h2>\n";
     if (f.failing.empty()) out << "<p>No graded case failed.</p>\n";

@@ -768,6 +768,9 @@ int main(int argc, char** argv)
                         "a roster CSV of LMS ids (student, and canvas_id / sis_user_id / sis_login_id, email / idnumber): "
                         "writes OUT/canvas.csv and OUT/moodle.csv for the LMS's grade import");
     all_cmd->add_option("--assignment", batch.lms_assignment, "the assignment's name in the LMS export")->capture_default_str();
+    std::string report_out;
+    auto* report_cmd = app.add_subcommand("class-report", "write a graded class's gradebook and summary again from its grades");
+    report_cmd->add_option("out", report_out, "grade-all's output folder")->required();
     std::string lms_out, lms_roster, lms_assignment = "CUDA reduction lab";
     auto* lms_cmd = app.add_subcommand("lms-export", "a graded class's totals for Canvas and Moodle (OUT/canvas.csv, OUT/moodle.csv)");
     lms_cmd->add_option("out", lms_out, "grade-all's output folder")->required();
@@ -835,6 +838,7 @@ int main(int argc, char** argv)
             }
             return lab::batch::grade_all(batch);
         }
+        if (*report_cmd) return lab::batch::class_report(report_out);
         if (*lms_cmd) {
             const lab::batch::LmsExport done = lab::batch::export_lms(lms_out, lms_roster, lms_assignment);
             lab::batch::print_lms_export(done);

@@ -88,12 +88,21 @@ for s in ref-1 m3 cheat hostile; do
     [[ -f "$out/students/$s/$f" ]] || fail "$out/students/$s/$f is missing"
   done
 done
-grep -q '| 03_sequential | 4 | 1 | 25% |' "$out/class-summary.md" || fail "the class summary's rung table: $(grep 03_seq "$out/class-summary.md")"
+# Rung 03: four handed it in, one correct (25% of them, 25% of the class), none timed on the CPU;
+# rung 01: nobody handed it in (no rate of those who did, 0% of the class).
+grep -q '| 03_sequential | 4 | 1 | not timed | 25% | 25% | 2.04 / 8.00 |' "$out/class-summary.md" \
+  && grep -q '| 01_interleaved | 0 | 0 | not timed | - | 0% | - |' "$out/class-summary.md" \
+  || fail "the class summary's rung table: $(grep -E '03_seq|01_inter' "$out/class-summary.md")"
 grep -q '^| 90-100% | 1 | # |' "$out/class-summary.md" || fail "the histogram: $(grep 90-100 "$out/class-summary.md")"
 grep -q '<svg' "$out/class-summary.html" && grep -q 'students/ref-1/report.html' "$out/class-summary.html" \
   || fail "the HTML class summary has no histogram or no links to the reports"
 grep -q '^- broken: lab-grade exited with 2' "$out/class-summary.md" || fail "the class summary does not list the broken submission"
 cp "$book" "$work/gradebook-local.csv"
+# class-report writes the same gradebook again from the grades alone.
+cp "$out/class-summary.md" "$work/summary-before.md"
+"$grade" class-report "$out" >"$work/report.log" 2>&1 || fail "class-report: $(cat "$work/report.log")"
+cmp -s "$book" "$work/gradebook-local.csv" && cmp -s "$out/class-summary.md" "$work/summary-before.md" \
+  || fail "class-report wrote another gradebook or summary than grade-all did"
 
 # 3. Again: nothing graded twice, only the broken one tried again.
 "$grade" grade-all "$class" --out "$out" --rubric "$rubric" >"$work/run3.log" 2>&1
