@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "lab/registry.hpp"
 #include "lab/text.hpp"
 #include "roster.hpp"
 
@@ -76,7 +77,30 @@ struct ClassFigures {
     };
     std::map<std::string, Rung> per_rung;
     std::vector<std::pair<std::string, int>> failing;  // "rung: case" and how many students failed it
+    // What the class got wrong: by rung, each cause its failures point to (a diagnosis pattern, or
+    // the kind of failure where none fits), the students, one example case and its replay.
+    struct Cause {
+        std::set<std::string> students;
+        std::string example, replay;
+    };
+    std::map<std::string, std::map<std::string, Cause>> causes;
 };
+
+// The causes one failed case points to: the patterns the grader's diagnosis recognised in it, or
+// else the kind of failure its message names.
+std::vector<std::string> causes_of(const json& c)
+{
+    if (c.contains("causes") && !c.at("causes").empty()) return c.at("causes").get<std::vector<std::string>>();
+    const std::string message = c.at("message").get<std::string>();
+    if (message.find("stopped after") != std::string::npos || message.find("not run: ") != std::string::npos ||
+        message.find("the runner was stopped") != std::string::npos)
+        return {"stopped at a limit (time, memory or processes)"};
+    if (message.find("the kernel failed") != std::string::npos) return {"the kernel failed (a CUDA error, an illegal address)"};
+    if (message.find("wrote outside its output") != std::string::npos) return {"wrote outside its output"};
+    if (message.find("runner was killed") != std::string::npos || message.find("handed back no output") != std::string::npos)
+        return {"the runner crashed"};
+    return {"wrong results, in no pattern the kit knows"};
+}
 
 ClassFigures figures(const std::vector<Outcome>& outcomes)
 {
@@ -108,11 +132,26 @@ ClassFigures figures(const std::vector<Outcome>& outcomes)
                     ++rung.timed;
                     rung.fast += p.at("score").get<double>() >= p.at("max").get<double>();
                 }
+            const std::string id = r.at("id").get<std::string>();
+            if (r.at("submitted").get<bool>() && !r.at("unrun").get<std::string>().empty()) {
+                ClassFigures::Cause& cause = f.causes[id][r.at("unrun").get<std::string>()];
+                cause.students.insert(o.id);
+                if (cause.example.empty()) cause.example = "student " + o.id;
+            }
             for (const json& c : r.at("cases"))
-                if (c.at("status") == "failed")
-                    failed_by[r.at("id").get<std::string>() + ": " + (c.at("hidden").get<bool>() ? "hidden " : "") +
-                              c.at("op").get<std::string>() + " " + c.at("name").get<std::string>()]
-                        .insert(o.id);
+                if (c.at("status") == "failed") {
+                    const std::string name = (c.at("hidden").get<bool>() ? "hidden " : "") + c.at("op").get<std::string>() + " " +
+                                             c.at("name").get<std::string>();
+                    failed_by[id + ": " + name].insert(o.id);
+                    for (const std::string& key : causes_of(c)) {
+                        ClassFigures::Cause& cause = f.causes[id][key];
+                        cause.students.insert(o.id);
+                        if (cause.example.empty()) {
+                            cause.example = o.id + ", " + name;
+                            cause.replay = c.at("replay").get<std::string>();
+                        }
+                    }
+                }
         }
     }
     if (!totals.empty()) {
@@ -147,6 +186,28 @@ std::vector<std::vector<std::string>> rung_rows(const ClassFigures& f)
                         r.submitted > 0 ? percent(r.passed, r.submitted) : "-",
                         percent(r.passed, static_cast<double>(f.graded.size())),
                         r.submitted > 0 ? points(r.points / r.submitted) + " / " + points(r.max) : "-"});
+    }
+    return rows;
+}
+
+// The rows of "What the class got wrong": rung, students, what it points to (the rung's own words
+// from rungs.json's "diagnoses" where it has them: the TODO), an example and its replay. Most
+// students first within a rung.
+std::vector<std::vector<std::string>> cause_rows(const ClassFigures& f)
+{
+    std::vector<std::vector<std::string>> rows;
+    for (const std::string& id : f.rungs) {
+        if (!f.causes.count(id)) continue;
+        std::vector<std::pair<std::string, const ClassFigures::Cause*>> sorted;
+        for (const auto& [key, cause] : f.causes.at(id)) sorted.emplace_back(key, &cause);
+        std::stable_sort(sorted.begin(), sorted.end(),
+                         [](const auto& a, const auto& b) { return a.second->students.size() > b.second->students.size(); });
+        const lab::RungInfo* rung = lab::Registry::kit().find(id);
+        for (const auto& [key, cause] : sorted) {
+            std::string what = key;
+            if (rung && rung->diagnoses.count(key)) what += ": " + rung->diagnoses.at(key);
+            rows.push_back({id, std::to_string(cause->students.size()), what, cause->example, cause->replay});
+        }
     }
     return rows;
 }
@@ -211,6 +272,24 @@ std::string class_summary_markdown(const std::vector<Outcome>& outcomes, const s
         for (const std::string& cell : row) out << " " << cell << " |";
         out << "\n";
     }
+    out << "\n## What the class got wrong\n\nBy rung, what its failures point to: the pattern the kit's diagnosis "
+           "recognised (and the TODO, in the rung's words), or the kind of failure where none fits; a student counts "
+           "once per cause.\n\n";
+    const auto causes = cause_rows(f);
+    if (causes.empty()) out << "Nothing failed.\n";
+    else {
+        out << "| Rung | Students | What it points to | For example | Replay |\n|---|---:|---|---|---|\n";
+        for (const auto& row : causes) {
+            out << "|";
+            for (std::size_t i = 0; i < row.size(); ++i) {
+                std::string cell = row[i];
+                for (char& ch : cell)
+                    if (ch == '|' || ch == '\n') ch = ' ';
+                out << " " << (i == 4 && !cell.empty() ? "`" + cell + "`" : cell) << " |";
+            }
+            out << "\n";
+        }
+    }
     out << "\n## The cases most students failed\n\n";
     if (f.failing.empty()) out << "No graded case failed.\n";
     else {
@@ -255,7 +334,18 @@ std::string class_summary_html(const std::vector<Outcome>& outcomes, const std::
             out << (i == 0 ? "<td>" : "<td class=\"n\">") << lab::xml_escape(row[i]) << "</td>";
         out << "</tr>\n";
     }
-    out << "</table>\n<h2>The cases most students failed</h2>\n";
+    out << "</table>\n<h2>What the class got wrong</h2>\n<p>By rung, what its failures point to: the pattern the kit's "
+           "diagnosis recognised (and the TODO, in the rung's words), or the kind of failure where none fits.</p>\n";
+    const auto causes = cause_rows(f);
+    if (causes.empty()) out << "<p>Nothing failed.</p>\n";
+    else {
+        out << "<table><tr><th>Rung</th><th>Students</th><th>What it points to</th><th>For example</th><th>Replay</th></tr>\n";
+        for (const auto& row : causes)
+            out << "<tr><td>" << lab::xml_escape(row[0]) << "</td><td class=\"n\">" << row[1] << "</td><td>" << lab::xml_escape(row[2])
+                << "</td><td>" << lab::xml_escape(row[3]) << "</td><td><code>" << lab::xml_escape(row[4]) << "</code></td></tr>\n";
+        out << "</table>\n";
+    }
+    out << "<h2>The cases most students failed</h2>\n";
     if (f.failing.empty()) out << "<p>No graded case failed.</p>\n";
     else {
         out << "<table><tr><th>Case</th><th>Students</th></tr>\n";

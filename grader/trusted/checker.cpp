@@ -317,6 +317,12 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
     const std::size_t expected_bytes = (slot_count + 2 * kCanaryCount) * sizeof(T);
     std::vector<std::string> passed_in, failed_in;
     std::string first_failure, causes;
+    // The first failure's likely causes, as text and by pattern name (lab/diagnosis.hpp).
+    const auto note_causes = [&](const std::vector<Diagnosis>& found) {
+        if (!causes.empty()) return;
+        causes = likely_causes(rung, found);
+        for (const Diagnosis& d : found) result.causes.push_back(d.pattern);
+    };
     std::vector<std::vector<T>> outputs;
     for (std::size_t o = 0; o < orders.size(); ++o) {
         const std::string in_order = orders.size() > 1 ? " (threads in " + orders[o] + " order)" : "";
@@ -332,7 +338,7 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
                       (bad_address ? "\n  An illegal address usually means an index past the end of an array: compare "
                                      "your indices with n and with the size of the shared array."
                                    : "");
-            if (bad_address && causes.empty()) causes = likely_causes(rung, diagnose_crash(rung, p.c));
+            if (bad_address) note_causes(diagnose_crash(rung, p.c));
         } else if (const auto raw_read = read_runner_file(output_file(dir, index, o), expected_bytes + 1); !raw_read || raw_read->size() != expected_bytes) {
             failure = "the runner handed back no output for this case" + in_order;
         } else {
@@ -349,7 +355,7 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
                 verdict = check_output(rung, p.c.op, p.plan, input.values, slots);
                 if (!verdict.ok) {
                     failure = describe_failure(rung, p.c, p.plan, input.description, verdict) + in_order;
-                    if (causes.empty()) causes = likely_causes(rung, diagnose(rung, p.c, p.plan, input.values, slots));
+                    note_causes(diagnose(rung, p.c, p.plan, input.values, slots));
                     if (result.expected.empty() && result.got.empty()) {
                         result.expected = verdict.expected;
                         result.got = verdict.got;
@@ -374,9 +380,12 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
     }
     result.status = "failed";
     result.message = first_failure;
-    if (!passed_in.empty())
+    if (!passed_in.empty()) {
         result.message += "\n  The same case passes when the threads run in " + passed_in.front() + " order. " +
                           thread_order_advice(rung, failed_in);
+        if (failed_in.size() == 1 && (failed_in.front() == "forward" || failed_in.front() == "reverse"))
+            result.causes.push_back("fails_" + failed_in.front() + "_only");
+    }
     else if (result.orders_differ)  // as the suites say it (tests/support/suite.cpp)
         result.message += "\n  The results also differ between thread orders." +
                           (causes.empty() ? " " + thread_order_advice(rung, failed_in) : std::string());

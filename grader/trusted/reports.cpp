@@ -163,6 +163,7 @@ json internal(const Grade& g)
                         {"status", c.status}, {"message", c.message}, {"expected", c.expected}, {"got", c.got},
                         {"first_wrong_block", c.first_wrong_block}, {"replay", c.replay}};
             if (c.seconds >= 0) one["seconds"] = c.seconds;
+            if (!c.causes.empty()) one["causes"] = c.causes;
             cases.push_back(std::move(one));
         }
         const json sanitizer = {{"ran", r.sanitizer.ran()}, {"checks", r.sanitizer.checks},
@@ -234,6 +235,7 @@ RungResult rung_from_json(const json& j)
         c.first_wrong_block = one.at("first_wrong_block").get<long>();
         c.replay = one.at("replay").get<std::string>();
         c.seconds = one.value("seconds", -1.0);
+        if (one.contains("causes")) c.causes = one.at("causes").get<std::vector<std::string>>();
         r.cases.push_back(std::move(c));
     }
     return r;

@@ -27,6 +27,9 @@ struct CaseResult {
     std::vector<std::string> passed_orders, failed_orders;
     bool orders_differ = false, overran = false;
     std::string kernel_error;
+    // The patterns lab/diagnosis.hpp recognised in its failure (reads_past_end, fails_reverse_only,
+    // ...): what the class summary groups a class's failures by.
+    std::vector<std::string> causes;
     double seconds = -1;  // the runner's time in this case (every thread order); -1 when it did not run
 };
 
