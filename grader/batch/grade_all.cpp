@@ -107,7 +107,7 @@ std::uint64_t parse_seed(const std::string& text)
 std::string fingerprint(const std::string& path)
 {
     std::uint64_t hash = lab::fnv1a("submission");
-    auto mix = [&hash](const std::string& text) { hash = (hash ^ lab::fnv1a(text)) * 0x100000001b3ull + text.size(); };
+    auto mix = [&hash](const std::string& text) { hash = lab::fnv1a_mix(hash, text); };
     if (fs::is_directory(path)) {
         std::vector<std::string> files;
         for (auto it = fs::recursive_directory_iterator(path); it != fs::recursive_directory_iterator(); ++it) {

@@ -127,11 +127,6 @@ int print_device()
 
 // --- Grading a student again: a rung's earlier result reused (grader/README.md, step 10) ---------
 
-std::uint64_t mix(std::uint64_t hash, std::string_view text)
-{
-    return (hash ^ lab::fnv1a(text)) * 0x100000001b3ull + text.size();
-}
-
 // The build tree's configuration that a build depends on: the compilers (their paths and their
 // programs' bytes), flags, CUDA architectures and the kit's own options; not the tree's path, so
 // that grade-all's workers, each in a tree of its own, share one key.
@@ -167,10 +162,11 @@ std::uint64_t kit_fingerprint()
                     files.push_back(it->path().string());
         }
         std::sort(files.begin(), files.end());
-        std::uint64_t h = mix(lab::fnv1a("lab-grade kit"), build_configuration());
+        std::uint64_t h = lab::fnv1a_mix(lab::fnv1a("lab-grade kit"), build_configuration());
         const std::string root = lab::kit_path("");
         for (const std::string& f : files)
-            h = mix(mix(h, f.rfind(root, 0) == 0 ? f.substr(root.size()) : f), lab::try_read_file(f).value_or("(absent)"));
+            h = lab::fnv1a_mix(lab::fnv1a_mix(h, f.rfind(root, 0) == 0 ? f.substr(root.size()) : f),
+                               lab::try_read_file(f).value_or("(absent)"));
         return h;
     }();
     return hash;
@@ -180,9 +176,9 @@ std::uint64_t kit_fingerprint()
 // the same cases, hidden ones included), the device and backend, whether the integrity checks ran.
 std::string reuse_key(const Grade& g, const std::string& rubric_text, bool skip_integrity, const std::string& id)
 {
-    std::uint64_t h = mix(lab::fnv1a("reuse"), std::to_string(kit_fingerprint()));
+    std::uint64_t h = lab::fnv1a_mix(lab::fnv1a("reuse"), std::to_string(kit_fingerprint()));
     for (const std::string& part : {rubric_text, g.seed_text(), g.device, g.backend, std::string(skip_integrity ? "no integrity" : "integrity"), id})
-        h = mix(h, part);
+        h = lab::fnv1a_mix(h, part);
     char text[17];
     std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
     return text;
@@ -229,13 +225,7 @@ std::map<std::string, RungResult> reusable_rungs(const std::string& dir, const s
     return reused;
 }
 
-std::string utc_now()
-{
-    const std::time_t now = std::time(nullptr);
-    char when[32];
-    std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    return when;
-}
+std::string utc_now() { return lab::format_time(std::time(nullptr)); }
 
 #ifndef LAB_RELEASE
 // The GPUs this process may use, as CUDA_VISIBLE_DEVICES names them (or 0..count-1); none on the

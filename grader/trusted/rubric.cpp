@@ -2,9 +2,6 @@
 #include "rubric.hpp"
 
 #include <algorithm>
-#include <cctype>
-#include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -96,58 +93,6 @@ struct Reader {
 };
 
 }  // namespace
-
-long long parse_time(const std::string& text)
-{
-    const auto digits = [&](std::size_t at, std::size_t count) {
-        if (at + count > text.size()) return false;
-        for (std::size_t i = at; i < at + count; ++i)
-            if (!std::isdigit(static_cast<unsigned char>(text[i]))) return false;
-        return true;
-    };
-    const std::string expected = "\"" + text + "\" is not an ISO 8601 time such as 2026-12-01T23:59:00Z or 2026-12-01T23:59+01:00";
-    // YYYY-MM-DDTHH:MM, then :SS if given, then Z or +HH:MM / -HH:MM.
-    if (!(digits(0, 4) && text.size() > 16 && text[4] == '-' && digits(5, 2) && text[7] == '-' && digits(8, 2) &&
-          (text[10] == 'T' || text[10] == ' ') && digits(11, 2) && text[13] == ':' && digits(14, 2)))
-        throw std::runtime_error(expected);
-    std::tm t{};
-    t.tm_year = std::stoi(text.substr(0, 4)) - 1900;
-    t.tm_mon = std::stoi(text.substr(5, 2)) - 1;
-    t.tm_mday = std::stoi(text.substr(8, 2));
-    t.tm_hour = std::stoi(text.substr(11, 2));
-    t.tm_min = std::stoi(text.substr(14, 2));
-    std::size_t at = 16;
-    if (text[at] == ':' && digits(at + 1, 2)) {
-        t.tm_sec = std::stoi(text.substr(at + 1, 2));
-        at += 3;
-        if (at < text.size() && text[at] == '.') {  // fractions of a second: dropped
-            ++at;
-            while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at]))) ++at;
-        }
-    }
-    const std::string zone = text.substr(at);
-    long long offset = 0;
-    if (zone == "Z") {
-        offset = 0;
-    } else if (zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && digits(at + 1, 2) && zone[3] == ':' && digits(at + 4, 2)) {
-        offset = (std::stoll(zone.substr(1, 2)) * 60 + std::stoll(zone.substr(4, 2))) * 60 * (zone[0] == '-' ? -1 : 1);
-    } else {
-        throw std::runtime_error(expected + " (it needs its time zone: Z for UTC, or an offset)");
-    }
-    if (t.tm_mon < 0 || t.tm_mon > 11 || t.tm_mday < 1 || t.tm_mday > 31 || t.tm_hour > 23 || t.tm_min > 59 || t.tm_sec > 60)
-        throw std::runtime_error("\"" + text + "\" is not a time that exists");
-    return static_cast<long long>(timegm(&t)) - offset;
-}
-
-std::string format_time(long long seconds)
-{
-    const std::time_t when = static_cast<std::time_t>(seconds);
-    std::tm parts{};
-    gmtime_r(&when, &parts);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
-    return text;
-}
 
 Lateness lateness(const LatePolicy& policy, const std::string& student, long long submitted)
 {

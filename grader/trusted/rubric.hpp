@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "lab/text.hpp"
+
 namespace lab::grading {
 
 struct RungPoints {
@@ -36,10 +38,9 @@ struct LatePolicy {
     std::map<std::string, long long> extensions;  // by student id: their own due time
 };
 
-// An ISO 8601 time, 2026-12-01T23:59:00Z or 2026-12-01T23:59:00+01:00 (seconds optional), as
-// seconds since 1970 UTC; throws with what it expected otherwise.
-long long parse_time(const std::string& text);
-std::string format_time(long long seconds);  // 2026-12-01T22:59:00Z
+// Times as the late policy reads and writes them (lab/text.hpp).
+using lab::format_time;
+using lab::parse_time;
 
 // How late a submission is, and what it costs, under `policy`, for `student`, handed in at
 // `submitted` (seconds since 1970, UTC).

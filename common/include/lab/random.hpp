@@ -41,6 +41,13 @@ inline std::uint64_t fnv1a(std::string_view text)
     return h;
 }
 
+// A running hash over a sequence of texts (a submission's files, a kit's sources): the text's own
+// hash and its length folded into `hash`, so that "ab","c" and "a","bc" differ.
+inline std::uint64_t fnv1a_mix(std::uint64_t hash, std::string_view text)
+{
+    return (hash ^ fnv1a(text)) * 0x100000001B3ull + text.size();
+}
+
 // Each case's seed: fixed by the catalogue's base seed and the case's name.
 inline std::uint64_t derive_seed(std::uint64_t base, std::string_view case_key)
 {

@@ -32,6 +32,11 @@ std::string csv_field(std::string_view text);
 // quotes is dropped. Throws std::runtime_error when a quoted field is not closed.
 std::vector<std::string> csv_fields(std::string_view line);
 
+// An ISO 8601 time, 2026-12-01T23:59:00Z or 2026-12-01T23:59+01:00 (seconds optional, fractions
+// dropped), as seconds since 1970 UTC; throws with what it expected otherwise (its time zone too).
+long long parse_time(const std::string& text);
+std::string format_time(long long seconds);  // 2026-12-01T22:59:00Z, UTC
+
 // The items separated by ", "; past `most` of them, "and N more".
 std::string joined(const std::vector<std::string>& items, std::size_t most = SIZE_MAX);
 
