@@ -486,6 +486,9 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     std::filesystem::create_directories(out_dir);
     hide_in_sandbox(out_dir);
     hide_in_sandbox(rubric.path);
+    // The earlier grading too: its report holds the expected values of the cases it failed, which
+    // this grading (the same seed) runs again.
+    if (!reuse_dir.empty() && fs::is_directory(reuse_dir)) hide_in_sandbox(reuse_dir);
     // Nothing submitted runs unless it can be confined, and CUDA starts inside the sandbox as it does
     // outside (else every rung would fail for the sandbox's sake, not the submission's).
     const IsolationChoice& confined = isolation();
