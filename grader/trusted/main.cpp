@@ -521,6 +521,9 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     // Grading again (--reuse): a rung whose file and whose key are unchanged keeps its earlier result,
     // and is neither built nor run. Every file taken is kept in OUT/graded/ for the next time.
     const std::string rubric_text = lab::read_file(rubric.path);
+    // The kit's fingerprint reads the kit's sources and the compilers (seconds on a loaded machine):
+    // hashed here, in the intake phase, and not inside the first rung's time.
+    kit_fingerprint();
     const auto key_of = [&](const std::string& id) { return reuse_key(g, rubric_text, skip_integrity, id); };
     std::map<std::string, RungResult> reused;
     if (!reuse_dir.empty()) {
