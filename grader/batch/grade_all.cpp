@@ -233,6 +233,29 @@ struct Worker {
     int index = 0;
 };
 
+// The student's gradings so far (history.json in its folder, the class summary's progress over
+// resubmissions), this one last. A folder graded before history.json existed gives its grade.json
+// as the first. Not the student's to change: OUT is the instructor's.
+json history_after(const std::string& out, const std::string& id, const json& grade, int generation)
+{
+    const std::string dir = graded_dir(out, id);
+    json history = json::array();
+    try {
+        if (const auto text = lab::try_read_file(dir + "/history.json")) history = json::parse(*text);
+        else if (const auto earlier = lab::try_read_file(dir + "/grade.json")) {
+            const json batch = json::parse(lab::read_file(dir + "/batch.json"));
+            history.push_back(history_entry(json::parse(*earlier), batch.at("generation").get<int>()));
+        }
+    } catch (const std::exception&) {
+        history = json::array();  // unreadable: the history starts again here
+    }
+    if (!history.is_array()) history = json::array();
+    history.push_back(history_entry(grade, generation));
+    constexpr std::size_t kKept = 100;  // the latest gradings; a student resubmitting in a loop keeps a page's worth
+    if (history.size() > kKept) history.erase(history.begin(), history.begin() + static_cast<std::ptrdiff_t>(history.size() - kKept));
+    return history;
+}
+
 Graded grade_one(const std::string& out, const Student& s, const ClassState& state, const Worker& worker, int jobs)
 {
     const std::string& grader = worker.grader;
@@ -303,9 +326,11 @@ Graded grade_one(const std::string& out, const Student& s, const ClassState& sta
                         {"generation", state.generation}};
     write_text(partial + "/batch.json", lab::json_text(batch, 1) + "\n");
     // The reports lie flat in the student's folder, beside the grading's log and batch.json.
-    if (why.empty())
+    if (why.empty()) {
         for (const auto& entry : fs::directory_iterator(partial + "/report"))
             fs::rename(entry.path(), partial + "/" + entry.path().filename().string());
+        write_text(partial + "/history.json", lab::json_text(history_after(out, s.id, grade, state.generation), 1) + "\n");
+    }
     fs::remove_all(partial + "/report");
     const std::string target = why.empty() ? graded_dir(out, s.id) : failed_dir(out, s.id);
     fs::create_directories(fs::path(target).parent_path());
@@ -336,6 +361,7 @@ std::vector<Outcome> outcomes(const std::string& out, const ClassState& state,
                 o.host = batch.at("host");
                 o.seconds = batch.at("seconds");
                 o.graded = true;
+                if (const auto history = lab::try_read_file(dir + "/history.json")) o.history = json::parse(*history);
             }
         } catch (const std::exception& e) {
             o.why_not = "its reports in students/" + s.id + " cannot be read: " + e.what();

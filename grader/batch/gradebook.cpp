@@ -2,6 +2,7 @@
 #include "gradebook.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -217,6 +218,238 @@ std::string bin_label(int bin)
     return std::to_string(bin * 10) + (bin == 9 ? "-100%" : "-" + std::to_string(bin * 10 + 9) + "%");
 }
 
+// A rung's state in a grading, as the student table shows and filters it.
+struct RungState {
+    const char* key;    // the filter's and the row's data-rNN value
+    const char* shown;  // the symbol in the table
+    const char* words;  // what it means, for the legend and the filter
+};
+const std::vector<RungState> kStates = {{"correct", "\u2713", "correct"},
+                                        {"failed", "\u2717", "a case failed"},
+                                        {"unrun", "\u25cb", "handed in, not run"},
+                                        {"missing", "\u2013", "not handed in"}};
+
+const RungState& state_of(const json& rung)
+{
+    if (!rung.at("submitted").get<bool>()) return kStates[3];
+    if (!rung.at("unrun").get<std::string>().empty()) return kStates[2];
+    return rung_passes(rung) ? kStates[0] : kStates[1];
+}
+
+// A rung's short name in the student table: its number ("07" of "07_coarsening").
+std::string short_id(const std::string& id) { return id.substr(0, id.find('_')); }
+
+// A student's folder name as a relative URL: every byte but the unreserved ones percent-encoded,
+// so that spaces, '#', '?' and non-ASCII names link to the folder they name.
+std::string url_part(const std::string& text)
+{
+    static const char* const hex = "0123456789ABCDEF";
+    std::string out;
+    for (const unsigned char c : text) {
+        if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') out += static_cast<char>(c);
+        else out += {'%', hex[c >> 4], hex[c & 15]};
+    }
+    return out;
+}
+
+std::string rung_list(const std::vector<std::string>& ids)
+{
+    std::string text;
+    for (const std::string& id : ids) text += (text.empty() ? "" : ", ") + id;
+    return text.empty() ? "none" : text;
+}
+
+}  // namespace
+
+json history_entry(const json& grade, int generation)
+{
+    json rungs = json::object();
+    for (const json& r : grade.at("rungs"))
+        rungs[r.at("id").get<std::string>()] = {{"score", r.at("score")}, {"submitted", r.at("submitted")},
+                                                {"correct", rung_passes(r)}};
+    return {{"graded_at", grade.value("graded_at", std::string())}, {"generation", generation}, {"score", grade.at("score")},
+            {"max", grade.at("max")}, {"rungs", rungs}};
+}
+
+Progress progress_of(const json& history)
+{
+    Progress p;
+    if (!history.is_array()) return p;
+    p.gradings = static_cast<int>(history.size());
+    if (history.size() < 2) return p;
+    const json& now = history.at(history.size() - 1);
+    const json& before = history.at(history.size() - 2);
+    p.since = before.value("graded_at", std::string());
+    const auto correct = [](const json& entry, const std::string& id) {
+        return entry.at("rungs").contains(id) && entry.at("rungs").at(id).value("correct", false);
+    };
+    std::set<std::string> ids;
+    for (const auto& [id, rung] : now.at("rungs").items()) ids.insert(id);
+    for (const auto& [id, rung] : before.at("rungs").items()) ids.insert(id);
+    for (const std::string& id : ids) {
+        if (correct(now, id) && !correct(before, id)) p.gained.push_back(id);
+        if (!correct(now, id) && correct(before, id)) p.lost.push_back(id);
+    }
+    return p;
+}
+
+namespace {
+
+// Sorting the student table by a click on a heading (again: the other way), and from the page's
+// address (#sort=COLUMN-asc or -desc, COLUMN as the heading's data-key), so that a sorted view can
+// be linked to. The only script on the page: without it the page shows everything, unsorted.
+const char* const kSortScript = R"(<script>
+(function () {
+  var table = document.getElementById('students-table');
+  if (!table) return;
+  var heads = table.tHead.rows[0].cells;
+  function value(cell, kind) {
+    var v = cell.getAttribute('data-v');
+    if (v === null) v = cell.textContent;
+    if (kind === 'num') { v = parseFloat(v); return isNaN(v) ? -Infinity : v; }
+    return v.toLowerCase();
+  }
+  function sortBy(col, dir) {
+    var kind = heads[col].getAttribute('data-sort');
+    var body = table.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (a, b) {
+      var x = value(a.cells[col], kind), y = value(b.cells[col], kind);
+      return (x < y ? -1 : x > y ? 1 : 0) * dir;
+    });
+    rows.forEach(function (r) { body.appendChild(r); });
+    for (var i = 0; i < heads.length; i++) heads[i].removeAttribute('aria-sort');
+    heads[col].setAttribute('aria-sort', dir > 0 ? 'ascending' : 'descending');
+  }
+  function fromAddress() {
+    var m = /sort=(\w+)-(asc|desc)/.exec(location.hash);
+    if (!m) return;
+    for (var i = 0; i < heads.length; i++)
+      if (heads[i].getAttribute('data-key') === m[1]) sortBy(i, m[2] === 'asc' ? 1 : -1);
+  }
+  Array.prototype.forEach.call(heads, function (head, i) {
+    if (!head.getAttribute('data-sort')) return;
+    head.tabIndex = 0;
+    head.title = 'sort by this column';
+    head.addEventListener('click', function () {
+      var dir = head.getAttribute('aria-sort') === 'ascending' ? -1 : 1;
+      history.replaceState(null, '', '#sort=' + head.getAttribute('data-key') + (dir > 0 ? '-asc' : '-desc'));
+      sortBy(i, dir);
+    });
+  });
+  fromAddress();
+  window.addEventListener('hashchange', fromAddress);
+})();
+</script>
+)";
+
+// The class's students: a row each, with every rung's state and points, the gradings and what the
+// latest gained or lost, and a link to the student's report. Above it, a filter by rung and state:
+// radio buttons and CSS rules (:has), so that it works with JavaScript off.
+std::string student_table(const ClassFigures& f, const std::vector<Outcome>& outcomes)
+{
+    std::ostringstream out;
+    std::map<std::string, std::map<std::string, int>> counts;  // rung -> state -> students
+    for (const Outcome* o : f.graded)
+        for (const json& r : o->grade.at("rungs")) ++counts[r.at("id")][state_of(r).key];
+    out << "<h2 id=\"students\">Students</h2>\n<p>Each rung: ";
+    for (const RungState& st : kStates) out << st.shown << " " << st.words << (&st == &kStates.back() ? "" : ", ");
+    out << "; its points beside. Choose a rung and a state to list only those students; click a heading to sort "
+           "(the sorting needs JavaScript, the rest does not).</p>\n<style>";
+    for (const std::string& id : f.rungs)
+        for (const RungState& st : kStates)
+            out << "body:has(#show-" << short_id(id) << "-" << st.key << ":checked) #students-table tbody tr:not([data-r"
+                << short_id(id) << "=\"" << st.key << "\"]){display:none}\n";
+    out << "body:has(#show-ungraded:checked) #students-table tbody tr:not([data-graded=\"no\"]){display:none}\n"
+        << "#students-table td.correct{color:#161}#students-table td.failed{color:#a11}#students-table td.unrun{color:#a60}"
+           "th[data-sort]{cursor:pointer}th[aria-sort=ascending]::after{content:\" \\25b2\"}"
+           "th[aria-sort=descending]::after{content:\" \\25bc\"}</style>\n"
+        << "<form class=\"filter\" aria-label=\"show only\"><table><tr><th>Show only</th>";
+    for (const std::string& id : f.rungs) out << "<th>" << lab::xml_escape(short_id(id)) << "</th>";
+    out << "</tr>\n";
+    for (const RungState& st : kStates) {
+        out << "<tr><th>" << st.shown << " " << st.words << "</th>";
+        for (const std::string& id : f.rungs) {
+            const int n = counts.count(id) && counts.at(id).count(st.key) ? counts.at(id).at(st.key) : 0;
+            out << "<td><label><input type=\"radio\" name=\"show\" id=\"show-" << short_id(id) << "-" << st.key << "\"> "
+                << n << "</label></td>";
+        }
+        out << "</tr>\n";
+    }
+    out << "</table><label><input type=\"radio\" name=\"show\" id=\"show-everyone\" checked> everyone</label>";
+    if (!f.not_graded.empty())
+        out << " <label><input type=\"radio\" name=\"show\" id=\"show-ungraded\"> not graded (" << f.not_graded.size()
+            << ")</label>";
+    out << "</form>\n<table id=\"students-table\"><thead><tr><th data-sort=\"text\" data-key=\"student\">Student</th>"
+           "<th data-sort=\"num\" data-key=\"total\">Total</th>";
+    for (const std::string& id : f.rungs)
+        out << "<th data-sort=\"num\" data-key=\"" << short_id(id) << "\" title=\"" << lab::xml_escape(id) << "\">"
+            << short_id(id) << "</th>";
+    out << "<th data-sort=\"num\" data-key=\"gradings\">Gradings</th><th data-sort=\"num\" data-key=\"progress\">Since the one "
+           "before</th><th>Report</th></tr></thead>\n<tbody>\n";
+    for (const Outcome& o : outcomes) {
+        std::map<std::string, const json*> by_rung;
+        if (o.graded)
+            for (const json& r : o.grade.at("rungs")) by_rung[r.at("id")] = &r;
+        out << "<tr data-graded=\"" << (o.graded ? "yes" : "no") << "\"";
+        for (const std::string& id : f.rungs)
+            out << " data-r" << short_id(id) << "=\"" << (by_rung.count(id) ? state_of(*by_rung.at(id)).key : "none") << "\"";
+        out << "><td>" << lab::xml_escape(o.id) << "</td>";
+        if (!o.graded) {
+            out << "<td data-v=\"-1\" title=\"" << lab::xml_escape(o.why_not) << "\">not graded</td>";
+            for (std::size_t i = 0; i < f.rungs.size() + 2; ++i) out << "<td data-v=\"-1\"></td>";
+            out << "<td></td></tr>\n";
+            continue;
+        }
+        const double score = o.grade.at("score").get<double>();
+        out << "<td class=\"n\" data-v=\"" << points(score) << "\">" << points(score) << " / "
+            << points(o.grade.at("max").get<double>()) << "</td>";
+        for (const std::string& id : f.rungs) {
+            if (!by_rung.count(id)) {
+                out << "<td data-v=\"-1\"></td>";
+                continue;
+            }
+            const json& r = *by_rung.at(id);
+            const RungState& st = state_of(r);
+            const double rung_score = r.at("score").get<double>();
+            const bool handed_in = r.at("submitted").get<bool>();
+            out << "<td class=\"" << st.key << "\" data-v=\"" << (handed_in ? points(rung_score) : "-1") << "\" title=\""
+                << lab::xml_escape(id + ": " + st.words) << "\">" << st.shown
+                << (handed_in ? " " + points(rung_score) : std::string()) << "</td>";
+        }
+        const Progress p = progress_of(o.history);
+        std::string change;
+        for (const std::string& id : p.gained) change += (change.empty() ? "+" : " +") + short_id(id);
+        for (const std::string& id : p.lost) change += (change.empty() ? "\u2212" : " \u2212") + short_id(id);
+        if (p.gradings >= 2 && change.empty()) change = "no rung changed";
+        out << "<td class=\"n\" data-v=\"" << std::max(1, p.gradings) << "\">" << std::max(1, p.gradings) << "</td><td data-v=\""
+            << static_cast<int>(p.gained.size()) - static_cast<int>(p.lost.size()) << "\""
+            << (p.since.empty() ? std::string() : " title=\"since " + lab::xml_escape(p.since) + "\"") << ">" << change
+            << "</td><td><a href=\"students/" << url_part(o.id) << "/report.html\">report</a></td></tr>\n";
+    }
+    out << "</tbody></table>\n";
+    return out.str();
+}
+
+// Progress over resubmissions, for the HTML page: as the Markdown's.
+std::string progress_html(const ClassFigures& f)
+{
+    std::ostringstream out;
+    out << "<h2>Progress over resubmissions</h2>\n<p>Students graded more than once (each time their submission changed): "
+           "the rungs their latest grading has correct that the one before had not, and the other way round.</p>\n";
+    bool any = false;
+    for (const Outcome* o : f.graded) {
+        const Progress p = progress_of(o->history);
+        if (p.gradings < 2) continue;
+        if (!any) out << "<table><tr><th>Student</th><th>Gradings</th><th>Since</th><th>Gained</th><th>Lost</th></tr>\n";
+        any = true;
+        out << "<tr><td>" << lab::xml_escape(o->id) << "</td><td class=\"n\">" << p.gradings << "</td><td>"
+            << lab::xml_escape(p.since) << "</td><td>" << rung_list(p.gained) << "</td><td>" << rung_list(p.lost) << "</td></tr>\n";
+    }
+    out << (any ? "</table>\n" : "<p>Every graded student was graded once.</p>\n");
+    return out.str();
+}
+
 }  // namespace
 
 std::string gradebook_csv(const std::vector<Outcome>& outcomes)
@@ -296,6 +529,18 @@ std::string class_summary_markdown(const std::vector<Outcome>& outcomes, const s
         out << "| Case | Students |\n|---|---:|\n";
         for (const auto& [key, count] : f.failing) out << "| " << key << " | " << count << " |\n";
     }
+    out << "\n## Progress over resubmissions\n\nStudents graded more than once (each time their submission changed): "
+           "the rungs their latest grading has correct that the one before had not, and the other way round.\n\n";
+    bool resubmitted = false;
+    for (const Outcome* o : f.graded) {
+        const Progress p = progress_of(o->history);
+        if (p.gradings < 2) continue;
+        if (!resubmitted) out << "| Student | Gradings | Since | Gained | Lost |\n|---|---:|---|---|---|\n";
+        resubmitted = true;
+        out << "| " << o->id << " | " << p.gradings << " | " << p.since << " | " << rung_list(p.gained) << " | "
+            << rung_list(p.lost) << " |\n";
+    }
+    if (!resubmitted) out << "Every graded student was graded once.\n";
     if (!f.not_graded.empty()) {
         out << "\n## Not graded\n\nNothing was scored for these; `grade-all` tries them again when it is run again.\n\n";
         for (const Outcome* o : f.not_graded) out << "- " << o->id << ": " << o->why_not << "\n";
@@ -359,14 +604,8 @@ std::string class_summary_html(const std::vector<Outcome>& outcomes, const std::
         for (const Outcome* o : f.not_graded) out << "<li>" << lab::xml_escape(o->id) << ": " << lab::xml_escape(o->why_not) << "</li>\n";
         out << "</ul>\n";
     }
-    out << "<h2>Students</h2>\n<table><tr><th>Student</th><th>Total</th><th>Report</th></tr>\n";
-    for (const Outcome& o : outcomes)
-        out << "<tr><td>" << lab::xml_escape(o.id) << "</td><td class=\"n\">"
-            << (o.graded ? points(o.grade.at("score").get<double>()) + " / " + points(o.grade.at("max").get<double>())
-                         : std::string("not graded"))
-            << "</td><td>"
-            << (o.graded ? "<a href=\"students/" + lab::xml_escape(o.id) + "/report.html\">report</a>" : std::string()) << "</td></tr>\n";
-    out << "</table>\n</body></html>\n";
+    out << progress_html(f) << student_table(f, outcomes);
+    out << kSortScript << "</body></html>\n";
     return out.str();
 }
 

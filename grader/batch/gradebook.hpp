@@ -15,7 +15,23 @@ struct Outcome {
     nlohmann::json grade;     // grade.json, when graded
     std::string host;         // the machine that graded it
     double seconds = 0;       // the grading's wall time, build included
+    // Every grading of this student that grade-all kept (history.json in its folder), oldest
+    // first, the latest included: history_entry()'s records.
+    nlohmann::json history = nlohmann::json::array();
 };
+
+// What history.json keeps of one grading: when, its generation, total and max, and each rung's
+// points, whether it was handed in and whether it was correct (it ran and no case failed).
+nlohmann::json history_entry(const nlohmann::json& grade, int generation);
+
+// The rungs one grading of the history has correct and the one before it had not ("gained"), and
+// the other way round ("lost"); empty when the history holds fewer than two gradings.
+struct Progress {
+    int gradings = 0;
+    std::string since;  // the earlier grading's time
+    std::vector<std::string> gained, lost;
+};
+Progress progress_of(const nlohmann::json& history);
 
 // gradebook.csv: a row per student (sorted as given): student, status, total, max, the points of
 // each rung, of each category (visible, hidden, speed, sanitizer), the seed, host and device.

@@ -59,4 +59,76 @@ TEST(ClassSummary, GroupsTheClassFailuresByWhatTheyPointTo)
     EXPECT_NE(html.find("<td>04_first_add</td><td class=\"n\">2</td><td>reads_past_end: TODO 04-two-loads"), std::string::npos);
 }
 
+// A grade.json of rungs 03 and 04, each correct or not (one case, passed or failed), or not handed in.
+json two_rungs(bool correct_03, bool correct_04, bool handed_in_03 = true)
+{
+    const auto rung = [](const std::string& id, bool correct, bool handed_in) {
+        const json c = {{"name", "int_n1_b64"}, {"op", "sum"}, {"hidden", false}, {"status", correct ? "passed" : "failed"},
+                        {"message", correct ? "" : "block 0 wrong"}, {"replay", ""}};
+        return json{{"id", id}, {"submitted", handed_in}, {"built", handed_in}, {"unrun", handed_in ? "" : "not submitted"},
+                    {"score", correct ? 9.0 : 1.5}, {"max", 9.0}, {"cases", handed_in ? json::array({c}) : json::array()},
+                    {"parts", json::array()}};
+    };
+    const json rungs = json::array({rung("03_sequential", correct_03, handed_in_03), rung("04_first_add", correct_04, true)});
+    double score = 0;
+    for (const json& r : rungs) score += r.at("score").get<double>();
+    return {{"score", score}, {"max", 18.0}, {"rungs", rungs}, {"seed", "0x1"}, {"device", "cpu"}, {"graded_at", "2026-11-26T10:00:00Z"}};
+}
+
+TEST(ClassSummary, ProgressOverResubmissionsNamesTheRungsGainedAndLost)
+{
+    json before = lab::batch::history_entry(two_rungs(true, false), 1), now = lab::batch::history_entry(two_rungs(false, true), 1);
+    before["graded_at"] = "2026-11-20T09:00:00Z";
+    EXPECT_TRUE(now.at("rungs").at("04_first_add").at("correct").get<bool>());
+    EXPECT_FALSE(now.at("rungs").at("03_sequential").at("correct").get<bool>());
+    const lab::batch::Progress p = lab::batch::progress_of(json::array({before, now}));
+    EXPECT_EQ(p.gradings, 2);
+    EXPECT_EQ(p.since, "2026-11-20T09:00:00Z");
+    EXPECT_EQ(p.gained, std::vector<std::string>{"04_first_add"});
+    EXPECT_EQ(p.lost, std::vector<std::string>{"03_sequential"});
+    EXPECT_TRUE(lab::batch::progress_of(json::array({now})).gained.empty());
+
+    Outcome ana;
+    ana.id = "ana";
+    ana.graded = true;
+    ana.grade = two_rungs(false, true);
+    ana.history = json::array({before, now});
+    Outcome ben = ana;
+    ben.id = "ben";
+    ben.history = json::array({now});
+    const std::string md = lab::batch::class_summary_markdown({ana, ben}, "Lab");
+    EXPECT_NE(md.find("| ana | 2 | 2026-11-20T09:00:00Z | 04_first_add | 03_sequential |"), std::string::npos) << md;
+    EXPECT_EQ(md.find("| ben |"), std::string::npos) << md;  // graded once: not in the progress table
+    const std::string html = lab::batch::class_summary_html({ana, ben}, "Lab");
+    EXPECT_NE(html.find("<td data-v=\"0\" title=\"since 2026-11-20T09:00:00Z\">+04 \u221203</td>"), std::string::npos) << html;
+}
+
+TEST(ClassSummary, StudentTableCarriesEachRungsStateForTheFilterAndLinksEveryName)
+{
+    Outcome ana;
+    ana.id = "ana b#1 \u00e9";  // a space, a '#' and a non-ASCII letter in a folder's name
+    ana.graded = true;
+    ana.grade = two_rungs(true, false);
+    Outcome ben;
+    ben.id = "ben";
+    ben.graded = true;
+    ben.grade = two_rungs(false, true, false);
+    Outcome cy;
+    cy.id = "cy";
+    cy.why_not = "lab-grade exited with 2";
+    const std::string html = lab::batch::class_summary_html({ana, ben, cy}, "Lab");
+    EXPECT_NE(html.find("<tr data-graded=\"yes\" data-r03=\"correct\" data-r04=\"failed\"><td>ana b#1 \u00e9</td>"),
+              std::string::npos) << html;
+    EXPECT_NE(html.find("<tr data-graded=\"yes\" data-r03=\"missing\" data-r04=\"correct\"><td>ben</td>"), std::string::npos);
+    EXPECT_NE(html.find("<tr data-graded=\"no\" data-r03=\"none\" data-r04=\"none\"><td>cy</td>"), std::string::npos);
+    EXPECT_NE(html.find("href=\"students/ana%20b%231%20%C3%A9/report.html\""), std::string::npos) << html;
+    EXPECT_EQ(html.find("href=\"students/cy/"), std::string::npos);  // no report to link to
+    // The filter: a radio button per rung and state, counting its students, and the CSS rule that
+    // hides every other row while it is checked.
+    EXPECT_NE(html.find("id=\"show-04-failed\"> 1</label>"), std::string::npos);
+    EXPECT_NE(html.find("body:has(#show-04-failed:checked) #students-table tbody tr:not([data-r04=\"failed\"]){display:none}"),
+              std::string::npos);
+    EXPECT_NE(html.find("id=\"show-ungraded\"> not graded (1)"), std::string::npos);
+}
+
 }  // namespace

@@ -179,6 +179,9 @@ again >"$work/run12.log" 2>&1 || fail "grading the planted mistake: $(cat "$work
 [[ $(rung reused 03_sequential) == False && $(rung reused 01_interleaved) == True ]] \
   && awk -v a="$(rung score 03_sequential)" -v b="$full" 'BEGIN{exit !(a < b)}' \
   || fail "the changed 03 kept its earlier grade: $(cat "$work/again-out/students/two/grade.log")"
+# The class summary's progress over resubmissions: three gradings, and the latest lost rung 03.
+grep -q '^| two | 3 | [0-9T:Z-]* | none | 03_sequential |$' "$work/again-out/class-summary.md" \
+  || fail "the progress over resubmissions: $(grep -A4 'Progress over' "$work/again-out/class-summary.md")"
 echo "// changed again" >>"$work/again/two/exercises/01_interleaved.cu"
 again --no-reuse >"$work/run13.log" 2>&1 || fail "--no-reuse: $(cat "$work/run13.log")"
 grep -q 'reuse:' "$work/again-out/students/two/grade.log" && fail "--no-reuse reused: $(cat "$work/again-out/students/two/grade.log")"
