@@ -32,6 +32,7 @@
 #include "lab/random.hpp"
 #include "lab/text.hpp"
 #include "roster.hpp"
+#include "similarity.hpp"
 
 namespace lab::batch {
 
@@ -381,16 +382,31 @@ std::vector<Outcome> outcomes(const std::string& out, const ClassState& state,
     return all;
 }
 
+}  // namespace
+
+int write_similarity_reports(const std::string& out, const std::vector<std::string>& students, const SimilarityOptions& options)
+{
+    const ClassSimilarity found = class_similarity(out, students, options);
+    write_text(out + "/similarity.md", similarity_markdown(found.rungs, options, found.texts));
+    write_text(out + "/similarity.html", similarity_html(found.rungs, options, found.texts));
+    return found.listed;
+}
+
+namespace {
+
 void write_class_reports(const std::string& out, const std::vector<Outcome>& all)
 {
     const std::string title = "Class grades: " + fs::path(out).filename().string();
     write_text(out + "/gradebook.csv", gradebook_csv(all));
     write_text(out + "/class-summary.md", class_summary_markdown(all, title));
     write_text(out + "/class-summary.html", class_summary_html(all, title));
-    int graded = 0;
-    for (const Outcome& o : all) graded += o.graded;
-    std::printf("grade-all: %d of %zu graded; gradebook: %s/gradebook.csv; class summary: %s/class-summary.html\n", graded,
-                all.size(), out.c_str(), out.c_str());
+    std::vector<std::string> graded_ids;
+    for (const Outcome& o : all)
+        if (o.graded) graded_ids.push_back(o.id);
+    const int listed = write_similarity_reports(out, graded_ids, SimilarityOptions{});
+    std::printf("grade-all: %zu of %zu graded; gradebook: %s/gradebook.csv; class summary: %s/class-summary.html; "
+                "similar pairs: %d (%s/similarity.html)\n",
+                graded_ids.size(), all.size(), out.c_str(), out.c_str(), listed, out.c_str());
     std::fflush(stdout);
 }
 
@@ -829,6 +845,20 @@ int class_report(const std::string& out)
     write_class_reports(out, outcomes(out, state));
     std::printf("class-report: %s/gradebook.csv, %s/class-summary.md and .html written again from the grades there\n", out.c_str(),
                 out.c_str());
+    return 0;
+}
+
+int similarity_report(const std::string& out, const SimilarityOptions& options)
+{
+    if (!fs::exists(out + "/class.json"))
+        throw std::runtime_error(out + " holds no class grade-all graded (no class.json): give grade-all's --out");
+    hold_class_lock(out);
+    std::vector<std::string> graded;
+    for (const Outcome& o : outcomes(out, read_state(out)))
+        if (o.graded) graded.push_back(o.id);
+    const int listed = write_similarity_reports(out, graded, options);
+    std::printf("similarity: %zu graded students compared; %d pairs listed in %s/similarity.html (and .md)\n", graded.size(),
+                listed, out.c_str());
     return 0;
 }
 

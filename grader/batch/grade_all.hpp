@@ -42,6 +42,14 @@ int grade_all(const BatchOptions& options);
 // The gradebook and class summary of OUT written again from the grades it holds (no grading).
 int class_report(const std::string& out);
 
+struct SimilarityOptions;
+// OUT/similarity.md and .html: the graded students' files compared rung by rung (similarity.hpp);
+// returns how many pairs were listed. grade-all and class-report write them with the defaults.
+int write_similarity_reports(const std::string& out, const std::vector<std::string>& students, const SimilarityOptions& options);
+
+// `lab-grade similarity OUT`: the same, with the options given (and the class lock held).
+int similarity_report(const std::string& out, const SimilarityOptions& options);
+
 struct LmsExport;
 // What export_lms wrote and warned of, on stdout.
 void print_lms_export(const LmsExport& done);

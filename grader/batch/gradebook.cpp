@@ -361,7 +361,7 @@ std::string student_table(const ClassFigures& f, const std::vector<Outcome>& out
             out << "body:has(#show-" << short_id(id) << "-" << st.key << ":checked) #students-table tbody tr:not([data-r"
                 << short_id(id) << "=\"" << st.key << "\"]){display:none}\n";
     out << "body:has(#show-ungraded:checked) #students-table tbody tr:not([data-graded=\"no\"]){display:none}\n"
-        << "#students-table td.correct{color:#161}#students-table td.failed{color:#a11}#students-table td.unrun{color:#a60}"
+        << "#students-table td{white-space:nowrap}#students-table td.correct{color:#161}#students-table td.failed{color:#a11}#students-table td.unrun{color:#a60}"
            "th[data-sort]{cursor:pointer}th[aria-sort=ascending]::after{content:\" \\25b2\"}"
            "th[aria-sort=descending]::after{content:\" \\25bc\"}</style>\n"
         << "<form class=\"filter\" aria-label=\"show only\"><table><tr><th>Show only</th>";
@@ -492,7 +492,8 @@ std::string class_summary_markdown(const std::vector<Outcome>& outcomes, const s
     if (!f.graded.empty())
         out << "; out of " << points(f.max) << " points: mean " << points(f.mean) << ", median " << points(f.median)
             << ", lowest " << points(f.low) << ", highest " << points(f.high);
-    out << ".\n\n## Scores\n\n| Share of the points | Students | |\n|---|---:|---|\n";
+    out << ".\n\nSubmissions alike beyond the kit's own code, pair by pair: similarity.md (evidence for a person to read, "
+           "never a verdict).\n\n## Scores\n\n| Share of the points | Students | |\n|---|---:|---|\n";
     for (int bin = 9; bin >= 0; --bin)
         out << "| " << bin_label(bin) << " | " << f.histogram[bin] << " | " << std::string(f.histogram[bin], '#') << " |\n";
     out << "\n## Rungs\n\n" << kRungNote << "\n\n|";
@@ -559,11 +560,12 @@ std::string class_summary_html(const std::vector<Outcome>& outcomes, const std::
     if (!f.graded.empty())
         out << "; out of " << points(f.max) << " points: mean " << points(f.mean) << ", median " << points(f.median)
             << ", lowest " << points(f.low) << ", highest " << points(f.high);
-    out << ".</p>\n<h2>Scores</h2>\n";
+    out << ".</p>\n<p>Submissions alike beyond the kit's own code, pair by pair: <a href=\"similarity.html\">similarity.html</a> "
+           "(evidence for a person to read, never a verdict).</p>\n<h2>Scores</h2>\n";
     const int top = std::max(1, *std::max_element(f.histogram.begin(), f.histogram.end()));
     out << "<svg width=\"640\" height=\"250\" role=\"img\" aria-label=\"students per tenth of the points\">\n";
     for (int bin = 0; bin < 10; ++bin) {
-        const int height = 200 * f.histogram[bin] / top, x = 10 + 62 * bin;
+        const int height = 185 * f.histogram[bin] / top, x = 10 + 62 * bin;  // room above the tallest for its count
         out << "<rect x=\"" << x << "\" y=\"" << 210 - height << "\" width=\"54\" height=\"" << height
             << "\" fill=\"#4a7\"/><text x=\"" << x + 27 << "\" y=\"" << 205 - height
             << "\" font-size=\"12\" text-anchor=\"middle\">" << f.histogram[bin] << "</text><text x=\"" << x + 27

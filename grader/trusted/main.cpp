@@ -26,6 +26,7 @@
 #ifndef LAB_RELEASE
 #include "grade_all.hpp"  // not in a student release, which has no batch/
 #include "lms.hpp"
+#include "similarity.hpp"
 #endif
 #include "checker.hpp"
 #include "intake.hpp"
@@ -767,6 +768,15 @@ int main(int argc, char** argv)
     std::string report_out;
     auto* report_cmd = app.add_subcommand("class-report", "write a graded class's gradebook and summary again from its grades");
     report_cmd->add_option("out", report_out, "grade-all's output folder")->required();
+    std::string similarity_out;
+    lab::batch::SimilarityOptions similarity;
+    auto* similarity_cmd = app.add_subcommand(
+        "similarity", "pairs of a graded class's submissions alike beyond the kit's own code (OUT/similarity.html, .md)");
+    similarity_cmd->add_option("out", similarity_out, "grade-all's output folder")->required();
+    similarity_cmd->add_option("--threshold", similarity.threshold, "the least score listed (shared fingerprints over the fewer)")
+        ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+    similarity_cmd->add_option("--min-shared", similarity.min_shared, "the fewest shared fingerprints listed")
+        ->capture_default_str()->check(CLI::Range(1, 100000));
     std::string lms_out, lms_roster, lms_assignment = "CUDA reduction lab";
     auto* lms_cmd = app.add_subcommand("lms-export", "a graded class's totals for Canvas and Moodle (OUT/canvas.csv, OUT/moodle.csv)");
     lms_cmd->add_option("out", lms_out, "grade-all's output folder")->required();
@@ -835,6 +845,7 @@ int main(int argc, char** argv)
             return lab::batch::grade_all(batch);
         }
         if (*report_cmd) return lab::batch::class_report(report_out);
+        if (*similarity_cmd) return lab::batch::similarity_report(similarity_out, similarity);
         if (*lms_cmd) {
             const lab::batch::LmsExport done = lab::batch::export_lms(lms_out, lms_roster, lms_assignment);
             lab::batch::print_lms_export(done);

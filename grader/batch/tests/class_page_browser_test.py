@@ -12,7 +12,8 @@ OUT is a class grade-all graded (Kit.Grader.GradeAll's). Checks, in the browser:
   - with JavaScript on: a click on each sortable heading sorts the rows by that column, both ways,
     and an address #sort=total-desc opens sorted;
   - the score histogram is drawn (bars of some height);
-  - every link and image of the page and of a student's report resolves to a file inside OUT.
+  - every link and image of the page, of the similarity page and of a student's report resolves
+    to a file inside OUT, and the similarity page says that it is no verdict.
 Then a class of 1,000 students, made by copying OUT's gradings and written by `lab-grade
 class-report`: its page stays under 5 MB and the browser loads it in under 2 s (the fastest of three loads).
 Exits 77 (skipped) with the reason when no Chromium is installed.
@@ -117,6 +118,9 @@ async function main() {
   }
   ({doc} = await load(true, PAGE + '#sort=total-desc'));
   out.opened_sorted = rowsOf(doc).map(r => r.cells[column('total')].getAttribute('data-v'));
+  ({doc} = await load(true, new URL('similarity.html', PAGE).href));
+  out.similarity_links = links(doc);
+  out.similarity_text = doc.body.textContent;
   if (REPORT) {
     ({doc} = await load(true, REPORT));
     out.report_links = links(doc);
@@ -229,6 +233,8 @@ def check_class_page(chromium, out, work):
         fail(f"with JavaScript off, 'everyone' shows {result['everyone']}")
     # Each row's states are the grade.json's: a page that said "correct" for a failed rung fails here.
     for s, g in grades.items():
+        if rows[s]["graded"] != "yes":  # a grade.json that is out of date: the row says not graded
+            continue
         want = {r["id"][:2]: expected_state(r) for r in g["rungs"]}
         if rows[s]["states"] != want:
             fail(f"{s}'s row gives {rows[s]['states']}, its grade.json {want}")
@@ -271,6 +277,9 @@ def check_class_page(chromium, out, work):
     if not result["svgs"] or not all(svg["width"] > 0 and svg["bars"] > 0 for svg in result["svgs"]):
         fail(f"a plot is missing or empty: {result['svgs']}")
     links = check_links(page.parent, result["links"], out, "the class page")
+    links += check_links(page.parent, result["similarity_links"], out, "the similarity page")
+    if "never a verdict" not in result["similarity_text"]:
+        fail("the similarity page does not say that it is no verdict")
     if report:
         links += check_links(report.parent, result["report_links"], out, "a student's report")
     if links < len(grades):

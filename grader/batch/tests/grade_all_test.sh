@@ -103,6 +103,22 @@ cp "$out/class-summary.md" "$work/summary-before.md"
 "$grade" class-report "$out" >"$work/report.log" 2>&1 || fail "class-report: $(cat "$work/report.log")"
 cmp -s "$book" "$work/gradebook-local.csv" && cmp -s "$out/class-summary.md" "$work/summary-before.md" \
   || fail "class-report wrote another gradebook or summary than grade-all did"
+# The similarity report: no two of this class alike beyond the kit's own code. A copy of OUT with
+# one more student, the cheat's file with its names changed: that pair is listed, and only it.
+grep -q '^| 03_sequential | 4 | 0 |' "$out/similarity.md" || fail "the similarity report: $(grep 03_seq "$out/similarity.md")"
+rm -rf "$work/similar" && cp -r "$out" "$work/similar" && cp -r "$out/students/cheat" "$work/similar/students/copier"
+sed -i 's/Announce/Shout/g' "$work/similar/students/copier/graded/03_sequential.cu"
+/usr/bin/python3 - "$work/similar/class.json" <<'PY' || fail "could not add the copier to class.json"
+import json, sys
+state = json.load(open(sys.argv[1]))
+cheat = next(s for s in state["students"] if s["id"] == "cheat")
+state["students"].append(dict(cheat, id="copier"))
+json.dump(state, open(sys.argv[1], "w"))
+PY
+"$grade" similarity "$work/similar" >"$work/similar.log" 2>&1 || fail "lab-grade similarity: $(cat "$work/similar.log")"
+grep -q 'similarity: 5 graded students compared; 1 pairs listed' "$work/similar.log" \
+  && grep -q '^### cheat and copier: ' "$work/similar/similarity.md" \
+  || fail "the copied file was not listed: $(cat "$work/similar.log"; grep -A3 '^## ' "$work/similar/similarity.md")"
 
 # 3. Again: nothing graded twice, only the broken one tried again.
 "$grade" grade-all "$class" --out "$out" --rubric "$rubric" >"$work/run3.log" 2>&1
