@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -431,6 +432,67 @@ std::string student_table(const ClassFigures& f, const std::vector<Outcome>& out
     return out.str();
 }
 
+// Each rung's speed over the class, where it was timed (a GPU): a dot per student at its GB/s,
+// green where it earned every speed point and red where not, so that where the threshold falls
+// shows between them; the title of a dot names the student.
+std::string speed_plot_html(const ClassFigures& f)
+{
+    struct Dot {
+        std::string student;
+        double gbps;
+        int fast;  // 1: every speed point earned, 0: not, -1: the rubric gives the rung no speed points
+    };
+    std::vector<std::pair<std::string, std::vector<Dot>>> rows;
+    double top = 0;
+    for (const std::string& id : f.rungs) {
+        std::vector<Dot> dots;
+        for (const Outcome* o : f.graded)
+            for (const json& r : o->grade.at("rungs")) {
+                if (r.at("id") != id || r.value("gbps", 0.0) <= 0) continue;
+                int fast = -1;
+                for (const json& p : r.at("parts"))
+                    if (p.at("name") == "speed" && p.at("graded").get<bool>() && p.at("max").get<double>() > 0)
+                        fast = p.at("score").get<double>() >= p.at("max").get<double>();
+                dots.push_back({o->id, r.at("gbps").get<double>(), fast});
+                top = std::max(top, r.at("gbps").get<double>());
+            }
+        if (!dots.empty()) rows.emplace_back(id, std::move(dots));
+    }
+    std::ostringstream out;
+    out << "<h2>Speed</h2>\n";
+    if (rows.empty()) {
+        out << "<p>Not timed: the class was graded without a GPU, so there is no speed to show.</p>\n";
+        return out.str();
+    }
+    // The axis: 0 to a round number of GB/s above the fastest.
+    double step = 1;
+    while (top / step > 5) step *= top / step > 25 ? 10 : 2;
+    const double axis = step * std::ceil(top / step + 1e-9);
+    const int left = 150, width = 540, row_height = 26, height = 40 + row_height * static_cast<int>(rows.size());
+    out << "<p>Each student's GB/s on the rung's speed case: green where every speed point was earned, red where not, "
+           "grey where the rubric gives the rung none (the threshold is a ratio to the kit's baseline, timed in each grading). Hover a dot for the student.</p>\n"
+        << "<svg width=\"" << left + width + 30 << "\" height=\"" << height << "\" role=\"img\" aria-label=\"GB/s per rung\">\n";
+    for (int tick = 0; tick * step <= axis + 1e-9; ++tick) {
+        const double x = left + width * tick * step / axis;
+        out << "<line x1=\"" << x << "\" x2=\"" << x << "\" y1=\"10\" y2=\"" << height - 25
+            << "\" stroke=\"#ddd\"/><text x=\"" << x << "\" y=\"" << height - 10 << "\" font-size=\"11\" text-anchor=\"middle\">"
+            << tick * step << "</text>\n";
+    }
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+        const int y = 25 + row_height * static_cast<int>(k);
+        out << "<text x=\"" << left - 8 << "\" y=\"" << y + 4 << "\" font-size=\"12\" text-anchor=\"end\">"
+            << lab::xml_escape(rows[k].first) << "</text>\n";
+        for (const Dot& d : rows[k].second)
+            out << "<circle cx=\"" << left + width * d.gbps / axis << "\" cy=\"" << y << "\" r=\"5\" fill=\""
+                << (d.fast == 1 ? "#2a2" : d.fast == 0 ? "#c33" : "#888") << "\" fill-opacity=\"0.7\"><title>"
+                << lab::xml_escape(d.student) << ": " << points(d.gbps) << " GB/s"
+                << (d.fast == 1 ? ", fast enough" : d.fast == 0 ? ", not fast enough" : ", no speed points in the rubric")
+                << "</title></circle>\n";
+    }
+    out << "<text x=\"" << left + width / 2 << "\" y=\"" << height << "\" font-size=\"12\" text-anchor=\"middle\">GB/s</text>\n</svg>\n";
+    return out.str();
+}
+
 // Progress over resubmissions, for the HTML page: as the Markdown's.
 std::string progress_html(const ClassFigures& f)
 {
@@ -606,7 +668,7 @@ std::string class_summary_html(const std::vector<Outcome>& outcomes, const std::
         for (const Outcome* o : f.not_graded) out << "<li>" << lab::xml_escape(o->id) << ": " << lab::xml_escape(o->why_not) << "</li>\n";
         out << "</ul>\n";
     }
-    out << progress_html(f) << student_table(f, outcomes);
+    out << speed_plot_html(f) << progress_html(f) << student_table(f, outcomes);
     out << kSortScript << "</body></html>\n";
     return out.str();
 }

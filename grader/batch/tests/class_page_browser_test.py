@@ -11,7 +11,7 @@ OUT is a class grade-all graded (Kit.Grader.GradeAll's). Checks, in the browser:
     grade.json files give that state, as many as its label says;
   - with JavaScript on: a click on each sortable heading sorts the rows by that column, both ways,
     and an address #sort=total-desc opens sorted;
-  - the score histogram is drawn (bars of some height);
+  - every plot is drawn (the score histogram's bars, the speed plot's dots where speed was timed);
   - every link and image of the page, of the similarity page and of a student's report resolves
     to a file inside OUT, and the similarity page says that it is no verdict.
 Then a class of 1,000 students, made by copying OUT's gradings and written by `lab-grade
@@ -97,7 +97,7 @@ async function main() {
   }
   out.svgs = Array.from(doc.querySelectorAll('svg')).map(svg => ({
     width: svg.getBoundingClientRect().width,
-    bars: Array.from(svg.querySelectorAll('rect')).filter(r => r.getBBox().height > 0).length}));
+    bars: Array.from(svg.querySelectorAll('rect, circle')).filter(r => r.getBBox().height > 0).length}));
   const links = d => Array.from(d.querySelectorAll('[href],[src]')).map(e => e.getAttribute('href') || e.getAttribute('src'));
   out.links = links(doc);
   ({doc} = await load(true, PAGE));

@@ -131,4 +131,30 @@ TEST(ClassSummary, StudentTableCarriesEachRungsStateForTheFilterAndLinksEveryNam
     EXPECT_NE(html.find("id=\"show-ungraded\"> not graded (1)"), std::string::npos);
 }
 
+TEST(ClassSummary, SpeedIsPlottedWhereItWasTimedAndSaidNotTimedElsewhere)
+{
+    const auto timed = [](const std::string& id, double gbps, bool fast) {
+        Outcome o;
+        o.id = id;
+        o.graded = true;
+        o.grade = two_rungs(true, true);
+        o.grade["rungs"][0]["gbps"] = gbps;
+        o.grade["rungs"][0]["parts"] =
+            json::array({{{"name", "speed"}, {"graded", true}, {"score", fast ? 1.0 : 0.0}, {"max", 1.0}}});
+        return o;
+    };
+    const std::string html = lab::batch::class_summary_html({timed("ana", 2400, true), timed("ben", 700, false)}, "Lab");
+    EXPECT_NE(html.find("<title>ana: 2400.00 GB/s, fast enough</title>"), std::string::npos) << html;
+    EXPECT_NE(html.find("fill=\"#c33\" fill-opacity=\"0.7\"><title>ben: 700.00 GB/s, not fast enough</title>"), std::string::npos);
+    EXPECT_NE(html.find(">03_sequential</text>"), std::string::npos);
+    EXPECT_EQ(html.find(">04_first_add</text>"), std::string::npos);  // not timed: no row
+    Outcome no_points = timed("cy", 900, false);
+    no_points.grade["rungs"][0]["parts"] = json::array();  // a rubric with no speed points for the rung
+    EXPECT_NE(lab::batch::class_summary_html({no_points}, "Lab").find("cy: 900.00 GB/s, no speed points in the rubric"),
+              std::string::npos);
+    const std::string untimed = lab::batch::class_summary_html({timed("ana", 0, false)}, "Lab");
+    EXPECT_NE(untimed.find("Not timed: the class was graded without a GPU"), std::string::npos);
+    EXPECT_EQ(untimed.find("<circle"), std::string::npos);
+}
+
 }  // namespace
