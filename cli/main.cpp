@@ -92,6 +92,19 @@ int main(int argc, char** argv)
         hint_command->add_flag("--all", all_hints, "every hint at once");
         hint_command->callback([&] { status = hint(kit, rung, all_hints); });
 
+        static std::string explain_n, explain_block, explain_json;
+        CLI::App* explain_command = command(
+            app, "explain", students, "[NN] why rung NN is slow: idle lanes, bank conflicts, scattered loads, measured",
+            "Runs your exercises/NN_name.cu once on the CPU backend (n = 2^20, blocks of 256 unless given) with every load\n"
+            "and store measured, beside the rung's reference and the previous rung's: active lanes per warp instruction,\n"
+            "shared-memory wavefronts per request (bank conflicts), device-memory sectors per request and bytes, step by\n"
+            "step, the lines that cost the most, and what the numbers say. Without NN: the first rung not done.");
+        explain_command->add_option("NN", rung, "the rung: 03, 3 or 03_sequential");
+        explain_command->add_option("--n", explain_n, "elements (default 2^20)");
+        explain_command->add_option("--block", explain_block, "threads per block (default 256)");
+        explain_command->add_option("--json", explain_json, "write every number (yours and the references') to this file");
+        explain_command->callback([&] { status = explain(kit, rung, explain_n, explain_block, explain_json); });
+
         static bool poll = false, manual = false;
         CLI::App* watch_command = command(app, "watch", students, "[NN] check again every time you save (--poll, --manual)",
                                           "Checks rung NN now and again on every save of its file. Without NN it follows the\n"

@@ -284,11 +284,22 @@ TEST(Cli, CiRunsTheReadmesTwoCommands)
     EXPECT_EQ(readme, ci) << "the README tells newcomers to run what .ci/run does not run, or the other way round";
 }
 
+TEST(Cli, ExplainOnAnUnfinishedExerciseListsItsTodosAndRunsNothing)
+{
+    const Ran ran = lab_cli({"explain", "02"});
+    EXPECT_EQ(ran.status, 1) << ran.output;
+    EXPECT_NE(ran.output.find("exercises/02_strided_index.cu:"), std::string::npos) << ran.output;
+    EXPECT_NE(ran.output.find("TODO(02-strided-index"), std::string::npos) << ran.output;
+    EXPECT_EQ(ran.output.find("measured on the CPU backend"), std::string::npos) << ran.output;
+    const Ran unknown = lab_cli({"explain", "99"});
+    EXPECT_EQ(unknown.status, 2) << unknown.output;
+}
+
 TEST(Cli, HelpListsEveryCommand)
 {
     const Ran ran = lab_cli({"help"});
     ASSERT_EQ(ran.status, 0) << ran.output;
-    for (const char* command : {"run", "selftest", "doctor", "status", "check", "test", "hint", "watch", "list", "replay",
+    for (const char* command : {"run", "selftest", "doctor", "status", "check", "test", "hint", "explain", "watch", "list", "replay",
                                 "grade", "generate", "calibrate", "bench"})
         EXPECT_NE(ran.output.find(std::string("\n  ") + command + " "), std::string::npos) << command;
 }

@@ -125,6 +125,14 @@ std::size_t shared_limit_for(const void* kernel)
     return it == state().shared_limits.end() ? kDefaultSharedLimit : it->second;
 }
 
+std::vector<std::pair<std::uintptr_t, std::uintptr_t>> device_ranges()
+{
+    std::lock_guard<std::mutex> lock(state().lock);
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> ranges;
+    for (const auto& [start, a] : state().allocations) ranges.emplace_back(start, start + a.bytes);
+    return ranges;
+}
+
 std::string describe_device_address(std::uintptr_t address)
 {
     if (address < 4096) return "a null pointer";

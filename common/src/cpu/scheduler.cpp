@@ -33,6 +33,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "context.hpp"
@@ -311,6 +312,8 @@ public:
     void ticket(const Site& site);
     void shared_declared(void* address, std::size_t bytes);
     void* dynamic_shared() const { return dynamic_shared_; }
+    // explain: a load or store of instrumented kernel code, by the running thread.
+    void note_access(std::uintptr_t address, unsigned size, bool store, std::uintptr_t pc);
     void thread_finished();
     // Reports an error in the thread `blamed` (by default the running one) and abandons the block.
     [[noreturn]] void fail(cudaError_t code, const std::string& why, const Fiber* blamed = nullptr);
@@ -396,6 +399,13 @@ private:
     std::vector<unsigned> order_;
     std::uint64_t generation_ = 0;
     std::vector<std::pair<void*, std::uint64_t>> poisoned_;  // shared arrays, and the block that last poisoned them
+
+    // explain (lab/cpu/explain.hpp): the block's step in progress, while measuring.
+    void end_step(std::uint64_t barriers);
+    std::vector<explain::Access> accesses_;
+    std::unordered_map<std::uint64_t, unsigned> occurrences_;  // (thread, pc) -> accesses so far this step
+    unsigned step_ = 0;
+    std::uint64_t step_syncs_ = 0, step_shuffles_ = 0;
 
     // Dynamic shared memory: ends at a guard page, so a write past its end faults.
     char* dynamic_mapping_ = nullptr;
@@ -684,8 +694,13 @@ void Worker::run_block(std::size_t linear_block)
     const Schedule order = g_schedule.load(std::memory_order_relaxed);
     order_.resize(thread_count_);
     for (unsigned t = 0; t < thread_count_; ++t) order_[t] = order == Schedule::reverse ? thread_count_ - 1 - t : t;
+    step_ = 0;
+    accesses_.clear();
+    occurrences_.clear();
+    step_syncs_ = step_shuffles_ = 0;
     if (order == Schedule::reverse) run_warps_ahead();
     else run_in_sweeps(order, linear_block);
+    if (explain::recording()) end_step(0);
     // Threads stopped mid-kernel by an error start afresh in the next block.
     for (unsigned t = 0; t < thread_count_; ++t)
         if (fiber_[t]->state != State::done) fiber_[t]->running = false;
@@ -821,6 +836,7 @@ int Worker::barrier(BarrierKind kind, int predicate, const Site& site)
         }
         at_barrier_ = 0;
         released_ = true;
+        if (explain::recording()) end_step(1);
     } else {
         settle_activemask(self.linear / 32);
     }
@@ -988,6 +1004,7 @@ std::uint64_t Worker::warp_op(WarpKind kind, unsigned mask, std::uint64_t value,
 
 void Worker::complete(unsigned warp_index, WarpOp& op)
 {
+    if (explain::recording()) ++(op.kind == WarpKind::sync ? step_syncs_ : step_shuffles_);
     const unsigned mask = op.mask;
     std::uint64_t ballot = 0, reduced = 0;
     bool reduced_set = false;
@@ -1048,6 +1065,31 @@ void Worker::complete(unsigned warp_index, WarpOp& op)
         if (f.state == State::at_warp) f.state = State::ready;
     }
     op.active = false;
+}
+
+void Worker::note_access(std::uintptr_t address, unsigned size, bool store, std::uintptr_t pc)
+{
+    const Fiber& self = *current_;
+    const auto base = reinterpret_cast<std::uintptr_t>(self.mapping);
+    if (address >= base && address < base + kStackGuardBytes + stack_bytes()) return;  // its own stack: registers on a GPU
+    const auto dynamic = reinterpret_cast<std::uintptr_t>(dynamic_shared_);
+    explain::Space space;
+    if ((dynamic_bytes_ && address >= dynamic && address < dynamic + dynamic_bytes_) || shared_array_at(address))
+        space = explain::Space::shared;
+    else if (explain::is_device(address))
+        space = explain::Space::global;
+    else
+        return;  // the kernel's arguments, the harness's own memory
+    const std::uint64_t key = (std::uint64_t{self.linear} << 48) ^ pc;
+    accesses_.push_back({self.linear, occurrences_[key]++, space, store, size, pc, address});
+}
+
+void Worker::end_step(std::uint64_t barriers)
+{
+    explain::add_step(step_, accesses_, step_syncs_, step_shuffles_, barriers);
+    occurrences_.clear();
+    step_syncs_ = step_shuffles_ = 0;
+    step_ += barriers ? 1 : 0;
 }
 
 void Worker::shared_declared(void* address, std::size_t bytes)
@@ -1341,6 +1383,16 @@ std::string configuration_problem(const KernelInvocation& inv)
 
 }  // namespace
 
+void note_access(std::uintptr_t address, unsigned size, bool store, std::uintptr_t pc)
+{
+    explain::mark_instrumented();
+    if (!explain::recording()) return;
+    Worker* w = tls_worker;
+    if (!w || !w->in_fiber() || w->in_runtime()) return;
+    w->note_access(address, size, store, pc);
+}
+
+
 // --- entry points --------------------------------------------------------------------------------
 
 void set_schedule(Schedule order, unsigned long long seed)
@@ -1373,6 +1425,9 @@ void run_kernel(const KernelInvocation& invocation)
         return;
     }
     install_fault_handlers();
+    if (explain::recording())
+        explain::launch_started(kernel_name(invocation.kernel), invocation.grid.x * invocation.grid.y * invocation.grid.z,
+                                invocation.block.x * invocation.block.y * invocation.block.z);
     Launch launch;
     launch.invocation = &invocation;
     launch.block_count = std::size_t{invocation.grid.x} * invocation.grid.y * invocation.grid.z;

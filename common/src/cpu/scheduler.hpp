@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "lab/cpu/launch.hpp"
 #include "lab/cpu/runtime.hpp"
@@ -27,5 +29,33 @@ std::string describe_device_address(std::uintptr_t address);
 
 // How many worker threads run blocks.
 unsigned worker_count();
+
+// Device allocations, as [start, end) ranges, for explain's measurements (runtime.cpp).
+std::vector<std::pair<std::uintptr_t, std::uintptr_t>> device_ranges();
+
+// Called by the explain hooks (explain_hooks.cpp) for each load and store of instrumented code.
+void note_access(std::uintptr_t address, unsigned size, bool store, std::uintptr_t pc);
+
+namespace explain {
+// The internal side of lab/cpu/explain.hpp (explain.cpp), which scheduler.cpp feeds.
+enum class Space : unsigned char { shared, global };
+struct Access {
+    unsigned thread;      // linear thread index in its block
+    unsigned occurrence;  // how many times this thread made this access (pc) before, in this step
+    Space space;
+    bool store;
+    unsigned size;
+    std::uintptr_t pc, address;
+};
+bool recording();
+void mark_instrumented();
+// A launch starts: what it is; the device ranges are taken for is_device().
+void launch_started(const std::string& kernel, unsigned grid, unsigned block);
+bool is_device(std::uintptr_t address);
+// One block's step (the accesses between two of its __syncthreads(), or to its end) and the
+// warp-level calls and barrier it made: added to the launch in progress. Clears `accesses`.
+void add_step(unsigned step, std::vector<Access>& accesses, std::uint64_t warp_syncs, std::uint64_t shuffles,
+              std::uint64_t barriers);
+}  // namespace explain
 
 }  // namespace lab::cpu

@@ -1,0 +1,350 @@
+// ./lab explain [NN] [--n N] [--block B] [--json FILE]: why a kernel is slow, measured on the
+// student's own code. Runs the student's exercises/NN_name.cu once on the CPU backend with every
+// memory access measured (lab/cpu/explain.hpp; the programs are lab-explain-NN, common/tools),
+// and beside it the rung's reference and the previous rung's reference where the kit has them:
+// active lanes per warp instruction, warps at work, shared-memory wavefronts per request (bank
+// conflicts), device-memory sectors per request and bytes, barriers and warp calls; step by step
+// for the student's kernel, the source lines that cost the most, and what the numbers say.
+// The CPU backend, GPU or not: the numbers are the kit's model of a GPU, not a GPU's counters.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "kit.hpp"
+#include "lab/process.hpp"
+#include "lab/todos.hpp"
+#include "progress.hpp"
+
+namespace lab::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr const char* kPreset = "cpu-exercises";
+
+struct Measured {
+    std::string who;  // "yours", "reference 03", ...
+    json data;        // lab-explain's JSON
+    json total;       // every launch's counts added
+    double grid = 0;  // blocks over every launch
+};
+
+double number(const json& counts, const char* key) { return counts.value(key, 0.0); }
+
+json add_counts(const json& a, const json& b)
+{
+    json sum = a;
+    for (const auto& [key, value] : b.items()) {
+        if (value.is_number()) sum[key] = sum.value(key, 0.0) + value.get<double>();
+        else if (value.is_object()) {
+            if (!sum[key].is_object()) sum[key] = json::object();
+            for (const auto& [k, v] : value.items()) sum[key][k] = sum[key].value(k, 0.0) + v.get<double>();
+        }
+    }
+    return sum;
+}
+
+Measured measure(const Kit& kit, const std::string& who, const std::string& program, const std::vector<std::string>& args)
+{
+    const std::string out = kit.tree(kPreset) + "/explain/" + fs::path(program).filename().string() + ".json";
+    fs::create_directories(fs::path(out).parent_path());
+    fs::remove(out);
+    std::vector<std::string> command{kit.tool(kPreset, "common/tools/" + program), "--json", out};
+    command.insert(command.end(), args.begin(), args.end());
+    process::Options options;
+    options.output = out + ".log";
+    const int code = process::exit_code(process::run(command, options));
+    Measured m;
+    m.who = who;
+    try {
+        m.data = json::parse(read_file(out));
+    } catch (const std::exception&) {
+        throw Failure(program + " measured nothing (exit " + std::to_string(code) + "); its output: " + out + ".log", 1);
+    }
+    m.total = json::object();
+    for (const json& l : m.data.at("launches")) {
+        m.total = add_counts(m.total, l.at("total"));
+        m.grid += l.at("grid").get<double>();
+    }
+    return m;
+}
+
+std::string fixed(double value, int digits = 1)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.*f", digits, value);
+    return text;
+}
+
+std::string ratio(double part, double whole, int digits = 2) { return whole > 0 ? fixed(part / whole, digits) : "-"; }
+
+std::string megabytes(double bytes) { return fixed(bytes / 1e6, 2) + " MB"; }
+
+// The rows of the comparison: a name and each measurement's value.
+struct Row {
+    std::string name;
+    std::function<std::string(const Measured&)> value;
+};
+
+const std::vector<Row>& rows()
+{
+    static const std::vector<Row> r = {
+        {"launches", [](const Measured& m) { return std::to_string(m.data.at("launches").size()); }},
+        {"active lanes per warp instruction (of 32)",
+         [](const Measured& m) { return ratio(number(m.total, "lanes"), number(m.total, "instructions"), 1); }},
+        {"warps at work per block, over its steps", [](const Measured& m) { return ratio(number(m.total, "warps"), m.grid, 1); }},
+        {"shared memory: requests per block", [](const Measured& m) { return ratio(number(m.total, "shared_requests"), m.grid, 1); }},
+        {"shared memory: wavefronts per request (1: no bank conflict)",
+         [](const Measured& m) { return ratio(number(m.total, "shared_wavefronts"), number(m.total, "shared_requests")); }},
+        {"device memory: sectors per request",
+         [](const Measured& m) { return ratio(number(m.total, "global_sectors"), number(m.total, "global_requests")); }},
+        {"  the fewest its bytes fit in (coalesced)",
+         [](const Measured& m) { return ratio(number(m.total, "global_least_sectors"), number(m.total, "global_requests")); }},
+        {"device memory: read", [](const Measured& m) { return megabytes(number(m.total, "global_read")); }},
+        {"device memory: written", [](const Measured& m) { return megabytes(number(m.total, "global_written")); }},
+        {"__syncthreads() per block", [](const Measured& m) { return ratio(number(m.total, "barriers"), m.grid, 1); }},
+        {"warp calls (__syncwarp, shuffles)",
+         [](const Measured& m) { return fixed(number(m.total, "warp_syncs") + number(m.total, "shuffles"), 0); }},
+    };
+    return r;
+}
+
+// file:line of each code address of the sites, by addr2line (one call per module); "" where it
+// cannot say.
+std::map<std::pair<std::string, unsigned long long>, std::string> source_lines(const std::vector<const json*>& sites,
+                                                                               const std::string& scratch)
+{
+    std::map<std::string, std::vector<unsigned long long>> by_module;
+    for (const json* site : sites)
+        if (!site->value("module", "").empty()) by_module[site->value("module", "")].push_back(site->value("offset", 0ull));
+    std::map<std::pair<std::string, unsigned long long>, std::string> lines;
+    for (const auto& [module, offsets] : by_module) {
+        std::vector<std::string> command{"addr2line", "-e", module};
+        for (const unsigned long long offset : offsets) {
+            char text[32];
+            std::snprintf(text, sizeof text, "0x%llx", offset);
+            command.push_back(text);
+        }
+        process::Options options;
+        options.search_path = true;
+        options.output = scratch;
+        if (process::exit_code(process::run(command, options)) != 0) continue;
+        std::istringstream out(read_file(scratch));
+        std::string line;
+        for (const unsigned long long offset : offsets) {
+            if (!std::getline(out, line)) break;
+            if (const auto at = line.find(" (discriminator"); at != std::string::npos) line.erase(at);
+            lines[{module, offset}] = line.empty() || line[0] == '?' ? "" : line;
+        }
+    }
+    return lines;
+}
+
+// What the student's numbers say, in words, against the reference's where there is one.
+std::vector<std::string> lessons(const Measured& yours, const Measured* reference, const RungInfo& rung)
+{
+    struct Figures {
+        double lanes = 0, wavefronts = 1, sectors = 0, least = 0, warps = 0, read = 0;
+    };
+    const auto figures = [](const Measured& m) {
+        const json& t = m.total;
+        Figures f;
+        if (number(t, "instructions") > 0) f.lanes = number(t, "lanes") / number(t, "instructions");
+        if (number(t, "shared_requests") > 0) f.wavefronts = number(t, "shared_wavefronts") / number(t, "shared_requests");
+        if (number(t, "global_requests") > 0) {
+            f.sectors = number(t, "global_sectors") / number(t, "global_requests");
+            f.least = number(t, "global_least_sectors") / number(t, "global_requests");
+        }
+        if (m.grid > 0) f.warps = number(t, "warps") / m.grid;
+        f.read = number(t, "global_read");
+        return f;
+    };
+    const Figures y = figures(yours);
+    const Figures r = reference ? figures(*reference) : Figures{};
+    // Whether the reference shows the same: then it is what a later rung removes, not a mistake.
+    const auto too = [&](bool reference_has_it) {
+        if (!reference) return std::string();
+        return reference_has_it ? " The reference of rung " + rung.number + " has it too: a later rung removes it."
+                                : " The reference of rung " + rung.number + " does not: this is yours to fix.";
+    };
+    std::vector<std::string> said;
+    if (y.lanes > 0 && y.lanes < 16)
+        said.push_back("Idle lanes: a warp instruction has " + fixed(y.lanes) +
+                       " of its 32 lanes active on average. Threads that skip a step (an if on the thread index) still "
+                       "hold their warp; keep the working threads together in as few warps as possible." +
+                       too(r.lanes > 0 && r.lanes < 16));
+    if (y.wavefronts > 1.05)
+        said.push_back("Bank conflicts: each shared-memory request takes " + fixed(y.wavefronts, 2) +
+                       " wavefronts, where 1 is conflict-free: lanes of a warp reach different words of the same bank "
+                       "(a stride of 2 or more words). Consecutive lanes on consecutive words avoid it." +
+                       too(r.wavefronts > 1.05));
+    const auto scattered = [](const Figures& f) { return f.least > 0 && f.sectors > 1.25 * f.least + 0.5; };
+    if (scattered(y))
+        said.push_back("Scattered loads: " + fixed(y.sectors, 2) + " 32-byte sectors per device-memory request, where " +
+                       fixed(y.least, 2) +
+                       " would hold its bytes: lanes of a warp read far-apart addresses; consecutive threads should "
+                       "read consecutive elements." +
+                       too(scattered(r)));
+    if (reference) {
+        if (r.warps > 0 && y.warps > 1.2 * r.warps)
+            said.push_back("Your blocks put " + fixed(y.warps) + " warps to work over their steps, the reference " +
+                           fixed(r.warps) + ": more warps busy for the same sum.");
+        if (r.read > 0 && y.read > 1.2 * r.read)
+            said.push_back("Your kernel reads " + megabytes(y.read) + " of device memory where the reference reads " +
+                           megabytes(r.read) + ".");
+        if (said.empty()) said.push_back("Your numbers match the reference's: what rung " + rung.number + " teaches is in place.");
+    } else if (said.empty()) {
+        said.push_back("No idle lanes, bank conflicts or scattered loads stand out.");
+    }
+    return said;
+}
+
+void print_steps(const Measured& yours)
+{
+    // The launch with the most steps (a tree), each of its steps.
+    const json* launch = nullptr;
+    for (const json& l : yours.data.at("launches"))
+        if (!launch || l.at("steps").size() > launch->at("steps").size()) launch = &l;
+    if (!launch) return;
+    const double grid = launch->at("grid").get<double>();
+    std::printf("\nStep by step, yours (%s, %g blocks; a step ends at a __syncthreads()):\n",
+                launch->at("kernel").get<std::string>().c_str(), grid);
+    std::printf("  %4s  %13s  %11s  %15s  %15s  %20s\n", "step", "warps/block", "lanes/instr", "shared req/blk",
+                "wavefronts/req", "sectors/req (fewest)");
+    int k = 0;
+    for (const json& s : launch->at("steps")) {
+        if (k == 24) {
+            std::printf("  ... (%zu steps in all)\n", launch->at("steps").size());
+            break;
+        }
+        std::printf("  %4d  %13s  %11s  %15s  %15s  %20s\n", k++, ratio(number(s, "warps"), grid, 1).c_str(),
+                    ratio(number(s, "lanes"), number(s, "instructions"), 1).c_str(),
+                    ratio(number(s, "shared_requests"), grid, 1).c_str(),
+                    ratio(number(s, "shared_wavefronts"), number(s, "shared_requests")).c_str(),
+                    (number(s, "global_requests") > 0 ? ratio(number(s, "global_sectors"), number(s, "global_requests")) + " of " +
+                                                             ratio(number(s, "global_least_sectors"), number(s, "global_requests"))
+                                                       : std::string("-"))
+                        .c_str());
+    }
+}
+
+void print_costly_lines(const Measured& yours, const std::string& exercise, const std::string& scratch)
+{
+    struct Costly {
+        double excess = 0, sectors = 0, idle = 0;
+        std::string line;
+        double cost() const { return excess + sectors + idle; }
+    };
+    std::map<std::string, Costly> by_line;
+    std::vector<const json*> sites;
+    for (const json& l : yours.data.at("launches"))
+        for (const json& site : l.at("sites")) sites.push_back(&site);
+    const auto lines_of = source_lines(sites, scratch);
+    for (const json& l : yours.data.at("launches"))
+        for (const json& site : l.at("sites")) {
+            const json& c = site.at("counts");
+            const auto found = lines_of.find({site.value("module", ""), site.value("offset", 0ull)});
+            const std::string line = found == lines_of.end() ? "" : found->second;
+            if (line.find(fs::path(exercise).filename().string()) == std::string::npos) continue;  // the kit's own code
+            Costly& k = by_line[line];
+            k.line = line;
+            k.excess += number(c, "shared_wavefronts") - number(c, "shared_requests");
+            k.sectors += number(c, "global_sectors") - number(c, "global_least_sectors");
+            k.idle += 32 * number(c, "instructions") - number(c, "lanes");
+        }
+    std::vector<Costly> lines;
+    for (auto& [line, c] : by_line) lines.push_back(c);
+    std::sort(lines.begin(), lines.end(), [](const Costly& a, const Costly& b) { return a.cost() > b.cost(); });
+    if (lines.empty()) return;
+    std::printf("\nYour lines that cost the most: wavefronts beyond one per shared request (bank conflicts), sectors\n"
+                "beyond the fewest (scattered loads), lane slots left idle in warp instructions:\n");
+    std::printf("  %-36s %18s %18s %18s\n", "", "extra wavefronts", "extra sectors", "idle lane slots");
+    for (std::size_t i = 0; i < lines.size() && i < 4; ++i) {
+        if (lines[i].cost() <= 0) break;
+        std::string shown = lines[i].line;
+        if (const auto at = shown.find("exercises/"); at != std::string::npos) shown = shown.substr(at);
+        std::printf("  %-36s %18.0f %18.0f %18.0f\n", shown.c_str(), lines[i].excess, lines[i].sectors, lines[i].idle);
+    }
+}
+
+}  // namespace
+
+int explain(const Kit& kit, const std::string& key, const std::string& n, const std::string& block, const std::string& json_out)
+{
+    const RungInfo* rung = key.empty() ? current_rung(kit) : &Registry::kit().get(key);
+    if (!rung) {
+        say("Every rung is done: ./lab explain NN measures any of them.");
+        return 0;
+    }
+    const std::string exercise = exercise_file(kit, *rung);
+    if (const auto todos = find_todos(exercise); !todos.empty() && !todos_ignored()) {
+        std::cout << describe_todos(exercise, todos, rung->number);
+        return 1;
+    }
+    kit.require_toolchain();
+    const auto& all = Registry::kit().rungs();
+    const auto here = std::find_if(all.begin(), all.end(), [&](const RungInfo& r) { return r.id == rung->id; });
+    const RungInfo* previous = here == all.begin() ? nullptr : &*(here - 1);
+    const bool references = !kit.is_release() && fs::exists(kit.root + "/solutions/" + rung->id + ".cu");
+    std::vector<std::string> targets{"lab-explain-" + rung->id};
+    if (references) {
+        targets.push_back("lab-explain-reference-" + rung->id);
+        if (previous) targets.push_back("lab-explain-reference-" + previous->id);
+    }
+    kit.build_quietly(kPreset, targets, kit.tree(kPreset) + "/build-explain-" + rung->id + ".log");
+    std::vector<std::string> args;
+    if (!n.empty()) args.insert(args.end(), {"--n", n});
+    if (!block.empty()) args.insert(args.end(), {"--block", block});
+    std::vector<Measured> measured{measure(kit, "yours", "lab-explain-" + rung->id, args)};
+    if (references) {
+        measured.push_back(measure(kit, "reference " + rung->number, "lab-explain-reference-" + rung->id, args));
+        if (previous) measured.push_back(measure(kit, "reference " + previous->number, "lab-explain-reference-" + previous->id, args));
+    }
+    const Measured& yours = measured.front();
+    const json& d = yours.data;
+    if (!d.value("instrumented", false))
+        throw Failure("lab-explain-" + rung->id + " ran no instrumented code: its build lost the explain flags (see " +
+                      kit.tree(kPreset) + "/build-explain-" + rung->id + ".log)");
+    std::printf("%s: %s, measured on the CPU backend: n = %s, blocks of %s (%s), op %s\n", rung->id.c_str(),
+                exercise.substr(kit.root.size() + 1).c_str(), d.at("n").dump().c_str(), d.at("block").dump().c_str(),
+                d.value("variant", "").empty() ? (d.at("grid").dump() + " blocks").c_str()
+                                               : ("scheme " + d.value("variant", "")).c_str(),
+                d.value("op", "").c_str());
+    std::printf("The kit's model of a GPU from every load and store of your code (common/CPU_BACKEND.md, \"Measuring a kernel\"),\n"
+                "not a GPU's counters. Memory instructions only; a thread's local variables are registers.\n\n");
+    std::printf("  %-66s", "");
+    for (const Measured& m : measured) std::printf(" %16s", m.who.c_str());
+    std::printf("\n");
+    for (const Row& row : rows()) {
+        std::printf("  %-66s", row.name.c_str());
+        for (const Measured& m : measured) std::printf(" %16s", row.value(m).c_str());
+        std::printf("\n");
+    }
+    if (!references) std::printf("  (no reference beside it: a student release has no solutions/)\n");
+    print_steps(yours);
+    print_costly_lines(yours, exercise, kit.tree(kPreset) + "/explain/addr2line.txt");
+    std::printf("\nWhat the numbers say:\n");
+    for (const std::string& line : lessons(yours, references ? &measured[1] : nullptr, *rung)) std::printf("  - %s\n", line.c_str());
+    if (!d.value("error", "").empty())
+        std::printf("\nYour kernel stopped with an error: %s. The numbers are what it did until then; ./lab check %s says more.\n",
+                    d.value("error", "").c_str(), rung->number.c_str());
+    if (!json_out.empty()) {
+        json all_json = json::object();
+        for (const Measured& m : measured) all_json[m.who] = m.data;
+        std::ofstream(json_out) << all_json.dump(1) << "\n";
+        std::printf("\nEvery number: %s\n", json_out.c_str());
+    }
+    return d.value("error", "").empty() ? 0 : 1;
+}
+
+}  // namespace lab::cli

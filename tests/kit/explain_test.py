@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Kit.Explain: the CPU backend's measurements for ./lab explain (lab/cpu/explain.hpp), on the
+references of rungs 01-03 and a planted mistake, against numbers worked out by hand.
+
+    explain_test.py TOOLS_DIR    (build/cpu-solutions/common/tools: lab-explain-NN, the references)
+
+Rung 03 at n = 2^20, blocks of 256 (4096 blocks). Per block: 8 warps store their element into shared
+memory (8 requests); the tree's steps with stride 128, 64, 32 have 4, 2, 1 warps at work and then
+one warp for strides 16..1, each warp making 2 shared requests a step (partial[tid + stride] read,
+partial[tid] updated in place: GCC's instrumentation checks an address once per straight-line
+block, so the read and the write of `+=` count once); thread 0 reads partial[0]: 8 + 2 * (4 + 2 +
+1 + 5) + 1 = 33 requests, every one conflict-free. The device reads: 8 warps of 32 lanes x 4 bytes,
+4 sectors each.
+Rung 02 indexes slot 2 * stride * tid: at stride s the lanes of a warp reach words 2s apart, which
+fall on 32 / 2s banks, so 2s lanes share a bank: 2-way at stride 1, 4-way at 2, 8-way at 4, and
+from there as many ways as the warp has working lanes on one bank (8, 8, then 4, 2, 1 as the lanes
+thin out), then 1 for thread 0's last read.
+Rung 01 keeps the working threads spread over every warp: few active lanes per instruction.
+Rung 08 reads its input as int4 (16 bytes a lane), which the host compiler splits into four 4-byte
+loads: rejoined, its loads use every byte of the sectors they touch.
+The planted mistake reads rung 03's input transposed (lane k of a warp reads element k * n / 32):
+32 sectors per request where 4 would do.
+"""
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+
+SCRATCH = tempfile.mkdtemp(prefix="lab-explain-test-")
+
+
+def fail(message):
+    print("FAILED: " + message, file=sys.stderr)
+    sys.exit(1)
+
+
+def measure(tools, program):
+    out = Path(SCRATCH) / f"{program}.json"
+    done = subprocess.run([str(tools / program), "--json", str(out)], capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        fail(f"{program} exited with {done.returncode}: {done.stdout}{done.stderr}")
+    data = json.loads(out.read_text())
+    if not data["instrumented"]:
+        fail(f"{program} ran no instrumented code")
+    if len(data["launches"]) != 1:
+        fail(f"{program}: {len(data['launches'])} launches")
+    return data["launches"][0]
+
+
+def per_step(launch, key_a, key_b):
+    return [round(s[key_a] / s[key_b], 2) if s[key_b] else None for s in launch["steps"]]
+
+
+def main():
+    tools = Path(sys.argv[1])
+    r01 = measure(tools, "lab-explain-01_interleaved")
+    r02 = measure(tools, "lab-explain-02_strided_index")
+    r03 = measure(tools, "lab-explain-03_sequential")
+    planted = measure(tools, "lab-explain-mutant-03_scattered_loads")
+    r08 = measure(tools, "lab-explain-08_warp_shuffle")
+    blocks = 4096
+    t03 = r03["total"]
+    checks = [
+        ("03: shared requests per block", t03["shared_requests"] / blocks, 33),
+        ("03: wavefronts per shared request", t03["shared_wavefronts"] / t03["shared_requests"], 1),
+        ("03: device loads per block", sum(s["global_requests"] for s in r03["steps"][:1]) / blocks, 8),
+        ("03: sectors per load", r03["steps"][0]["global_sectors"] / r03["steps"][0]["global_requests"], 4),
+        ("03: bytes read", t03["global_read"], 4 << 20),
+        ("03: barriers per block", t03["barriers"] / blocks, 9),
+        ("02: wavefronts per request, step by step", per_step(r02, "shared_wavefronts", "shared_requests"),
+         [1, 2, 4, 8, 8, 8, 4, 2, 1, 1]),
+        ("02: shared requests per block", r02["total"]["shared_requests"] / blocks, 33),
+        ("01: wavefronts per shared request", r01["total"]["shared_wavefronts"] / r01["total"]["shared_requests"], 1),
+        ("03: the fewest sectors per load", r03["steps"][0]["global_least_sectors"] / r03["steps"][0]["global_requests"], 4),
+        ("planted: sectors per load", planted["steps"][0]["global_sectors"] / planted["steps"][0]["global_requests"], 32),
+        ("planted: the fewest sectors per load", planted["steps"][0]["global_least_sectors"] / planted["steps"][0]["global_requests"], 4),
+        ("08: sectors per load against the fewest (its int4 loads, split by the host compiler, rejoined)",
+         round(r08["total"]["global_sectors"] / r08["total"]["global_least_sectors"], 2), 1),
+        ("planted: shared requests per block, as 03", planted["total"]["shared_requests"] / blocks, 33),
+    ]
+    for name, got, want in checks:
+        if got != want:
+            fail(f"{name}: {got}, by hand {want}")
+    lanes = {name: t["lanes"] / t["instructions"] for name, t in (("01", r01["total"]), ("02", r02["total"]), ("03", t03))}
+    if not (lanes["01"] < 12 < 20 < lanes["02"] and abs(lanes["02"] - lanes["03"]) < 0.01):
+        fail(f"active lanes per instruction: {lanes} (01 spreads its threads: under 12; 02 and 03 alike, over 20)")
+    warps = {name: t["warps"] / blocks for name, t in (("01", r01["total"]), ("03", t03))}
+    if warps["01"] < 2 * warps["03"]:
+        fail(f"warps at work per block: {warps} (01 keeps every warp busy at every step)")
+    print(f"03: 33 shared requests per block, conflict-free; 02: wavefronts per request by step "
+          f"{per_step(r02, 'shared_wavefronts', 'shared_requests')}; lanes per instruction "
+          f"{ {k: round(v, 1) for k, v in lanes.items()} }; the planted transposed read: 32 sectors per load")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    finally:
+        shutil.rmtree(SCRATCH, ignore_errors=True)
