@@ -4,6 +4,8 @@ references of rungs 01-03 and a planted mistake, against numbers worked out by h
 
     explain_test.py TOOLS_DIR    (build/cpu-solutions/common/tools: lab-explain-NN, the references)
 
+Each program's JSON is checked against grader/schemas/explain.schema.json first.
+
 Rung 03 at n = 2^20, blocks of 256 (4096 blocks). Per block: 8 warps store their element into shared
 memory (8 requests); the tree's steps with stride 128, 64, 32 have 4, 2, 1 warps at work and then
 one warp for strides 16..1, each warp making 2 shared requests a step (partial[tid + stride] read,
@@ -29,7 +31,11 @@ import tempfile
 from pathlib import Path
 
 
+import jsonschema
+
 SCRATCH = tempfile.mkdtemp(prefix="lab-explain-test-")
+SCHEMA = Path(__file__).resolve().parents[2] / "grader" / "schemas" / "explain.schema.json"
+VALIDATOR = jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text()))
 
 
 def fail(message):
@@ -43,6 +49,9 @@ def measure(tools, program):
     if done.returncode != 0:
         fail(f"{program} exited with {done.returncode}: {done.stdout}{done.stderr}")
     data = json.loads(out.read_text())
+    problems = [f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}" for e in VALIDATOR.iter_errors(data)]
+    if problems:
+        fail(f"{program}'s JSON does not match grader/schemas/explain.schema.json: " + "; ".join(problems[:5]))
     if not data["instrumented"]:
         fail(f"{program} ran no instrumented code")
     if len(data["launches"]) != 1:
