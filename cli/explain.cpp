@@ -34,6 +34,7 @@ constexpr const char* kPreset = "cpu-exercises";
 
 struct Measured {
     std::string who;  // "yours", "reference 03", ...
+    std::string file;  // lab-explain's JSON
     json data;        // lab-explain's JSON
     json total;       // every launch's counts added
     double grid = 0;  // blocks over every launch
@@ -66,6 +67,7 @@ Measured measure(const Kit& kit, const std::string& who, const std::string& prog
     const int code = process::exit_code(process::run(command, options));
     Measured m;
     m.who = who;
+    m.file = out;
     try {
         m.data = json::parse(read_file(out));
     } catch (const std::exception&) {
@@ -209,6 +211,33 @@ std::vector<std::string> lessons(const Measured& yours, const Measured* referenc
     return said;
 }
 
+// What changed from the previous rung's reference to this one's, per 1,000 elements: what the rung
+// teaches, in numbers.
+std::string since_previous(const Measured& reference, const Measured& previous, const std::string& previous_number)
+{
+    const double n = reference.data.at("n").get<double>(), n_before = previous.data.at("n").get<double>();
+    struct Figure {
+        const char* name;
+        double now, before;
+    };
+    const auto per_k = [](const Measured& m, const char* key, double elements) { return 1000.0 * number(m.total, key) / elements; };
+    const std::vector<Figure> figures = {
+        {"warp instructions", per_k(reference, "instructions", n), per_k(previous, "instructions", n_before)},
+        {"warps at work", per_k(reference, "warps", n), per_k(previous, "warps", n_before)},
+        {"shared-memory wavefronts", per_k(reference, "shared_wavefronts", n), per_k(previous, "shared_wavefronts", n_before)},
+        {"device-memory sectors", per_k(reference, "global_sectors", n), per_k(previous, "global_sectors", n_before)},
+        {"__syncthreads() of a block", per_k(reference, "barriers", n), per_k(previous, "barriers", n_before)},
+        {"warp calls", per_k(reference, "warp_syncs", n) + per_k(reference, "shuffles", n),
+         per_k(previous, "warp_syncs", n_before) + per_k(previous, "shuffles", n_before)},
+    };
+    std::string changed;
+    for (const Figure& f : figures) {
+        if (std::abs(f.now - f.before) <= 0.1 * std::max(f.now, f.before) || std::max(f.now, f.before) < 0.05) continue;
+        changed += std::string(changed.empty() ? "" : "; ") + f.name + " " + fixed(f.before) + " -> " + fixed(f.now);
+    }
+    return changed.empty() ? "" : "From rung " + previous_number + "'s reference to this rung's, per 1,000 elements: " + changed + ".";
+}
+
 void print_steps(const Measured& yours)
 {
     // The launch with the most steps (a tree), each of its steps.
@@ -279,7 +308,8 @@ void print_costly_lines(const Measured& yours, const std::string& exercise, cons
 
 }  // namespace
 
-int explain(const Kit& kit, const std::string& key, const std::string& n, const std::string& block, const std::string& json_out)
+int explain(const Kit& kit, const std::string& key, const std::string& n, const std::string& block, const std::string& json_out,
+            const std::string& html_out)
 {
     const RungInfo* rung = key.empty() ? current_rung(kit) : &Registry::kit().get(key);
     if (!rung) {
@@ -335,9 +365,21 @@ int explain(const Kit& kit, const std::string& key, const std::string& n, const 
     print_costly_lines(yours, exercise, kit.tree(kPreset) + "/explain/addr2line.txt");
     std::printf("\nWhat the numbers say:\n");
     for (const std::string& line : lessons(yours, references ? &measured[1] : nullptr, *rung)) std::printf("  - %s\n", line.c_str());
+    if (measured.size() == 3)
+        if (const std::string since = since_previous(measured[1], measured[2], previous->number); !since.empty())
+            std::printf("  - %s\n", since.c_str());
     if (!d.value("error", "").empty())
         std::printf("\nYour kernel stopped with an error: %s. The numbers are what it did until then; ./lab check %s says more.\n",
                     d.value("error", "").c_str(), rung->number.c_str());
+    if (!html_out.empty()) {
+        std::vector<std::string> command{kit.tool(kPreset, "common/tools/lab-explain-" + rung->id), "--page", html_out};
+        for (const Measured& m : measured) command.push_back(m.who + "=" + m.file);
+        process::Options options;
+        options.output = kit.tree(kPreset) + "/explain/page.log";
+        if (process::exit_code(process::run(command, options)) != 0)
+            throw Failure("the page could not be written: " + read_file(options.output), 1);
+        std::printf("\nThe pictures (block 0's threads and banks, step by step, beside the references): %s\n", html_out.c_str());
+    }
     if (!json_out.empty()) {
         json all_json = json::object();
         for (const Measured& m : measured) all_json[m.who] = m.data;

@@ -1,10 +1,13 @@
 // Kit tool (CPU backend): one rung's kernel run once at a teaching size with its memory accesses
 // measured (lab/cpu/explain.hpp), written as JSON for `./lab explain` (cli/explain.cpp).
 //   lab-explain-NN [--n N] [--block B] [--op OP] [--dtype int|float] --json FILE
+//   lab-explain-NN --page OUT.html NAME=FILE.json ...   the pictures of earlier measurements, side
+//                                                       by side (./lab explain --html)
 // Built per rung from a kernel file compiled with the explain flags (cmake/LabRungs.cmake). The
 // answer is not checked here: a kernel that gives a wrong answer is still measured (./lab check
 // says whether it is right). A kernel that fails (a fault, a hang past the launch limit) is
 // reported in the JSON ("error") with what was measured up to then, and the exit status is 1.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -48,6 +51,149 @@ json counts_json(const explain::Counts& c)
             {"shuffles", c.shuffles}};
 }
 
+std::string escape(const std::string& text)
+{
+    std::string out;
+    for (const char c : text) {
+        if (c == '&') out += "&amp;";
+        else if (c == '<') out += "&lt;";
+        else if (c == '>') out += "&gt;";
+        else if (c == '"') out += "&quot;";
+        else out += c;
+    }
+    return out;
+}
+
+std::string fixed(double value, int digits)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.*f", digits, value);
+    return text;
+}
+
+// The launch a picture shows: the one with the most steps (a tree), the first on a tie.
+const json* main_launch(const json& measured)
+{
+    const json* best = nullptr;
+    for (const json& l : measured.at("launches"))
+        if (!best || l.at("steps").size() > best->at("steps").size()) best = &l;
+    return best;
+}
+
+// Block 0's threads, step by step: a cell per thread, warps side by side. Green: it touched memory
+// in the step; red: it did not, though its warp did (a lane slot the warp spends idle); grey: its
+// whole warp did nothing (no cost).
+std::string lanes_svg(const json& launch)
+{
+    const json& steps = launch.at("block0");
+    const unsigned threads = launch.at("block").get<unsigned>();
+    const unsigned warps = (threads + 31) / 32;
+    const double cell = std::max(1.0, std::min(6.0, 760.0 / (threads + 2.0 * warps)));
+    const double gap = 2, row = 14, left = 56;
+    const double width = left + warps * (32 * cell + gap) + 4, height = 18 + row * static_cast<double>(steps.size());
+    std::string svg = "<svg class=\"lanes\" width=\"" + fixed(width, 0) + "\" height=\"" + fixed(height, 0) +
+                      "\" role=\"img\" aria-label=\"block 0's threads by step\">";
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+        const std::string active = steps[k].at("active").get<std::string>();
+        const double y = 14 + row * static_cast<double>(k);
+        svg += "<text x=\"0\" y=\"" + fixed(y + 10, 0) + "\" font-size=\"11\">step " + std::to_string(k) + "</text>";
+        for (unsigned w = 0; w < warps; ++w) {
+            bool any = false;
+            for (unsigned t = w * 32; t < std::min(threads, w * 32 + 32) && t < active.size(); ++t) any |= active[t] == '1';
+            const double x0 = left + w * (32 * cell + gap);
+            if (!any) {
+                svg += "<rect class=\"quiet\" x=\"" + fixed(x0, 1) + "\" y=\"" + fixed(y, 0) + "\" width=\"" + fixed(32 * cell, 1) +
+                       "\" height=\"" + fixed(row - 3, 0) + "\" fill=\"#e8e8e8\"/>";
+                continue;
+            }
+            for (unsigned t = w * 32; t < std::min(threads, w * 32 + 32); ++t) {
+                const bool on = t < active.size() && active[t] == '1';
+                svg += "<rect class=\"" + std::string(on ? "busy" : "idle") + "\" x=\"" + fixed(x0 + (t - w * 32) * cell, 1) +
+                       "\" y=\"" + fixed(y, 0) + "\" width=\"" + fixed(cell, 1) + "\" height=\"" + fixed(row - 3, 0) +
+                       "\" fill=\"" + (on ? "#2a8a4a" : "#e0524f") + "\"/>";
+            }
+        }
+    }
+    return svg + "</svg>";
+}
+
+// Block 0's bank conflicts, step by step: per bank, the most words one shared instruction wanted
+// from it (1: no conflict; n: an n-way conflict, n wavefronts).
+std::string banks_svg(const json& launch)
+{
+    const json& steps = launch.at("block0");
+    const double cell = 18, left = 56, row = 16;
+    const double width = left + 32 * cell + 4, height = 30 + row * static_cast<double>(steps.size());
+    std::string svg = "<svg class=\"banks\" width=\"" + fixed(width, 0) + "\" height=\"" + fixed(height, 0) +
+                      "\" role=\"img\" aria-label=\"bank conflicts by step and bank\">";
+    for (int b = 0; b < 32; b += 4)
+        svg += "<text x=\"" + fixed(left + b * cell + 2, 0) + "\" y=\"10\" font-size=\"10\">" + std::to_string(b) + "</text>";
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+        const double y = 14 + row * static_cast<double>(k);
+        svg += "<text x=\"0\" y=\"" + fixed(y + 11, 0) + "\" font-size=\"11\">step " + std::to_string(k) + "</text>";
+        const json& ways = steps[k].at("ways");
+        for (std::size_t b = 0; b < ways.size() && b < 32; ++b) {
+            const unsigned n = ways[b].get<unsigned>();
+            const char* colour = n == 0 ? "#ffffff" : n == 1 ? "#d6ecd2" : n == 2 ? "#fbe3a1" : n <= 4 ? "#f6a355" : n <= 8 ? "#e4572e" : "#9e1b1b";
+            svg += "<rect class=\"bank\" data-ways=\"" + std::to_string(n) + "\" x=\"" + fixed(left + b * cell, 0) + "\" y=\"" +
+                   fixed(y, 0) + "\" width=\"" + fixed(cell - 1, 0) + "\" height=\"" + fixed(row - 1, 0) + "\" fill=\"" + colour +
+                   "\" stroke=\"#ccc\"/>";
+            if (n > 1)
+                svg += "<text x=\"" + fixed(left + b * cell + cell / 2, 0) + "\" y=\"" + fixed(y + 11, 0) +
+                       "\" font-size=\"9\" text-anchor=\"middle\">" + std::to_string(n) + "</text>";
+        }
+    }
+    return svg + "</svg>";
+}
+
+// ./lab explain --html: a page with each measurement side by side (yours, the references).
+std::string page(const std::vector<std::pair<std::string, json>>& measured)
+{
+    const json& first = measured.front().second;
+    std::string html =
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>./lab explain " + escape(first.value("rung", "")) +
+        "</title><style>body{font-family:sans-serif;margin:1.5em}.side{display:flex;flex-wrap:wrap;gap:2em}"
+        "section{flex:1 1 40em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}"
+        "th{text-align:center}.key span{display:inline-block;width:1em;height:1em;vertical-align:middle;margin:0 .3em}</style>"
+        "</head><body>\n<h1>Why is " + escape(first.value("rung", "")) + " slow? Measured</h1>\n<p>n = " +
+        first.at("n").dump() + ", blocks of " + first.at("block").dump() + ", op " + escape(first.value("op", "")) +
+        ", on the kit's CPU backend: its model of a GPU from every load and store of the code (common/CPU_BACKEND.md, "
+        "\"Measuring a kernel\"), not a GPU's counters.</p>\n<p class=\"key\">Threads of block 0: <span style=\"background:"
+        "#2a8a4a\"></span>touched memory in the step <span style=\"background:#e0524f\"></span>idle while its warp worked (a "
+        "wasted lane) <span style=\"background:#e8e8e8\"></span>a whole warp idle (free). Banks: the most words one shared "
+        "instruction asked of the bank: <span style=\"background:#d6ecd2\"></span>1, no conflict <span style=\"background:"
+        "#fbe3a1\"></span>2 <span style=\"background:#f6a355\"></span>3-4 <span style=\"background:#e4572e\"></span>5-8 "
+        "<span style=\"background:#9e1b1b\"></span>more.</p>\n<div class=\"side\">\n";
+    for (const auto& [who, m] : measured) {
+        const json* launch = main_launch(m);
+        html += "<section><h2>" + escape(who) + "</h2>\n<p>" + escape(m.value("source", "")) + "</p>\n";
+        if (!m.value("error", "").empty()) html += "<p><strong>It stopped: " + escape(m.value("error", "")) + "</strong></p>\n";
+        if (!launch) {
+            html += "<p>No launch was measured.</p></section>\n";
+            continue;
+        }
+        html += "<p>" + escape(launch->value("kernel", "")) + ", " + launch->at("grid").dump() + " blocks of " +
+                launch->at("block").dump() + "</p>\n<h3>Block 0's threads, step by step</h3>\n" + lanes_svg(*launch) +
+                "\n<h3>Block 0's shared-memory banks, step by step</h3>\n" + banks_svg(*launch) +
+                "\n<h3>Every block, step by step</h3>\n<table><tr><th>step</th><th>warps at work per block</th><th>active lanes per "
+                "instruction</th><th>wavefronts per shared request</th><th>sectors per device request (fewest)</th></tr>\n";
+        const double grid = launch->at("grid").get<double>();
+        std::size_t k = 0;
+        for (const json& s : launch->at("steps")) {
+            const auto ratio = [&](const char* a, const char* b) {
+                const double d = s.value(b, 0.0);
+                return d > 0 ? fixed(s.value(a, 0.0) / d, 2) : std::string("-");
+            };
+            html += "<tr><td>" + std::to_string(k++) + "</td><td>" + fixed(s.value("warps", 0.0) / std::max(1.0, grid), 1) +
+                    "</td><td>" + ratio("lanes", "instructions") + "</td><td>" + ratio("shared_wavefronts", "shared_requests") +
+                    "</td><td>" + ratio("global_sectors", "global_requests") + " (" + ratio("global_least_sectors", "global_requests") +
+                    ")</td></tr>\n";
+        }
+        html += "</table></section>\n";
+    }
+    return html + "</div>\n</body></html>\n";
+}
+
 template <typename T>
 std::string run(const lab::RungInfo& rung, const lab::RungBinding& binding, lab::Op op, std::size_t n, unsigned block,
                 lab::LaunchPlan& plan)
@@ -78,6 +224,25 @@ std::string run(const lab::RungInfo& rung, const lab::RungBinding& binding, lab:
 
 int main(int argc, char** argv)
 {
+    // --page OUT.html NAME=FILE.json ...: the page of measurements made before; no kernel runs.
+    if (argc >= 4 && std::string(argv[1]) == "--page") {
+        std::vector<std::pair<std::string, json>> measured;
+        try {
+            for (int i = 3; i < argc; ++i) {
+                const std::string a = argv[i];
+                const auto eq = a.find('=');
+                if (eq == std::string::npos) throw std::runtime_error("expected NAME=FILE.json, got " + a);
+                std::ifstream in(a.substr(eq + 1));
+                if (!in) throw std::runtime_error("cannot read " + a.substr(eq + 1));
+                measured.emplace_back(a.substr(0, eq), json::parse(in));
+            }
+            std::ofstream(argv[2]) << page(measured);
+        } catch (const std::exception& e) {
+            std::cerr << "lab-explain --page: " << e.what() << "\n";
+            return 2;
+        }
+        return 0;
+    }
     std::size_t n = std::size_t{1} << 20;
     unsigned block = 256;
     std::string op_name, dtype_name = "int", json_path;
@@ -123,6 +288,8 @@ int main(int argc, char** argv)
             json launch = {{"kernel", l.kernel}, {"grid", l.grid}, {"block", l.block}, {"total", counts_json(l.total)},
                            {"steps", json::array()}, {"sites", json::array()}};
             for (const explain::Counts& s : l.steps) launch["steps"].push_back(counts_json(s));
+            launch["block0"] = json::array();
+            for (const explain::BlockStep& b : l.block0) launch["block0"].push_back({{"active", b.active}, {"ways", b.ways}});
             for (const explain::Site& s : l.sites)
                 launch["sites"].push_back({{"module", s.module}, {"offset", s.offset}, {"counts", counts_json(s.counts)}});
             out["launches"].push_back(std::move(launch));

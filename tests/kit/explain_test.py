@@ -4,7 +4,8 @@ references of rungs 01-03 and a planted mistake, against numbers worked out by h
 
     explain_test.py TOOLS_DIR    (build/cpu-solutions/common/tools: lab-explain-NN, the references)
 
-Each program's JSON is checked against grader/schemas/explain.schema.json first.
+Each program's JSON is checked against grader/schemas/explain.schema.json first. Then the page of
+pictures (./lab explain --html) of the three references.
 
 Rung 03 at n = 2^20, blocks of 256 (4096 blocks). Per block: 8 warps store their element into shared
 memory (8 requests); the tree's steps with stride 128, 64, 32 have 4, 2, 1 warps at work and then
@@ -63,6 +64,41 @@ def per_step(launch, key_a, key_b):
     return [round(s[key_a] / s[key_b], 2) if s[key_b] else None for s in launch["steps"]]
 
 
+def check_page(tools):
+    """./lab explain --html's page (lab-explain-NN --page) of the three references: rung 01's block 0
+    has lanes idle in working warps from step 1 and no bank conflict, 02 has 8-way conflicts, 03
+    neither; opened in headless Chromium where there is one, with no console message."""
+    page = Path(SCRATCH) / "explain.html"
+    done = subprocess.run([str(tools / "lab-explain-03_sequential"), "--page", str(page)] +
+                          [f"{name}={Path(SCRATCH) / (program + '.json')}" for name, program in
+                           (("01", "lab-explain-01_interleaved"), ("02", "lab-explain-02_strided_index"),
+                            ("03", "lab-explain-03_sequential"))],
+                          capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        fail(f"--page exited with {done.returncode}: {done.stderr}")
+    html = page.read_text()
+    sections = {s.split("</h2>")[0]: s for s in html.split("<section><h2>")[1:]}
+    if sorted(sections) != ["01", "02", "03"]:
+        fail(f"the page's sections: {sorted(sections)}")
+    idle = {k: v.count('class="idle"') for k, v in sections.items()}
+    eight = {k: v.count('data-ways="8"') for k, v in sections.items()}
+    # 01: at stride s, one thread in 2s works: every warp has idle lanes from step 1 (8 warps x 16 lanes, ...).
+    # 03 and 02: the working threads fill whole warps until fewer than 32 work (steps 4-9 of one warp).
+    if not (idle["01"] > 3 * idle["03"] > 0 and idle["02"] == idle["03"]):
+        fail(f"idle lane cells by section: {idle}")
+    if not (eight["02"] > 0 and eight["01"] == 0 and eight["03"] == 0):
+        fail(f"8-way bank cells by section: {eight}")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        print("(no Chromium here: the page was not opened in a browser)")
+        return
+    opened = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
+                             "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
+    console = [line for line in opened.stderr.splitlines() if ":CONSOLE" in line]
+    if opened.returncode != 0 or console or "<svg" not in opened.stdout:
+        fail(f"the page in Chromium: exit {opened.returncode}, console {console}")
+
+
 def main():
     tools = Path(sys.argv[1])
     r01 = measure(tools, "lab-explain-01_interleaved")
@@ -99,6 +135,7 @@ def main():
     warps = {name: t["warps"] / blocks for name, t in (("01", r01["total"]), ("03", t03))}
     if warps["01"] < 2 * warps["03"]:
         fail(f"warps at work per block: {warps} (01 keeps every warp busy at every step)")
+    check_page(tools)
     print(f"03: 33 shared requests per block, conflict-free; 02: wavefronts per request by step "
           f"{per_step(r02, 'shared_wavefronts', 'shared_requests')}; lanes per instruction "
           f"{ {k: round(v, 1) for k, v in lanes.items()} }; the planted transposed read: 32 sectors per load")

@@ -184,8 +184,15 @@ void rejoin_split_accesses(std::vector<Access>& accesses)
 }  // namespace
 
 void add_step(unsigned step, std::vector<Access>& accesses, std::uint64_t warp_syncs, std::uint64_t shuffles,
-              std::uint64_t barriers)
+              std::uint64_t barriers, unsigned detail_threads)
 {
+    BlockStep detail;
+    if (detail_threads) {
+        detail.active.assign(detail_threads, '0');
+        detail.ways.assign(32, 0);
+        for (const Access& a : accesses)
+            if (a.thread < detail_threads) detail.active[a.thread] = '1';
+    }
     // A warp instruction: the lanes of one warp at the same access (pc) made the same number of
     // times before in this step.
     std::sort(accesses.begin(), accesses.end(), [](const Access& a, const Access& b) {
@@ -227,9 +234,12 @@ void add_step(unsigned step, std::vector<Access>& accesses, std::uint64_t warp_s
                 c.shared_bytes += a.size;
             }
             std::uint64_t wavefronts = 1;
-            for (auto& w : words) {
+            for (std::size_t bank = 0; bank < 32; ++bank) {
+                auto& w = words[bank];
                 std::sort(w.begin(), w.end());
-                wavefronts = std::max<std::uint64_t>(wavefronts, static_cast<std::uint64_t>(std::unique(w.begin(), w.end()) - w.begin()));
+                const auto distinct = static_cast<unsigned>(std::unique(w.begin(), w.end()) - w.begin());
+                wavefronts = std::max<std::uint64_t>(wavefronts, distinct);
+                if (detail_threads) detail.ways[bank] = std::max(detail.ways[bank], distinct);
             }
             c.shared_requests = 1;
             c.shared_wavefronts = wavefronts;
@@ -256,6 +266,10 @@ void add_step(unsigned step, std::vector<Access>& accesses, std::uint64_t warp_s
     Launch& l = g_launches.back();
     if (l.steps.size() <= step) l.steps.resize(step + 1);
     l.steps[step].add(step_counts);
+    if (detail_threads) {
+        if (l.block0.size() <= step) l.block0.resize(step + 1);
+        l.block0[step] = std::move(detail);
+    }
     l.total.add(step_counts);
     for (const auto& [pc, counts] : sites) g_sites[pc].add(counts);
 }

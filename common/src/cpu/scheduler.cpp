@@ -403,6 +403,7 @@ private:
     // explain (lab/cpu/explain.hpp): the block's step in progress, while measuring.
     void end_step(std::uint64_t barriers);
     std::vector<explain::Access> accesses_;
+    bool first_block_ = false;  // the block in progress is block 0 (its steps are recorded in detail)
     std::unordered_map<std::uint64_t, unsigned> occurrences_;  // (thread, pc) -> accesses so far this step
     unsigned step_ = 0;
     std::uint64_t step_syncs_ = 0, step_shuffles_ = 0;
@@ -695,6 +696,7 @@ void Worker::run_block(std::size_t linear_block)
     order_.resize(thread_count_);
     for (unsigned t = 0; t < thread_count_; ++t) order_[t] = order == Schedule::reverse ? thread_count_ - 1 - t : t;
     step_ = 0;
+    first_block_ = linear_block == 0;
     accesses_.clear();
     occurrences_.clear();
     step_syncs_ = step_shuffles_ = 0;
@@ -1086,7 +1088,7 @@ void Worker::note_access(std::uintptr_t address, unsigned size, bool store, std:
 
 void Worker::end_step(std::uint64_t barriers)
 {
-    explain::add_step(step_, accesses_, step_syncs_, step_shuffles_, barriers);
+    explain::add_step(step_, accesses_, step_syncs_, step_shuffles_, barriers, first_block_ ? thread_count_ : 0);
     occurrences_.clear();
     step_syncs_ = step_shuffles_ = 0;
     step_ += barriers ? 1 : 0;

@@ -54,8 +54,10 @@ void launch_started(const std::string& kernel, unsigned grid, unsigned block);
 bool is_device(std::uintptr_t address);
 // One block's step (the accesses between two of its __syncthreads(), or to its end) and the
 // warp-level calls and barrier it made: added to the launch in progress. Clears `accesses`.
+// `detail_threads`: block 0's thread count, whose step is also kept in detail (Launch::block0);
+// 0 for every other block.
 void add_step(unsigned step, std::vector<Access>& accesses, std::uint64_t warp_syncs, std::uint64_t shuffles,
-              std::uint64_t barriers);
+              std::uint64_t barriers, unsigned detail_threads);
 }  // namespace explain
 
 }  // namespace lab::cpu

@@ -42,12 +42,19 @@ struct Site {
     Counts counts;
 };
 
+// Block 0's step in detail, for the pictures of ./lab explain --html.
+struct BlockStep {
+    std::string active;          // a character per thread: '1' where it made a memory access in the step
+    std::vector<unsigned> ways;  // per bank (32): the most words one shared instruction wanted from it
+};
+
 struct Launch {
     std::string kernel;
     unsigned grid = 0, block = 0;
     std::vector<Counts> steps;  // step k: after the block's k-th __syncthreads(), summed over the blocks
     Counts total;
     std::vector<Site> sites;    // by code address
+    std::vector<BlockStep> block0;
 };
 
 // Measures every launch from start() to stop(), on every worker.
