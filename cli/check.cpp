@@ -2,7 +2,8 @@
 // student's exercises, quietly, and hands it to the kit's case runner (lab-case check), which runs
 // the small cases first in one process and says what matters: the first failing case with its
 // likely cause and the command that runs it alone, or, once everything passes, the next rung. Its
-// verdict goes to .lab/progress/ for ./lab status.
+// verdict goes to .lab/progress/ for ./lab status. On the CPU backend a correct kernel is also
+// measured beside the reference (./lab explain), and check says where it misses the rung's lesson.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -45,7 +46,22 @@ int check(const Kit& kit, const std::string& key, const std::string& case_name)
         if (!said) say("(no GPU here: your kernel runs on the kit's CPU backend)");
         said = true;
     }
-    return check_rung(kit, *rung, case_name, "");
+    const int verdict = check_rung(kit, *rung, case_name, "");
+    // A correct kernel on the CPU backend (whose build tree explain shares): measured beside the
+    // reference, and a word where it misses what the rung teaches. Never changes the verdict.
+    if (verdict == 0 && case_name.empty() && kit.is_cpu(kit.preset_for("exercises"))) {
+        try {
+            const std::vector<std::string> gaps = lesson_gaps(kit, *rung);
+            if (!gaps.empty()) {
+                std::cout << "Correct, but measured beside the reference it misses what rung " << rung->number << " teaches:\n";
+                for (const std::string& gap : gaps) std::cout << "  - " << gap << "\n";
+                std::cout << "./lab explain " << rung->number << " shows where, line by line.\n";
+            }
+        } catch (const std::exception&) {
+            // The measurement is a hint: a failure to make it says nothing here (./lab explain says why).
+        }
+    }
+    return verdict;
 }
 
 }  // namespace lab::cli

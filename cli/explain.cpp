@@ -308,6 +308,40 @@ void print_costly_lines(const Measured& yours, const std::string& exercise, cons
 
 }  // namespace
 
+std::vector<std::string> lesson_gaps(const Kit& kit, const RungInfo& rung)
+{
+    if (kit.is_release() || !fs::exists(kit.root + "/solutions/" + rung.id + ".cu")) return {};
+    if (!find_todos(exercise_file(kit, rung)).empty()) return {};
+    kit.build_quietly(kPreset, {"lab-explain-" + rung.id, "lab-explain-reference-" + rung.id},
+                      kit.tree(kPreset) + "/build-explain-" + rung.id + ".log");
+    const Measured yours = measure(kit, "yours", "lab-explain-" + rung.id, {});
+    const Measured reference = measure(kit, "reference", "lab-explain-reference-" + rung.id, {});
+    const auto per = [](const Measured& m, const char* a, const char* b) {
+        return number(m.total, b) > 0 ? number(m.total, a) / number(m.total, b) : 0.0;
+    };
+    std::vector<std::string> gaps;
+    const double lanes = per(yours, "lanes", "instructions"), ref_lanes = per(reference, "lanes", "instructions");
+    if (lanes < 0.9 * ref_lanes)
+        gaps.push_back(fixed(lanes) + " active lanes per warp instruction, the reference " + fixed(ref_lanes) + " (idle lanes)");
+    const double wavefronts = per(yours, "shared_wavefronts", "shared_requests"),
+                 ref_wavefronts = per(reference, "shared_wavefronts", "shared_requests");
+    if (wavefronts > 1.1 * std::max(1.0, ref_wavefronts))
+        gaps.push_back(fixed(wavefronts, 2) + " wavefronts per shared-memory request, the reference " + fixed(ref_wavefronts, 2) +
+                       " (bank conflicts)");
+    const double scatter = per(yours, "global_sectors", "global_least_sectors"),
+                 ref_scatter = per(reference, "global_sectors", "global_least_sectors");
+    if (scatter > 1.25 * std::max(1.0, ref_scatter))
+        gaps.push_back(fixed(per(yours, "global_sectors", "global_requests"), 2) + " sectors per device-memory request where " +
+                       fixed(per(yours, "global_least_sectors", "global_requests"), 2) + " would do (scattered loads)");
+    const double warps = yours.grid > 0 ? number(yours.total, "warps") / yours.grid : 0;
+    const double ref_warps = reference.grid > 0 ? number(reference.total, "warps") / reference.grid : 0;
+    if (ref_warps > 0 && warps > 1.2 * ref_warps)
+        gaps.push_back(fixed(warps) + " warps at work per block, the reference " + fixed(ref_warps));
+    const double read = number(yours.total, "global_read"), ref_read = number(reference.total, "global_read");
+    if (ref_read > 0 && read > 1.2 * ref_read) gaps.push_back(megabytes(read) + " read from device memory, the reference " + megabytes(ref_read));
+    return gaps;
+}
+
 int explain(const Kit& kit, const std::string& key, const std::string& n, const std::string& block, const std::string& json_out,
             const std::string& html_out)
 {

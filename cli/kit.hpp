@@ -101,10 +101,10 @@ int test(const Kit& kit, const std::string& key);  // "" for every rung
 int check(const Kit& kit, const std::string& key, const std::string& case_name);
 int status(const Kit& kit, bool run_checks);
 int watch(const Kit& kit, const std::string& key, const std::string& mode);  // mode: "", "poll" or "manual"
-int hint(const Kit& kit, const std::string& key, bool all);
+int hint(const Kit& kit, const std::string& key, bool all);  // key "": the first rung not done
 // ./lab explain [NN]: the rung's kernel measured on the CPU backend beside the references (explain.cpp).
 int explain(const Kit& kit, const std::string& key, const std::string& n, const std::string& block, const std::string& json_out,
-            const std::string& html_out);  // key "": the first rung not done
+            const std::string& html_out);
 int list(const Kit& kit, bool ids_only);
 int handouts(const Kit& kit, const std::string& out_dir);  // "" for build/handouts
 int replay(const Kit& kit, const std::vector<std::string>& args);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "kit.hpp"
 #include "lab/registry.hpp"
@@ -38,6 +39,10 @@ const RungInfo* current_rung(const Kit& kit);
 // Builds the student's rung quietly and runs lab-case check on it (cli/check.cpp); its exit status.
 // With `log`, its report goes there instead of this terminal (./lab status).
 int check_rung(const Kit& kit, const RungInfo& rung, const std::string& case_name, const std::string& log);
+// Where the student's kernel, measured on the CPU backend (./lab explain, explain.cpp), falls short
+// of the rung's reference: idle lanes, bank conflicts, scattered loads, more warps or bytes; a line
+// each. None where the kit has no solutions/ (a student release) or TODOs are left.
+std::vector<std::string> lesson_gaps(const Kit& kit, const RungInfo& rung);
 
 // How many of a rung's hints have been shown; set after showing more.
 int hints_shown(const Kit& kit, const RungInfo& rung);
