@@ -350,6 +350,19 @@ int explain(const Kit& kit, const std::string& key, const std::string& n, const 
         say("Every rung is done: ./lab explain NN measures any of them.");
         return 0;
     }
+    // Sizes it cannot run: one line, exit 2, before anything is built.
+    const auto whole_number = [](const std::string& text, const char* what) {
+        if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 12)
+            throw Failure(std::string("--") + what + " " + text + ": give a whole number", 2);
+        return std::stoull(text);
+    };
+    if (!n.empty()) {
+        const auto value = whole_number(n, "n");
+        if (value < 1 || value > (1ull << 24))
+            throw Failure("--n " + n + ": from 1 to 2^24 (16777216) elements on the CPU backend", 2);
+    }
+    if (!block.empty() && !rung->block.allows(static_cast<unsigned>(whole_number(block, "block"))))
+        throw Failure("--block " + block + ": rung " + rung->id + " runs with " + rung->block.describe() + " threads per block", 2);
     const std::string exercise = exercise_file(kit, *rung);
     if (const auto todos = find_todos(exercise); !todos.empty() && !todos_ignored()) {
         std::cout << describe_todos(exercise, todos, rung->number);

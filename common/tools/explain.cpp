@@ -255,8 +255,15 @@ int main(int argc, char** argv)
             }
             return argv[++i];
         };
-        if (a == "--n") n = std::stoull(value());
-        else if (a == "--block") block = static_cast<unsigned>(std::stoul(value()));
+        const auto whole = [&](const std::string& text) -> unsigned long long {
+            if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 12) {
+                std::cerr << "lab-explain: " << a << " " << text << ": give a whole number\n";
+                std::exit(2);
+            }
+            return std::stoull(text);
+        };
+        if (a == "--n") n = whole(value());
+        else if (a == "--block") block = static_cast<unsigned>(whole(value()));
         else if (a == "--op") op_name = value();
         else if (a == "--dtype") dtype_name = value();
         else if (a == "--json") json_path = value();

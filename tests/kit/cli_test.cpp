@@ -293,6 +293,14 @@ TEST(Cli, ExplainOnAnUnfinishedExerciseListsItsTodosAndRunsNothing)
     EXPECT_EQ(ran.output.find("measured on the CPU backend"), std::string::npos) << ran.output;
     const Ran unknown = lab_cli({"explain", "99"});
     EXPECT_EQ(unknown.status, 2) << unknown.output;
+    // A size the rung cannot run: one line, exit 2, before anything is built.
+    const Ran block = lab_cli({"explain", "03", "--block", "100"});
+    EXPECT_EQ(block.status, 2) << block.output;
+    EXPECT_NE(block.output.find("--block 100: rung 03_sequential runs with a power of two from 64 to 1024"), std::string::npos)
+        << block.output;
+    const Ran n = lab_cli({"explain", "03", "--n", "abc"});
+    EXPECT_EQ(n.status, 2) << n.output;
+    EXPECT_NE(n.output.find("--n abc: give a whole number"), std::string::npos) << n.output;
 }
 
 TEST(Cli, HelpListsEveryCommand)
