@@ -2,7 +2,9 @@
 """Kit.Explain: the CPU backend's measurements for ./lab explain (lab/cpu/explain.hpp), on the
 references of rungs 01-03 and a planted mistake, against numbers worked out by hand.
 
-    explain_test.py TOOLS_DIR    (build/cpu-solutions/common/tools: lab-explain-NN, the references)
+    explain_test.py TOOLS_DIR PLANTED
+        TOOLS_DIR: build/cpu-solutions/common/tools (lab-explain-NN, the references)
+        PLANTED: the program of tests/mutants.json's scattered_loads (lab-explain-mutant-scattered_loads)
 
 Each program's JSON is checked against grader/schemas/explain.schema.json first. Then the page of
 pictures (./lab explain --html) of the three references.
@@ -45,7 +47,7 @@ def fail(message):
 
 
 def measure(tools, program):
-    out = Path(SCRATCH) / f"{program}.json"
+    out = Path(SCRATCH) / f"{Path(program).name}.json"
     done = subprocess.run([str(tools / program), "--json", str(out)], capture_output=True, text=True, timeout=120)
     if done.returncode != 0:
         fail(f"{program} exited with {done.returncode}: {done.stdout}{done.stderr}")
@@ -104,7 +106,7 @@ def main():
     r01 = measure(tools, "lab-explain-01_interleaved")
     r02 = measure(tools, "lab-explain-02_strided_index")
     r03 = measure(tools, "lab-explain-03_sequential")
-    planted = measure(tools, "lab-explain-mutant-03_scattered_loads")
+    planted = measure(tools, sys.argv[2])  # an absolute path: tools / it is it
     r08 = measure(tools, "lab-explain-08_warp_shuffle")
     blocks = 4096
     t03 = r03["total"]
