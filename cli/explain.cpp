@@ -268,13 +268,16 @@ void print_steps(const Measured& yours)
     }
 }
 
-void print_costly_lines(const Measured& yours, const std::string& exercise, const std::string& scratch)
+// What each line of the student's file cost: wavefronts beyond one per shared request, sectors
+// beyond the fewest, lane slots idle in its warp instructions (the kit's own code left out).
+struct Costly {
+    double excess = 0, sectors = 0, idle = 0;
+    std::string line;  // "exercises/03_sequential.cu:28"
+    double cost() const { return excess + sectors + idle; }
+};
+
+std::vector<Costly> costly_lines(const Measured& yours, const std::string& exercise, const std::string& scratch)
 {
-    struct Costly {
-        double excess = 0, sectors = 0, idle = 0;
-        std::string line;
-        double cost() const { return excess + sectors + idle; }
-    };
     std::map<std::string, Costly> by_line;
     std::vector<const json*> sites;
     for (const json& l : yours.data.at("launches"))
@@ -284,8 +287,9 @@ void print_costly_lines(const Measured& yours, const std::string& exercise, cons
         for (const json& site : l.at("sites")) {
             const json& c = site.at("counts");
             const auto found = lines_of.find({site.value("module", ""), site.value("offset", 0ull)});
-            const std::string line = found == lines_of.end() ? "" : found->second;
+            std::string line = found == lines_of.end() ? "" : found->second;
             if (line.find(fs::path(exercise).filename().string()) == std::string::npos) continue;  // the kit's own code
+            if (const auto at = line.find("exercises/"); at != std::string::npos) line = line.substr(at);
             Costly& k = by_line[line];
             k.line = line;
             k.excess += number(c, "shared_wavefronts") - number(c, "shared_requests");
@@ -295,15 +299,27 @@ void print_costly_lines(const Measured& yours, const std::string& exercise, cons
     std::vector<Costly> lines;
     for (auto& [line, c] : by_line) lines.push_back(c);
     std::sort(lines.begin(), lines.end(), [](const Costly& a, const Costly& b) { return a.cost() > b.cost(); });
-    if (lines.empty()) return;
+    return lines;
+}
+
+// The line that costs the most of one kind (a member of Costly); "" when none costs any.
+std::string worst_line(const std::vector<Costly>& lines, double Costly::*kind)
+{
+    const Costly* worst = nullptr;
+    for (const Costly& c : lines)
+        if (c.*kind > 0 && (!worst || c.*kind > worst->*kind)) worst = &c;
+    return worst ? worst->line : "";
+}
+
+void print_costly_lines(const std::vector<Costly>& lines)
+{
+    if (lines.empty() || lines.front().cost() <= 0) return;
     std::printf("\nYour lines that cost the most: wavefronts beyond one per shared request (bank conflicts), sectors\n"
                 "beyond the fewest (scattered loads), lane slots left idle in warp instructions:\n");
     std::printf("  %-36s %18s %18s %18s\n", "", "extra wavefronts", "extra sectors", "idle lane slots");
     for (std::size_t i = 0; i < lines.size() && i < 4; ++i) {
         if (lines[i].cost() <= 0) break;
-        std::string shown = lines[i].line;
-        if (const auto at = shown.find("exercises/"); at != std::string::npos) shown = shown.substr(at);
-        std::printf("  %-36s %18.0f %18.0f %18.0f\n", shown.c_str(), lines[i].excess, lines[i].sectors, lines[i].idle);
+        std::printf("  %-36s %18.0f %18.0f %18.0f\n", lines[i].line.c_str(), lines[i].excess, lines[i].sectors, lines[i].idle);
     }
 }
 
@@ -320,20 +336,27 @@ std::vector<std::string> lesson_gaps(const Kit& kit, const RungInfo& rung)
     const auto per = [](const Measured& m, const char* a, const char* b) {
         return number(m.total, b) > 0 ? number(m.total, a) / number(m.total, b) : 0.0;
     };
+    const std::vector<Costly> lines = costly_lines(yours, exercise_file(kit, rung), kit.tree(kPreset) + "/explain/addr2line.txt");
+    const auto at = [&](double Costly::*kind) {
+        const std::string line = worst_line(lines, kind);
+        return line.empty() ? std::string() : "; most at " + line;
+    };
     std::vector<std::string> gaps;
     const double lanes = per(yours, "lanes", "instructions"), ref_lanes = per(reference, "lanes", "instructions");
     if (lanes < 0.9 * ref_lanes)
-        gaps.push_back(fixed(lanes) + " active lanes per warp instruction, the reference " + fixed(ref_lanes) + " (idle lanes)");
+        gaps.push_back(fixed(lanes) + " active lanes per warp instruction, the reference " + fixed(ref_lanes) + " (idle lanes" +
+                       at(&Costly::idle) + ")");
     const double wavefronts = per(yours, "shared_wavefronts", "shared_requests"),
                  ref_wavefronts = per(reference, "shared_wavefronts", "shared_requests");
     if (wavefronts > 1.1 * std::max(1.0, ref_wavefronts))
         gaps.push_back(fixed(wavefronts, 2) + " wavefronts per shared-memory request, the reference " + fixed(ref_wavefronts, 2) +
-                       " (bank conflicts)");
+                       " (bank conflicts" + at(&Costly::excess) + ")");
     const double scatter = per(yours, "global_sectors", "global_least_sectors"),
                  ref_scatter = per(reference, "global_sectors", "global_least_sectors");
     if (scatter > 1.25 * std::max(1.0, ref_scatter))
         gaps.push_back(fixed(per(yours, "global_sectors", "global_requests"), 2) + " sectors per device-memory request where " +
-                       fixed(per(yours, "global_least_sectors", "global_requests"), 2) + " would do (scattered loads)");
+                       fixed(per(yours, "global_least_sectors", "global_requests"), 2) + " would do (scattered loads" +
+                       at(&Costly::sectors) + ")");
     const double warps = yours.grid > 0 ? number(yours.total, "warps") / yours.grid : 0;
     const double ref_warps = reference.grid > 0 ? number(reference.total, "warps") / reference.grid : 0;
     if (ref_warps > 0 && warps > 1.2 * ref_warps)
@@ -410,7 +433,7 @@ int explain(const Kit& kit, const std::string& key, const std::string& n, const 
     }
     if (!references) std::printf("  (no reference beside it: a student release has no solutions/)\n");
     print_steps(yours);
-    print_costly_lines(yours, exercise, kit.tree(kPreset) + "/explain/addr2line.txt");
+    print_costly_lines(costly_lines(yours, exercise, kit.tree(kPreset) + "/explain/addr2line.txt"));
     std::printf("\nWhat the numbers say:\n");
     for (const std::string& line : lessons(yours, references ? &measured[1] : nullptr, *rung)) std::printf("  - %s\n", line.c_str());
     if (measured.size() == 3)
