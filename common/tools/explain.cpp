@@ -146,6 +146,33 @@ std::string banks_svg(const json& launch)
     return svg + "</svg>";
 }
 
+// Device memory over every launch: the bytes the input holds (the least any reduction reads), the
+// bytes read and written, and the bytes of the 32-byte sectors the accesses touched (per access:
+// no cache is modelled, so a sector two accesses share counts twice).
+std::string bytes_svg(const json& measured)
+{
+    double read = 0, written = 0, sectors = 0;
+    for (const json& l : measured.at("launches")) {
+        read += l.at("total").value("global_read", 0.0);
+        written += l.at("total").value("global_written", 0.0);
+        sectors += l.at("total").value("global_sectors", 0.0);
+    }
+    const double least = measured.value("least_read", 0.0), moved = 32 * sectors;
+    const double top = std::max({least, read + written, moved, 1.0});
+    const std::vector<std::pair<std::string, double>> bars = {
+        {"the input (read at least once)", least}, {"read and written", read + written}, {"in the sectors its accesses touch", moved}};
+    std::string svg = "<svg class=\"bytes\" width=\"620\" height=\"" + std::to_string(20 + 24 * bars.size()) +
+                      "\" role=\"img\" aria-label=\"device-memory bytes\">";
+    for (std::size_t k = 0; k < bars.size(); ++k) {
+        const double y = 6 + 24.0 * static_cast<double>(k), w = 360 * bars[k].second / top;
+        svg += "<text x=\"0\" y=\"" + fixed(y + 13, 0) + "\" font-size=\"11\">" + bars[k].first + "</text><rect x=\"190\" y=\"" +
+               fixed(y, 0) + "\" width=\"" + fixed(std::max(w, 1.0), 1) + "\" height=\"18\" fill=\"" +
+               (k == 0 ? "#8aa" : k == 1 ? "#4a7" : "#c84") + "\"/><text x=\"" + fixed(196 + w, 0) + "\" y=\"" + fixed(y + 13, 0) +
+               "\" font-size=\"11\">" + fixed(bars[k].second / 1e6, 2) + " MB</text>";
+    }
+    return svg + "</svg>";
+}
+
 // ./lab explain --html: a page with each measurement side by side (yours, the references).
 std::string page(const std::vector<std::pair<std::string, json>>& measured)
 {
@@ -175,6 +202,7 @@ std::string page(const std::vector<std::pair<std::string, json>>& measured)
         html += "<p>" + escape(launch->value("kernel", "")) + ", " + launch->at("grid").dump() + " blocks of " +
                 launch->at("block").dump() + "</p>\n<h3>Block 0's threads, step by step</h3>\n" + lanes_svg(*launch) +
                 "\n<h3>Block 0's shared-memory banks, step by step</h3>\n" + banks_svg(*launch) +
+                "\n<h3>Device memory, every launch</h3>\n" + bytes_svg(m) +
                 "\n<h3>Every block, step by step</h3>\n<table><tr><th>step</th><th>warps at work per block</th><th>active lanes per "
                 "instruction</th><th>wavefronts per shared request</th><th>sectors per device request (fewest)</th></tr>\n";
         const double grid = launch->at("grid").get<double>();
@@ -288,6 +316,8 @@ int main(int argc, char** argv)
         json out = {{"rung", rung.id},        {"source", binding.source},
                     {"n", n},                 {"block", block},
                     {"op", std::string(lab::name_of(op))},
+                    {"dtype", dtype_name == "float" || lab::is_row_op(op) ? "float" : "int"},
+                    {"least_read", n * 4 * lab::operands_of(op)},
                     {"grid", plan.grid},      {"variant", plan.variant},
                     {"instrumented", explain::saw_instrumented_code()},
                     {"error", error},         {"launches", json::array()}};

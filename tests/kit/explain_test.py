@@ -37,6 +37,7 @@ from pathlib import Path
 import jsonschema
 
 SCRATCH = tempfile.mkdtemp(prefix="lab-explain-test-")
+MEASURED = {}  # each program's whole JSON
 SCHEMA = Path(__file__).resolve().parents[2] / "grader" / "schemas" / "explain.schema.json"
 VALIDATOR = jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text()))
 
@@ -59,6 +60,7 @@ def measure(tools, program):
         fail(f"{program} ran no instrumented code")
     if len(data["launches"]) != 1:
         fail(f"{program}: {len(data['launches'])} launches")
+    MEASURED[program] = data
     return data["launches"][0]
 
 
@@ -82,6 +84,8 @@ def check_page(tools):
     sections = {s.split("</h2>")[0]: s for s in html.split("<section><h2>")[1:]}
     if sorted(sections) != ["01", "02", "03"]:
         fail(f"the page's sections: {sorted(sections)}")
+    if not all('<svg class="bytes"' in v and "4.19 MB" in v for v in sections.values()):
+        fail("a section lacks its device-memory bars (4.19 MB: 2^20 ints read once)")
     idle = {k: v.count('class="idle"') for k, v in sections.items()}
     eight = {k: v.count('data-ways="8"') for k, v in sections.items()}
     # 01: at stride s, one thread in 2s works: every warp has idle lanes from step 1 (8 warps x 16 lanes, ...).
@@ -110,12 +114,14 @@ def main():
     r08 = measure(tools, "lab-explain-08_warp_shuffle")
     blocks = 4096
     t03 = r03["total"]
+    r03_data = MEASURED["lab-explain-03_sequential"]
     checks = [
         ("03: shared requests per block", t03["shared_requests"] / blocks, 33),
         ("03: wavefronts per shared request", t03["shared_wavefronts"] / t03["shared_requests"], 1),
         ("03: device loads per block", sum(s["global_requests"] for s in r03["steps"][:1]) / blocks, 8),
         ("03: sectors per load", r03["steps"][0]["global_sectors"] / r03["steps"][0]["global_requests"], 4),
         ("03: bytes read", t03["global_read"], 4 << 20),
+        ("03: the least it could read", r03_data["least_read"], 4 << 20),
         ("03: barriers per block", t03["barriers"] / blocks, 9),
         ("02: wavefronts per request, step by step", per_step(r02, "shared_wavefronts", "shared_requests"),
          [1, 2, 4, 8, 8, 8, 4, 2, 1, 1]),
