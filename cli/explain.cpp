@@ -176,7 +176,7 @@ std::vector<std::string> lessons(const Measured& yours, const Measured* referenc
     // Whether the reference shows the same: then it is what a later rung removes, not a mistake.
     const auto too = [&](bool reference_has_it) {
         if (!reference) return std::string();
-        return reference_has_it ? " The reference of rung " + rung.number + " has it too: a later rung removes it."
+        return reference_has_it ? " The reference of rung " + rung.number + " has it too: it is not what this rung asks you to fix."
                                 : " The reference of rung " + rung.number + " does not: this is yours to fix.";
     };
     std::vector<std::string> said;
