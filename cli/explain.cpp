@@ -366,8 +366,8 @@ std::vector<std::string> lesson_gaps(const Kit& kit, const RungInfo& rung)
     return gaps;
 }
 
-int explain(const Kit& kit, const std::string& key, const std::string& n, const std::string& block, const std::string& json_out,
-            const std::string& html_out)
+int explain(const Kit& kit, const std::string& key, const std::string& n, const std::string& block, const std::string& op,
+            const std::string& json_out, const std::string& html_out)
 {
     const RungInfo* rung = key.empty() ? current_rung(kit) : &Registry::kit().get(key);
     if (!rung) {
@@ -384,6 +384,15 @@ int explain(const Kit& kit, const std::string& key, const std::string& n, const 
         const auto value = whole_number(n, "n");
         if (value < 1 || value > (1ull << 24))
             throw Failure("--n " + n + ": from 1 to 2^24 (16777216) elements on the CPU backend", 2);
+    }
+    if (!op.empty()) {
+        bool known = false;
+        for (const Op o : rung->ops) known |= name_of(o) == op;
+        if (!known) {
+            std::string ops;
+            for (const Op o : rung->ops) ops += (ops.empty() ? "" : ", ") + std::string(name_of(o));
+            throw Failure("--op " + op + ": rung " + rung->id + " has " + ops, 2);
+        }
     }
     if (!block.empty() && !rung->block.allows(static_cast<unsigned>(whole_number(block, "block"))))
         throw Failure("--block " + block + ": rung " + rung->id + " runs with " + rung->block.describe() + " threads per block", 2);
@@ -406,6 +415,7 @@ int explain(const Kit& kit, const std::string& key, const std::string& n, const 
     std::vector<std::string> args;
     if (!n.empty()) args.insert(args.end(), {"--n", n});
     if (!block.empty()) args.insert(args.end(), {"--block", block});
+    if (!op.empty()) args.insert(args.end(), {"--op", op});
     std::vector<Measured> measured{measure(kit, "yours", "lab-explain-" + rung->id, args)};
     if (references) {
         measured.push_back(measure(kit, "reference " + rung->number, "lab-explain-reference-" + rung->id, args));

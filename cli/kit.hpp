@@ -103,8 +103,8 @@ int status(const Kit& kit, bool run_checks);
 int watch(const Kit& kit, const std::string& key, const std::string& mode);  // mode: "", "poll" or "manual"
 int hint(const Kit& kit, const std::string& key, bool all);  // key "": the first rung not done
 // ./lab explain [NN]: the rung's kernel measured on the CPU backend beside the references (explain.cpp).
-int explain(const Kit& kit, const std::string& key, const std::string& n, const std::string& block, const std::string& json_out,
-            const std::string& html_out);
+int explain(const Kit& kit, const std::string& key, const std::string& n, const std::string& block, const std::string& op,
+            const std::string& json_out, const std::string& html_out);
 int list(const Kit& kit, bool ids_only);
 int handouts(const Kit& kit, const std::string& out_dir);  // "" for build/handouts
 int replay(const Kit& kit, const std::vector<std::string>& args);

@@ -92,7 +92,7 @@ int main(int argc, char** argv)
         hint_command->add_flag("--all", all_hints, "every hint at once");
         hint_command->callback([&] { status = hint(kit, rung, all_hints); });
 
-        static std::string explain_n, explain_block, explain_json, explain_html;
+        static std::string explain_n, explain_block, explain_op, explain_json, explain_html;
         CLI::App* explain_command = command(
             app, "explain", students, "[NN] why rung NN is slow: idle lanes, bank conflicts, scattered loads, measured",
             "Runs your exercises/NN_name.cu once on the CPU backend (n = 2^20, blocks of 256 unless given) with every load\n"
@@ -102,10 +102,11 @@ int main(int argc, char** argv)
         explain_command->add_option("NN", rung, "the rung: 03, 3 or 03_sequential");
         explain_command->add_option("--n", explain_n, "elements (default 2^20)");
         explain_command->add_option("--block", explain_block, "threads per block (default 256)");
+        explain_command->add_option("--op", explain_op, "the operator (the rung's first unless given: sum, max, dot, softmax, ...)");
         explain_command->add_option("--json", explain_json, "write every number (yours and the references') to this file");
         explain_command->add_option("--html", explain_html,
                                     "write a page of pictures (block 0's threads and banks, step by step) to this file");
-        explain_command->callback([&] { status = explain(kit, rung, explain_n, explain_block, explain_json, explain_html); });
+        explain_command->callback([&] { status = explain(kit, rung, explain_n, explain_block, explain_op, explain_json, explain_html); });
 
         static bool poll = false, manual = false;
         CLI::App* watch_command = command(app, "watch", students, "[NN] check again every time you save (--poll, --manual)",

@@ -298,6 +298,9 @@ TEST(Cli, ExplainOnAnUnfinishedExerciseListsItsTodosAndRunsNothing)
     EXPECT_EQ(block.status, 2) << block.output;
     EXPECT_NE(block.output.find("--block 100: rung 03_sequential runs with a power of two from 64 to 1024"), std::string::npos)
         << block.output;
+    const Ran op = lab_cli({"explain", "03", "--op", "softmax"});
+    EXPECT_EQ(op.status, 2) << op.output;
+    EXPECT_NE(op.output.find("--op softmax: rung 03_sequential has sum"), std::string::npos) << op.output;
     const Ran n = lab_cli({"explain", "03", "--n", "abc"});
     EXPECT_EQ(n.status, 2) << n.output;
     EXPECT_NE(n.output.find("--n abc: give a whole number"), std::string::npos) << n.output;
