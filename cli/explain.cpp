@@ -405,6 +405,9 @@ int explain(const Kit& kit, const std::string& key, const std::string& n, const 
     const auto& all = Registry::kit().rungs();
     const auto here = std::find_if(all.begin(), all.end(), [&](const RungInfo& r) { return r.id == rung->id; });
     const RungInfo* previous = here == all.begin() ? nullptr : &*(here - 1);
+    // The previous rung beside it only where it has the same operator (rung 11 has no softmax).
+    if (previous && !op.empty() && std::none_of(previous->ops.begin(), previous->ops.end(), [&](Op o) { return name_of(o) == op; }))
+        previous = nullptr;
     const bool references = !kit.is_release() && fs::exists(kit.root + "/solutions/" + rung->id + ".cu");
     std::vector<std::string> targets{"lab-explain-" + rung->id};
     if (references) {
