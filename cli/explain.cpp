@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "explain_numbers.hpp"
 #include "kit.hpp"
 #include "lab/process.hpp"
 #include "lab/todos.hpp"
@@ -29,31 +30,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using namespace explain_numbers;
 
 constexpr const char* kPreset = "cpu-exercises";
-
-struct Measured {
-    std::string who;  // "yours", "reference 03", ...
-    std::string file;  // lab-explain's JSON
-    json data;        // lab-explain's JSON
-    json total;       // every launch's counts added
-    double grid = 0;  // blocks over every launch
-};
-
-double number(const json& counts, const char* key) { return counts.value(key, 0.0); }
-
-json add_counts(const json& a, const json& b)
-{
-    json sum = a;
-    for (const auto& [key, value] : b.items()) {
-        if (value.is_number()) sum[key] = sum.value(key, 0.0) + value.get<double>();
-        else if (value.is_object()) {
-            if (!sum[key].is_object()) sum[key] = json::object();
-            for (const auto& [k, v] : value.items()) sum[key][k] = sum[key].value(k, 0.0) + v.get<double>();
-        }
-    }
-    return sum;
-}
 
 Measured measure(const Kit& kit, const std::string& who, const std::string& program, const std::vector<std::string>& args)
 {
@@ -65,32 +44,16 @@ Measured measure(const Kit& kit, const std::string& who, const std::string& prog
     process::Options options;
     options.output = out + ".log";
     const int code = process::exit_code(process::run(command, options));
-    Measured m;
-    m.who = who;
-    m.file = out;
+    json data;
     try {
-        m.data = json::parse(read_file(out));
+        data = json::parse(read_file(out));
     } catch (const std::exception&) {
         throw Failure(program + " measured nothing (exit " + std::to_string(code) + "); its output: " + out + ".log", 1);
     }
-    m.total = json::object();
-    for (const json& l : m.data.at("launches")) {
-        m.total = add_counts(m.total, l.at("total"));
-        m.grid += l.at("grid").get<double>();
-    }
+    Measured m = measured_from(who, data);
+    m.file = out;
     return m;
 }
-
-std::string fixed(double value, int digits = 1)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.*f", digits, value);
-    return text;
-}
-
-std::string ratio(double part, double whole, int digits = 2) { return whole > 0 ? fixed(part / whole, digits) : "-"; }
-
-std::string megabytes(double bytes) { return fixed(bytes / 1e6, 2) + " MB"; }
 
 // The rows of the comparison: a name and each measurement's value.
 struct Row {
@@ -150,93 +113,6 @@ std::map<std::pair<std::string, unsigned long long>, std::string> source_lines(c
         }
     }
     return lines;
-}
-
-// What the student's numbers say, in words, against the reference's where there is one.
-std::vector<std::string> lessons(const Measured& yours, const Measured* reference, const RungInfo& rung)
-{
-    struct Figures {
-        double lanes = 0, wavefronts = 1, sectors = 0, least = 0, warps = 0, read = 0;
-    };
-    const auto figures = [](const Measured& m) {
-        const json& t = m.total;
-        Figures f;
-        if (number(t, "instructions") > 0) f.lanes = number(t, "lanes") / number(t, "instructions");
-        if (number(t, "shared_requests") > 0) f.wavefronts = number(t, "shared_wavefronts") / number(t, "shared_requests");
-        if (number(t, "global_requests") > 0) {
-            f.sectors = number(t, "global_sectors") / number(t, "global_requests");
-            f.least = number(t, "global_least_sectors") / number(t, "global_requests");
-        }
-        if (m.grid > 0) f.warps = number(t, "warps") / m.grid;
-        f.read = number(t, "global_read");
-        return f;
-    };
-    const Figures y = figures(yours);
-    const Figures r = reference ? figures(*reference) : Figures{};
-    // Whether the reference shows the same: then it is what a later rung removes, not a mistake.
-    const auto too = [&](bool reference_has_it) {
-        if (!reference) return std::string();
-        return reference_has_it ? " The reference of rung " + rung.number + " has it too: it is not what this rung asks you to fix."
-                                : " The reference of rung " + rung.number + " does not: this is yours to fix.";
-    };
-    std::vector<std::string> said;
-    if (y.lanes > 0 && y.lanes < 16)
-        said.push_back("Idle lanes: a warp instruction has " + fixed(y.lanes) +
-                       " of its 32 lanes active on average. Threads that skip a step (an if on the thread index) still "
-                       "hold their warp; keep the working threads together in as few warps as possible." +
-                       too(r.lanes > 0 && r.lanes < 16));
-    if (y.wavefronts > 1.05)
-        said.push_back("Bank conflicts: each shared-memory request takes " + fixed(y.wavefronts, 2) +
-                       " wavefronts, where 1 is conflict-free: lanes of a warp reach different words of the same bank "
-                       "(a stride of 2 or more words). Consecutive lanes on consecutive words avoid it." +
-                       too(r.wavefronts > 1.05));
-    const auto scattered = [](const Figures& f) { return f.least > 0 && f.sectors > 1.25 * f.least + 0.5; };
-    if (scattered(y))
-        said.push_back("Scattered loads: " + fixed(y.sectors, 2) + " 32-byte sectors per device-memory request, where " +
-                       fixed(y.least, 2) +
-                       " would hold its bytes: lanes of a warp read far-apart addresses; consecutive threads should "
-                       "read consecutive elements." +
-                       too(scattered(r)));
-    if (reference) {
-        if (r.warps > 0 && y.warps > 1.2 * r.warps)
-            said.push_back("Your blocks put " + fixed(y.warps) + " warps to work over their steps, the reference " +
-                           fixed(r.warps) + ": more warps busy for the same sum.");
-        if (r.read > 0 && y.read > 1.2 * r.read)
-            said.push_back("Your kernel reads " + megabytes(y.read) + " of device memory where the reference reads " +
-                           megabytes(r.read) + ".");
-        if (said.empty() && yours.data.value("error", "").empty())
-            said.push_back("Your numbers match the reference's: what rung " + rung.number + " teaches is in place.");
-    } else if (said.empty()) {
-        said.push_back("No idle lanes, bank conflicts or scattered loads stand out.");
-    }
-    return said;
-}
-
-// What changed from the previous rung's reference to this one's, per 1,000 elements: what the rung
-// teaches, in numbers.
-std::string since_previous(const Measured& reference, const Measured& previous, const std::string& previous_number)
-{
-    const double n = reference.data.at("n").get<double>(), n_before = previous.data.at("n").get<double>();
-    struct Figure {
-        const char* name;
-        double now, before;
-    };
-    const auto per_k = [](const Measured& m, const char* key, double elements) { return 1000.0 * number(m.total, key) / elements; };
-    const std::vector<Figure> figures = {
-        {"warp instructions", per_k(reference, "instructions", n), per_k(previous, "instructions", n_before)},
-        {"warps at work", per_k(reference, "warps", n), per_k(previous, "warps", n_before)},
-        {"shared-memory wavefronts", per_k(reference, "shared_wavefronts", n), per_k(previous, "shared_wavefronts", n_before)},
-        {"device-memory sectors", per_k(reference, "global_sectors", n), per_k(previous, "global_sectors", n_before)},
-        {"__syncthreads() of a block", per_k(reference, "barriers", n), per_k(previous, "barriers", n_before)},
-        {"warp calls", per_k(reference, "warp_syncs", n) + per_k(reference, "shuffles", n),
-         per_k(previous, "warp_syncs", n_before) + per_k(previous, "shuffles", n_before)},
-    };
-    std::string changed;
-    for (const Figure& f : figures) {
-        if (std::abs(f.now - f.before) <= 0.1 * std::max(f.now, f.before) || std::max(f.now, f.before) < 0.05) continue;
-        changed += std::string(changed.empty() ? "" : "; ") + f.name + " " + fixed(f.before) + " -> " + fixed(f.now);
-    }
-    return changed.empty() ? "" : "From rung " + previous_number + "'s reference to this rung's, per 1,000 elements: " + changed + ".";
 }
 
 void print_steps(const Measured& yours)
@@ -333,37 +209,10 @@ std::vector<std::string> lesson_gaps(const Kit& kit, const RungInfo& rung)
                       kit.tree(kPreset) + "/build-explain-" + rung.id + ".log");
     const Measured yours = measure(kit, "yours", "lab-explain-" + rung.id, {});
     const Measured reference = measure(kit, "reference", "lab-explain-reference-" + rung.id, {});
-    const auto per = [](const Measured& m, const char* a, const char* b) {
-        return number(m.total, b) > 0 ? number(m.total, a) / number(m.total, b) : 0.0;
-    };
     const std::vector<Costly> lines = costly_lines(yours, exercise_file(kit, rung), kit.tree(kPreset) + "/explain/addr2line.txt");
-    const auto at = [&](double Costly::*kind) {
-        const std::string line = worst_line(lines, kind);
-        return line.empty() ? std::string() : "; most at " + line;
-    };
-    std::vector<std::string> gaps;
-    const double lanes = per(yours, "lanes", "instructions"), ref_lanes = per(reference, "lanes", "instructions");
-    if (lanes < 0.9 * ref_lanes)
-        gaps.push_back(fixed(lanes) + " active lanes per warp instruction, the reference " + fixed(ref_lanes) + " (idle lanes" +
-                       at(&Costly::idle) + ")");
-    const double wavefronts = per(yours, "shared_wavefronts", "shared_requests"),
-                 ref_wavefronts = per(reference, "shared_wavefronts", "shared_requests");
-    if (wavefronts > 1.1 * std::max(1.0, ref_wavefronts))
-        gaps.push_back(fixed(wavefronts, 2) + " wavefronts per shared-memory request, the reference " + fixed(ref_wavefronts, 2) +
-                       " (bank conflicts" + at(&Costly::excess) + ")");
-    const double scatter = per(yours, "global_sectors", "global_least_sectors"),
-                 ref_scatter = per(reference, "global_sectors", "global_least_sectors");
-    if (scatter > 1.25 * std::max(1.0, ref_scatter))
-        gaps.push_back(fixed(per(yours, "global_sectors", "global_requests"), 2) + " sectors per device-memory request where " +
-                       fixed(per(yours, "global_least_sectors", "global_requests"), 2) + " would do (scattered loads" +
-                       at(&Costly::sectors) + ")");
-    const double warps = yours.grid > 0 ? number(yours.total, "warps") / yours.grid : 0;
-    const double ref_warps = reference.grid > 0 ? number(reference.total, "warps") / reference.grid : 0;
-    if (ref_warps > 0 && warps > 1.2 * ref_warps)
-        gaps.push_back(fixed(warps) + " warps at work per block, the reference " + fixed(ref_warps));
-    const double read = number(yours.total, "global_read"), ref_read = number(reference.total, "global_read");
-    if (ref_read > 0 && read > 1.2 * ref_read) gaps.push_back(megabytes(read) + " read from device memory, the reference " + megabytes(ref_read));
-    return gaps;
+    return gaps(yours, reference, [&](Kind kind) {
+        return worst_line(lines, kind == Kind::idle ? &Costly::idle : kind == Kind::conflicts ? &Costly::excess : &Costly::sectors);
+    });
 }
 
 int explain(const Kit& kit, const std::string& key, const std::string& n, const std::string& block, const std::string& op,
@@ -448,7 +297,7 @@ int explain(const Kit& kit, const std::string& key, const std::string& n, const 
     print_steps(yours);
     print_costly_lines(costly_lines(yours, exercise, kit.tree(kPreset) + "/explain/addr2line.txt"));
     std::printf("\nWhat the numbers say:\n");
-    for (const std::string& line : lessons(yours, references ? &measured[1] : nullptr, *rung)) std::printf("  - %s\n", line.c_str());
+    for (const std::string& line : lessons(yours, references ? &measured[1] : nullptr, rung->number)) std::printf("  - %s\n", line.c_str());
     if (measured.size() == 3)
         if (const std::string since = since_previous(measured[1], measured[2], previous->number); !since.empty())
             std::printf("  - %s\n", since.c_str());
