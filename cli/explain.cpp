@@ -55,6 +55,17 @@ Measured measure(const Kit& kit, const std::string& who, const std::string& prog
     return m;
 }
 
+// Whether the kit has the rung's reference to measure beside the student's (not a student release).
+bool has_reference(const Kit& kit, const RungInfo& rung)
+{
+    return !kit.is_release() && fs::exists(kit.root + "/solutions/" + rung.id + ".cu");
+}
+
+bool has_op(const RungInfo& rung, const std::string& op)
+{
+    return std::any_of(rung.ops.begin(), rung.ops.end(), [&](Op o) { return name_of(o) == op; });
+}
+
 // The rows of the comparison: a name and each measurement's value.
 struct Row {
     std::string name;
@@ -203,7 +214,7 @@ void print_costly_lines(const std::vector<Costly>& lines)
 
 std::vector<std::string> lesson_gaps(const Kit& kit, const RungInfo& rung)
 {
-    if (kit.is_release() || !fs::exists(kit.root + "/solutions/" + rung.id + ".cu")) return {};
+    if (!has_reference(kit, rung)) return {};
     if (!find_todos(exercise_file(kit, rung)).empty()) return {};
     kit.build_quietly(kPreset, {"lab-explain-" + rung.id, "lab-explain-reference-" + rung.id},
                       kit.tree(kPreset) + "/build-explain-" + rung.id + ".log");
@@ -234,14 +245,10 @@ int explain(const Kit& kit, const std::string& key, const std::string& n, const 
         if (value < 1 || value > (1ull << 24))
             throw Failure("--n " + n + ": from 1 to 2^24 (16777216) elements on the CPU backend", 2);
     }
-    if (!op.empty()) {
-        bool known = false;
-        for (const Op o : rung->ops) known |= name_of(o) == op;
-        if (!known) {
-            std::string ops;
-            for (const Op o : rung->ops) ops += (ops.empty() ? "" : ", ") + std::string(name_of(o));
-            throw Failure("--op " + op + ": rung " + rung->id + " has " + ops, 2);
-        }
+    if (!op.empty() && !has_op(*rung, op)) {
+        std::vector<std::string> ops;
+        for (const Op o : rung->ops) ops.emplace_back(name_of(o));
+        throw Failure("--op " + op + ": rung " + rung->id + " has " + joined(ops), 2);
     }
     if (!block.empty() && !rung->block.allows(static_cast<unsigned>(whole_number(block, "block"))))
         throw Failure("--block " + block + ": rung " + rung->id + " runs with " + rung->block.describe() + " threads per block", 2);
@@ -255,9 +262,8 @@ int explain(const Kit& kit, const std::string& key, const std::string& n, const 
     const auto here = std::find_if(all.begin(), all.end(), [&](const RungInfo& r) { return r.id == rung->id; });
     const RungInfo* previous = here == all.begin() ? nullptr : &*(here - 1);
     // The previous rung beside it only where it has the same operator (rung 11 has no softmax).
-    if (previous && !op.empty() && std::none_of(previous->ops.begin(), previous->ops.end(), [&](Op o) { return name_of(o) == op; }))
-        previous = nullptr;
-    const bool references = !kit.is_release() && fs::exists(kit.root + "/solutions/" + rung->id + ".cu");
+    if (previous && !op.empty() && !has_op(*previous, op)) previous = nullptr;
+    const bool references = has_reference(kit, *rung);
     std::vector<std::string> targets{"lab-explain-" + rung->id};
     if (references) {
         targets.push_back("lab-explain-reference-" + rung->id);

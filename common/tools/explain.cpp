@@ -23,6 +23,7 @@
 #include "lab/inputs.hpp"
 #include "lab/registry.hpp"
 #include "lab/rung.hpp"
+#include "lab/text.hpp"
 
 namespace {
 
@@ -49,19 +50,6 @@ json counts_json(const explain::Counts& c)
             {"barriers", c.barriers},
             {"warp_syncs", c.warp_syncs},
             {"shuffles", c.shuffles}};
-}
-
-std::string escape(const std::string& text)
-{
-    std::string out;
-    for (const char c : text) {
-        if (c == '&') out += "&amp;";
-        else if (c == '<') out += "&lt;";
-        else if (c == '>') out += "&gt;";
-        else if (c == '"') out += "&quot;";
-        else out += c;
-    }
-    return out;
 }
 
 std::string fixed(double value, int digits)
@@ -178,12 +166,12 @@ std::string page(const std::vector<std::pair<std::string, json>>& measured)
 {
     const json& first = measured.front().second;
     std::string html =
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>./lab explain " + escape(first.value("rung", "")) +
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>./lab explain " + lab::xml_escape(first.value("rung", "")) +
         "</title><style>body{font-family:sans-serif;margin:1.5em}.side{display:flex;flex-wrap:wrap;gap:2em}"
         "section{flex:1 1 40em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}"
         "th{text-align:center}.key span{display:inline-block;width:1em;height:1em;vertical-align:middle;margin:0 .3em}</style>"
-        "</head><body>\n<h1>Why is " + escape(first.value("rung", "")) + " slow? Measured</h1>\n<p>n = " +
-        first.at("n").dump() + ", blocks of " + first.at("block").dump() + ", op " + escape(first.value("op", "")) +
+        "</head><body>\n<h1>Why is " + lab::xml_escape(first.value("rung", "")) + " slow? Measured</h1>\n<p>n = " +
+        first.at("n").dump() + ", blocks of " + first.at("block").dump() + ", op " + lab::xml_escape(first.value("op", "")) +
         ", on the kit's CPU backend: its model of a GPU from every load and store of the code (common/CPU_BACKEND.md, "
         "\"Measuring a kernel\"), not a GPU's counters.</p>\n<p class=\"key\">Threads of block 0: <span style=\"background:"
         "#2a8a4a\"></span>touched memory in the step <span style=\"background:#e0524f\"></span>idle while its warp worked (a "
@@ -193,13 +181,13 @@ std::string page(const std::vector<std::pair<std::string, json>>& measured)
         "<span style=\"background:#9e1b1b\"></span>more.</p>\n<div class=\"side\">\n";
     for (const auto& [who, m] : measured) {
         const json* launch = main_launch(m);
-        html += "<section><h2>" + escape(who) + "</h2>\n<p>" + escape(m.value("source", "")) + "</p>\n";
-        if (!m.value("error", "").empty()) html += "<p><strong>It stopped: " + escape(m.value("error", "")) + "</strong></p>\n";
+        html += "<section><h2>" + lab::xml_escape(who) + "</h2>\n<p>" + lab::xml_escape(m.value("source", "")) + "</p>\n";
+        if (!m.value("error", "").empty()) html += "<p><strong>It stopped: " + lab::xml_escape(m.value("error", "")) + "</strong></p>\n";
         if (!launch) {
             html += "<p>No launch was measured.</p></section>\n";
             continue;
         }
-        html += "<p>" + escape(launch->value("kernel", "")) + ", " + launch->at("grid").dump() + " blocks of " +
+        html += "<p>" + lab::xml_escape(launch->value("kernel", "")) + ", " + launch->at("grid").dump() + " blocks of " +
                 launch->at("block").dump() + "</p>\n<h3>Block 0's threads, step by step</h3>\n" + lanes_svg(*launch) +
                 "\n<h3>Block 0's shared-memory banks, step by step</h3>\n" + banks_svg(*launch) +
                 "\n<h3>Device memory, every launch</h3>\n" + bytes_svg(m) +

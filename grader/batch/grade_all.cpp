@@ -394,19 +394,25 @@ int write_similarity_reports(const std::string& out, const std::vector<std::stri
 
 namespace {
 
+std::vector<std::string> graded_ids(const std::vector<Outcome>& all)
+{
+    std::vector<std::string> ids;
+    for (const Outcome& o : all)
+        if (o.graded) ids.push_back(o.id);
+    return ids;
+}
+
 void write_class_reports(const std::string& out, const std::vector<Outcome>& all)
 {
     const std::string title = "Class grades: " + fs::path(out).filename().string();
     write_text(out + "/gradebook.csv", gradebook_csv(all));
     write_text(out + "/class-summary.md", class_summary_markdown(all, title));
     write_text(out + "/class-summary.html", class_summary_html(all, title));
-    std::vector<std::string> graded_ids;
-    for (const Outcome& o : all)
-        if (o.graded) graded_ids.push_back(o.id);
-    const int listed = write_similarity_reports(out, graded_ids, SimilarityOptions{});
+    const std::vector<std::string> graded = graded_ids(all);
+    const int listed = write_similarity_reports(out, graded, SimilarityOptions{});
     std::printf("grade-all: %zu of %zu graded; gradebook: %s/gradebook.csv; class summary: %s/class-summary.html; "
                 "similar pairs: %d (%s/similarity.html)\n",
-                graded_ids.size(), all.size(), out.c_str(), out.c_str(), listed, out.c_str());
+                graded.size(), all.size(), out.c_str(), out.c_str(), listed, out.c_str());
     std::fflush(stdout);
 }
 
@@ -836,13 +842,23 @@ void print_lms_export(const LmsExport& done)
     std::fflush(stdout);
 }
 
-int class_report(const std::string& out)
+namespace {
+
+// Every student's outcome in OUT, a class grade-all graded, with its lock held: not while a
+// grade-all writes there.
+std::vector<Outcome> graded_class(const std::string& out)
 {
     if (!fs::exists(out + "/class.json"))
         throw std::runtime_error(out + " holds no class grade-all graded (no class.json): give grade-all's --out");
-    hold_class_lock(out);  // not while a grade-all writes there
-    const ClassState state = read_state(out);
-    write_class_reports(out, outcomes(out, state));
+    hold_class_lock(out);
+    return outcomes(out, read_state(out));
+}
+
+}  // namespace
+
+int class_report(const std::string& out)
+{
+    write_class_reports(out, graded_class(out));
     std::printf("class-report: %s/gradebook.csv, %s/class-summary.md and .html written again from the grades there\n", out.c_str(),
                 out.c_str());
     return 0;
@@ -850,12 +866,7 @@ int class_report(const std::string& out)
 
 int similarity_report(const std::string& out, const SimilarityOptions& options)
 {
-    if (!fs::exists(out + "/class.json"))
-        throw std::runtime_error(out + " holds no class grade-all graded (no class.json): give grade-all's --out");
-    hold_class_lock(out);
-    std::vector<std::string> graded;
-    for (const Outcome& o : outcomes(out, read_state(out)))
-        if (o.graded) graded.push_back(o.id);
+    const std::vector<std::string> graded = graded_ids(graded_class(out));
     const int listed = write_similarity_reports(out, graded, options);
     std::printf("similarity: %zu graded students compared; %d pairs listed in %s/similarity.html (and .md)\n", graded.size(),
                 listed, out.c_str());

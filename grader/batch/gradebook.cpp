@@ -239,12 +239,7 @@ std::string url_part(const std::string& text)
     return out;
 }
 
-std::string rung_list(const std::vector<std::string>& ids)
-{
-    std::string text;
-    for (const std::string& id : ids) text += (text.empty() ? "" : ", ") + id;
-    return text.empty() ? "none" : text;
-}
+std::string rung_list(const std::vector<std::string>& ids) { return ids.empty() ? "none" : lab::joined(ids); }
 
 }  // namespace summary
 

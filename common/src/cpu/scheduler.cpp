@@ -695,11 +695,13 @@ void Worker::run_block(std::size_t linear_block)
     const Schedule order = g_schedule.load(std::memory_order_relaxed);
     order_.resize(thread_count_);
     for (unsigned t = 0; t < thread_count_; ++t) order_[t] = order == Schedule::reverse ? thread_count_ - 1 - t : t;
-    step_ = 0;
-    first_block_ = linear_block == 0;
-    accesses_.clear();
-    occurrences_.clear();
-    step_syncs_ = step_shuffles_ = 0;
+    if (explain::recording()) {  // a block abandoned by an error may have left a step half recorded
+        step_ = 0;
+        first_block_ = linear_block == 0;
+        accesses_.clear();
+        occurrences_.clear();
+        step_syncs_ = step_shuffles_ = 0;
+    }
     if (order == Schedule::reverse) run_warps_ahead();
     else run_in_sweeps(order, linear_block);
     if (explain::recording()) end_step(0);
