@@ -153,4 +153,22 @@ TEST(Similarity, TheReportSaysItIsNoVerdictAndShowsBothSides)
     EXPECT_NE(md.find("| 10_any_length | 7 | 1 |"), std::string::npos) << md.substr(0, 1500);
 }
 
+TEST(Similarity, SharedLinesAreShownAsTextNeverAsMarkup)
+{
+    // Two submissions sharing a helper whose text is markup: the instructor's page shows it, escaped.
+    const std::string helper =
+        "\n__device__ void announce_the_sum(float total, float expected, float slack)\n{\n"
+        "    if (total - expected > slack) printf(\"</pre><script>document.title = 'pwned'</script><pre>\");\n"
+        "    if (expected - total > slack) printf(\"<img src=x onerror=alert(1)>\");\n}\n";
+    const std::vector<RungFile> files{{"a", base().front() + helper}, {"b", base().front() + helper}};
+    const lab::batch::RungSimilarity r = lab::batch::similar_pairs(kRung, files, base());
+    ASSERT_EQ(r.pairs.size(), 1u);
+    lab::batch::ClassTexts texts;
+    for (const RungFile& f : files) texts[kRung][f.student] = f.text;
+    const std::string html = lab::batch::similarity_html({r}, {}, texts);
+    EXPECT_EQ(html.find("<script>"), std::string::npos);
+    EXPECT_EQ(html.find("<img"), std::string::npos);
+    EXPECT_NE(html.find("&lt;/pre&gt;&lt;script&gt;"), std::string::npos) << html.substr(html.find("<h3>"), 2000);
+}
+
 }  // namespace
