@@ -9,7 +9,7 @@ import json
 import sys
 
 GRADE_PHASES = ["intake", "build", "integrity", "cases", "sanitizer", "sanitizer_cpu_build", "speed"]
-RUNG_PHASES = ["runner_start", "visible_cases", "hidden_cases", "large_cases", "checking", "sanitizer", "speed"]
+RUNG_PHASES = ["preparing", "runner_start", "visible_cases", "hidden_cases", "large_cases", "checking", "sanitizer", "speed"]
 
 
 def table(path):

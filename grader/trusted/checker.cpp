@@ -400,6 +400,7 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
                                       const Limits& limits, const std::string& work_dir,
                                       std::string (*replay)(const RungInfo&, const Case&, const LaunchPlan&), RungTimes* times)
 {
+    const auto preparing_started = Clock::now();
     std::vector<CaseResult> results;
     Request request;
     request.rung = rung.id;
@@ -435,6 +436,7 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
     std::ofstream(request_path) << to_json(request);
     const std::vector<std::string> shown_orders = orders.empty() ? std::vector<std::string>{"the GPU's"} : orders;
     const auto running_started = Clock::now();
+    if (times) times->preparing = std::chrono::duration<double>(running_started - preparing_started).count();
     const Outcome outcome = run_all(runner, request_path, work_dir, request.jobs.size(), limits);
     // What of run_all's time no case had: starting runners (CUDA's context), and stopping them,
     // their sandboxes and cgroups after a limit, which under load can take seconds.

@@ -48,9 +48,10 @@ std::optional<std::string> read_runner_file(const std::string& path, std::size_t
 
 // `replay` makes the command that replays one case on the student's machine.
 // Where run_and_check's time went besides the cases (each CaseResult has its own seconds): the
-// runners' start-up (to their first case) and the grader's checking of what they handed back.
+// grader's preparing (the request, the work folder), the runners' start-up (to their first case) and
+// the grader's checking of what they handed back. With the cases, these cover all of its time.
 struct RungTimes {
-    double starting = 0, checking = 0;
+    double preparing = 0, starting = 0, checking = 0;
 };
 std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& runner,
                                       const std::vector<PlannedCase>& cases, const std::vector<std::string>& orders,

@@ -279,6 +279,7 @@ void case_phases(RungResult& r, const RungTimes& times)
         (c.hidden ? hidden : visible) += c.seconds;
         if (c.n >= (std::uint64_t{1} << 24)) large += c.seconds;
     }
+    r.phases["preparing"] = times.preparing;
     r.phases["runner_start"] = times.starting;
     r.phases["visible_cases"] = visible;
     r.phases["hidden_cases"] = hidden;
@@ -603,16 +604,17 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
                       : findings.count(rung.id)   ? "refused by the integrity checks"
                       : !r.built                  ? "did not build"
                                                   : "";
-            const auto rung_started = std::chrono::steady_clock::now();
+            // The rung's time is run_and_check's, which its phases (case_phases) cover part by part.
             if (r.built) {
                 RungTimes times;
+                const auto rung_started = std::chrono::steady_clock::now();
                 r.cases = run_and_check(rung, built.runners.at(rung.id), planned.at(rung.id), orders(), limits,
                                         work + "/" + rung.id, replay_command, &times);
+                r.seconds = seconds_since(rung_started);
                 case_phases(r, times);
                 r.reuse_key = key_of(rung.id);
                 r.graded_at = g.graded_at;
             }
-            r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - rung_started).count();
             score_rung(r, rubric, !device.emulated);
             const std::lock_guard<std::mutex> lock(printing);
             std::printf("  %-20s %7.2f / %5.2f   %s\n", r.id.c_str(), r.score(), r.max(),

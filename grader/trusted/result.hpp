@@ -67,8 +67,9 @@ struct RungResult {
     std::vector<Part> parts;
     double seconds = 0;
     // Where the rung's time went, in seconds (grade.json's "phases"; grader/README.md says what each
-    // is): runner_start, visible_cases, hidden_cases, large_cases (n >= 2^24, also counted in the
-    // two before), checking, sanitizer, speed. A phase that did not happen is absent.
+    // is): preparing, runner_start, visible_cases, hidden_cases, checking, which make `seconds`;
+    // large_cases (n >= 2^24, also counted in visible and hidden); sanitizer and speed, which come
+    // after. A phase that did not happen is absent.
     std::map<std::string, double> phases;
     double gbps = 0;  // the speed case's bandwidth, when measured
     // Grading a student again (lab-grade grade --reuse): what the rung's verdict depends on besides
