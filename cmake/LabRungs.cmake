@@ -70,14 +70,13 @@ endfunction()
 
 # lab_add_explain_program(<target> <id> <kernel file>): on the CPU backend, the program that runs rung
 # <id>'s kernel from <kernel file> once with every load and store measured (./lab explain;
-# common/CPU_BACKEND.md, "Measuring a kernel"): the kernel compiled with GCC's kernel-address
-# instrumentation, each check a call that common/src/cpu/explain_hooks.cpp answers (no sanitizer
-# runtime, no shadow memory), linked with common/tools/explain.cpp.
+# common/CPU_BACKEND.md, "Measuring a kernel"): the kernel compiled with GCC's thread-sanitizer
+# instrumentation, each load, store and atomic a call that common/src/cpu/explain_hooks.cpp answers
+# (no sanitizer runtime), linked with common/tools/explain.cpp.
 function(lab_add_explain_program target id source)
   string(REPLACE "-" "_" kernel "${target}_kernel")
   lab_add_rung_kernel(${kernel} ${id} "${source}")
-  target_compile_options(${kernel} PRIVATE -fsanitize=kernel-address --param=asan-instrumentation-with-call-threshold=0
-                                           --param=asan-stack=0 --param=asan-globals=0)
+  target_compile_options(${kernel} PRIVATE -fsanitize=thread --param=tsan-instrument-func-entry-exit=0)
   add_executable(${target} "${PROJECT_SOURCE_DIR}/common/tools/explain.cpp")
   target_link_libraries(${target} PRIVATE ${kernel} lab_explain_hooks lab_device)
 endfunction()

@@ -1,6 +1,10 @@
-// Kit tool (CPU backend): one rung's kernel run once at a teaching size with its memory accesses
-// measured (lab/cpu/explain.hpp), written as JSON for `./lab explain` (cli/explain.cpp).
-//   lab-explain-NN [--n N] [--block B] [--op OP] [--dtype int|float] --json FILE
+// Kit tool: one rung's kernel run once at a teaching size with its memory accesses measured
+// (lab/cpu/explain.hpp), written as JSON for `./lab explain` (cli/explain.cpp). On the CUDA backend
+// the same launch runs on the GPU, once and unmeasured, for Nsight Compute to read its counters
+// (./lab explain on a GPU, tests/kit/explain_gpu_test.py): the JSON then has no launches.
+//   lab-explain-NN [--n N] [--block B] [--grid G] [--op OP] [--dtype int|float] --json FILE
+//       --grid: the blocks of a rung that sizes its grid to the device (07-09), so that a GPU run
+//       launches what the CPU backend measured (its own grid follows the machine's cores)
 //   lab-explain-NN --page OUT.html NAME=FILE.json ...   the pictures of earlier measurements, side
 //                                                       by side (./lab explain --html)
 // Built per rung from a kernel file compiled with the explain flags (cmake/LabRungs.cmake). The
@@ -24,6 +28,16 @@
 #include "lab/registry.hpp"
 #include "lab/rung.hpp"
 #include "lab/text.hpp"
+
+#if !defined(LAB_BACKEND_CPU)
+// On a GPU nothing is measured here (the counters are Nsight Compute's): the header's structs, and
+// a measurement that sees nothing.
+namespace lab::cpu::explain {
+void start() {}
+std::vector<Launch> stop() { return {}; }
+bool saw_instrumented_code() { return false; }
+}  // namespace lab::cpu::explain
+#endif
 
 namespace {
 
@@ -212,7 +226,7 @@ std::string page(const std::vector<std::pair<std::string, json>>& measured)
 
 template <typename T>
 std::string run(const lab::RungInfo& rung, const lab::RungBinding& binding, lab::Op op, std::size_t n, unsigned block,
-                lab::LaunchPlan& plan)
+                unsigned grid, lab::LaunchPlan& plan)
 {
     const lab::DeviceStatus& device = lab::device_status();
     std::size_t elements = n, side = 0;
@@ -221,7 +235,7 @@ std::string run(const lab::RungInfo& rung, const lab::RungBinding& binding, lab:
         while (side * side < n) side *= 2;
         elements = side * side;
     }
-    plan = lab::plan_launch(rung, elements, block, device.shape, 0, rung.variants.empty() ? "" : rung.variants.back(), side);
+    plan = lab::plan_launch(rung, elements, block, device.shape, grid, rung.variants.empty() ? "" : rung.variants.back(), side);
     // A driver rung's scheme called once, as the benchmark times it: without this the glue calls it
     // twice and checks the answers (explain measures; ./lab check checks).
     plan.reuse = true;
@@ -263,7 +277,7 @@ int main(int argc, char** argv)
         return 0;
     }
     std::size_t n = std::size_t{1} << 20;
-    unsigned block = 256;
+    unsigned block = 256, grid = 0;  // grid 0: as the rung plans it for this device
     std::string op_name, dtype_name = "int", json_path;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -283,6 +297,7 @@ int main(int argc, char** argv)
         };
         if (a == "--n") n = whole(value());
         else if (a == "--block") block = static_cast<unsigned>(whole(value()));
+        else if (a == "--grid") grid = static_cast<unsigned>(whole(value()));
         else if (a == "--op") op_name = value();
         else if (a == "--dtype") dtype_name = value();
         else if (a == "--json") json_path = value();
@@ -298,8 +313,8 @@ int main(int argc, char** argv)
         lab::LaunchPlan plan;
         std::string error;
         try {
-            error = dtype_name == "float" || lab::is_row_op(op) ? run<float>(rung, binding, op, n, block, plan)
-                                                                : run<int>(rung, binding, op, n, block, plan);
+            error = dtype_name == "float" || lab::is_row_op(op) ? run<float>(rung, binding, op, n, block, grid, plan)
+                                                                : run<int>(rung, binding, op, n, block, grid, plan);
         } catch (const std::exception& e) {
             error = e.what();
         }
@@ -311,6 +326,11 @@ int main(int argc, char** argv)
                     {"least_read", n * 4 * lab::operands_of(op)},
                     {"grid", plan.grid},      {"variant", plan.variant},
                     {"instrumented", explain::saw_instrumented_code()},
+#if defined(LAB_BACKEND_CPU)
+                    {"backend", "cpu"},
+#else
+                    {"backend", "cuda"},
+#endif
                     {"error", error},         {"launches", json::array()}};
         for (const explain::Launch& l : launches) {
             json launch = {{"kernel", l.kernel}, {"grid", l.grid}, {"block", l.block}, {"total", counts_json(l.total)},
