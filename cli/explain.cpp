@@ -16,6 +16,8 @@
 #include <map>
 #include <sstream>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "explain_numbers.hpp"
@@ -210,6 +212,93 @@ void print_costly_lines(const std::vector<Costly>& lines)
     }
 }
 
+// Nsight Compute: LAB_NCU, else ncu on the PATH or in the CUDA Toolkit; "" where there is none.
+std::string find_ncu()
+{
+    if (const char* chosen = std::getenv("LAB_NCU"); chosen && *chosen) return chosen;
+    if (std::string found = process::find_program("ncu"); !found.empty()) return found;
+    for (const char* candidate : {"/usr/local/cuda/bin/ncu", "/opt/nvidia/nsight-compute/ncu"})
+        if (access(candidate, X_OK) == 0) return candidate;
+    return "";
+}
+
+// On a machine with a GPU: each measured kernel launched once more on the GPU (lab-explain-NN of
+// the CUDA tree, the grid the model measured) under Nsight Compute, its counters
+// (common/explain_counters.json) kept in the measurement's "gpu" and printed beside the model's.
+// Says in one line, and carries on, where ncu is missing or its counters are denied.
+void measure_on_gpu(const Kit& kit, const RungInfo& rung, std::vector<Measured>& measured,
+                    const std::vector<std::string>& programs, const std::vector<std::string>& args)
+{
+    const std::string preset = kit.preset_for("exercises");
+    if (kit.is_cpu(preset)) return;  // no GPU here: the model alone
+    const std::string ncu = find_ncu();
+    if (ncu.empty()) {
+        std::printf("\nOn this GPU: Nsight Compute (ncu) is not installed, so only the model's numbers are shown; it comes with the\n"
+                    "CUDA Toolkit (or set LAB_NCU to its path).\n");
+        return;
+    }
+    kit.build_quietly(preset, programs, kit.tree(preset) + "/build-explain-" + rung.id + ".log");
+    const json metrics = json::parse(read_file(kit.root + "/common/explain_counters.json")).at("metrics");
+    std::string list;
+    for (const auto& [name, names] : metrics.items())
+        for (const auto& m : names) list += (list.empty() ? "" : ",") + m.get<std::string>();
+    for (std::size_t k = 0; k < measured.size(); ++k) {
+        const std::string out = kit.tree(preset) + "/explain/" + programs[k] + ".ncu.txt";
+        fs::create_directories(fs::path(out).parent_path());
+        std::vector<std::string> command{ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
+                                         "--metrics", list, kit.tool(preset, "common/tools/" + programs[k])};
+        command.insert(command.end(), args.begin(), args.end());
+        if (rung.grid == GridPolicy::sm_count) command.insert(command.end(), {"--grid", measured[k].data.at("grid").dump()});
+        command.insert(command.end(), {"--json", out + ".json"});
+        process::Options options;
+        options.output = out;
+        const int code = process::exit_code(process::run(command, options));
+        const std::string text = read_file(out);
+        if (const std::string refused = ncu_refusal(text); !refused.empty()) {
+            std::printf("\nOn this GPU: %s. The numbers above are the model's.\n", refused.c_str());
+            return;
+        }
+        json counted;
+        try {
+            counted = ncu_counters(text, metrics);
+        } catch (const std::exception& e) {
+            std::printf("\nOn this GPU: ncu's output could not be read (%s; all of it: %s). The numbers above are the model's.\n",
+                        e.what(), out.c_str());
+            return;
+        }
+        if (code != 0 || counted.empty()) {
+            std::printf("\nOn this GPU: ncu counted nothing (exit %d; its output: %s). The numbers above are the model's.\n", code,
+                        out.c_str());
+            return;
+        }
+        measured[k].data["gpu"] = counted;
+    }
+    std::printf("\nOn this GPU, Nsight Compute's counters for the same launches beside the model's (they agree within a few\n"
+                "percent for the kit's references: tests/kit/explain_gpu_test.py; DRAM writes stay in the L2 cache at this size):\n");
+    std::printf("  %-40s", "");
+    for (const Measured& m : measured) std::printf(" %14s %9s", (m.who + " model").c_str(), "GPU");
+    std::printf("\n");
+    const auto row = [&](const char* name, const std::function<std::string(const Measured&)>& model,
+                         const std::function<std::string(const json&)>& gpu) {
+        std::printf("  %-40s", name);
+        for (const Measured& m : measured) std::printf(" %14s %9s", model(m).c_str(), gpu(m.data.at("gpu")).c_str());
+        std::printf("\n");
+    };
+    const auto g = [](const json& c, const char* key) { return c.value(key, 0.0); };
+    row("shared memory: requests per block", [](const Measured& m) { return ratio(number(m.total, "shared_requests"), m.grid, 1); },
+        [&](const json& c) { return ratio(g(c, "shared_requests"), measured[0].grid, 1); });
+    row("  wavefronts per request", [](const Measured& m) { return ratio(number(m.total, "shared_wavefronts"), number(m.total, "shared_requests")); },
+        [&](const json& c) { return ratio(g(c, "shared_wavefronts"), g(c, "shared_requests")); });
+    row("device memory: sectors per request", [](const Measured& m) { return ratio(number(m.total, "global_sectors"), number(m.total, "global_requests")); },
+        [&](const json& c) { return ratio(g(c, "global_sectors"), g(c, "global_requests")); });
+    row("  read (DRAM on the GPU)", [](const Measured& m) { return megabytes(number(m.total, "global_read")); },
+        [&](const json& c) { return megabytes(g(c, "dram_read")); });
+    row("warps active (of the most an SM holds)", [](const Measured&) { return std::string("-"); },
+        [&](const json& c) { return fixed(g(c, "warps_active_percent"), 0) + "%"; });
+    row("time", [](const Measured&) { return std::string("-"); },
+        [&](const json& c) { return fixed(g(c, "nanoseconds") / 1000, 1) + " us"; });
+}
+
 }  // namespace
 
 std::vector<std::string> lesson_gaps(const Kit& kit, const RungInfo& rung)
@@ -275,9 +364,14 @@ int explain(const Kit& kit, const std::string& key, const std::string& n, const 
     if (!block.empty()) args.insert(args.end(), {"--block", block});
     if (!op.empty()) args.insert(args.end(), {"--op", op});
     std::vector<Measured> measured{measure(kit, "yours", "lab-explain-" + rung->id, args)};
+    std::vector<std::string> programs{"lab-explain-" + rung->id};
     if (references) {
         measured.push_back(measure(kit, "reference " + rung->number, "lab-explain-reference-" + rung->id, args));
-        if (previous) measured.push_back(measure(kit, "reference " + previous->number, "lab-explain-reference-" + previous->id, args));
+        programs.push_back("lab-explain-reference-" + rung->id);
+        if (previous) {
+            measured.push_back(measure(kit, "reference " + previous->number, "lab-explain-reference-" + previous->id, args));
+            programs.push_back("lab-explain-reference-" + previous->id);
+        }
     }
     const Measured& yours = measured.front();
     const json& d = yours.data;
@@ -307,6 +401,7 @@ int explain(const Kit& kit, const std::string& key, const std::string& n, const 
     if (measured.size() == 3)
         if (const std::string since = since_previous(measured[1], measured[2], previous->number); !since.empty())
             std::printf("  - %s\n", since.c_str());
+    if (d.value("error", "").empty()) measure_on_gpu(kit, *rung, measured, programs, args);
     if (!d.value("error", "").empty())
         std::printf("\nYour kernel stopped with an error: %s. The numbers are what it did until then; ./lab check %s says more.\n",
                     d.value("error", "").c_str(), rung->number.c_str());

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <sstream>
+#include <stdexcept>
 
 namespace lab::cli::explain_numbers {
 
@@ -173,6 +175,74 @@ std::vector<std::string> gaps(const Measured& yours, const Measured& reference,
     const double read = number(yours.total, "global_read"), ref_read = number(reference.total, "global_read");
     if (ref_read > 0 && read > 1.2 * ref_read) found.push_back(megabytes(read) + " read from device memory, the reference " + megabytes(ref_read));
     return found;
+}
+
+namespace {
+
+// One line of CSV: fields in double quotes, a doubled quote inside one standing for itself.
+std::vector<std::string> csv_fields(const std::string& line)
+{
+    std::vector<std::string> fields;
+    std::string field;
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') field += '"', ++i;
+            else if (c == '"') quoted = false;
+            else field += c;
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            fields.push_back(field);
+            field.clear();
+        } else if (c != '\r') {
+            field += c;
+        }
+    }
+    fields.push_back(field);
+    return fields;
+}
+
+}  // namespace
+
+nlohmann::json ncu_counters(const std::string& output, const nlohmann::json& metrics)
+{
+    // The CSV's lines start with a quote; ncu's own (==PROF==, ==WARNING==) and the program's do not.
+    std::vector<std::vector<std::string>> rows;
+    std::istringstream in(output);
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty() && line[0] == '"') rows.push_back(csv_fields(line));
+    if (rows.size() < 3) return nlohmann::json::object();  // a header, its units, a row per kernel
+    const std::vector<std::string>& head = rows[0];
+    nlohmann::json sums = {{"kernels", rows.size() - 2}};
+    for (const auto& [name, list] : metrics.items()) {
+        double total = 0;
+        for (const auto& metric : list) {
+            const auto column = std::find(head.begin(), head.end(), metric.get<std::string>());
+            if (column == head.end()) throw std::runtime_error("ncu's output has no column " + metric.get<std::string>());
+            const auto at = static_cast<std::size_t>(column - head.begin());
+            for (std::size_t r = 2; r < rows.size(); ++r) {
+                std::string cell = at < rows[r].size() ? rows[r][at] : "";
+                cell.erase(std::remove(cell.begin(), cell.end(), ','), cell.end());
+                try {
+                    total += cell.empty() ? 0.0 : std::stod(cell);
+                } catch (const std::exception&) {
+                    throw std::runtime_error("ncu's " + metric.get<std::string>() + " is not a number: " + cell);
+                }
+            }
+        }
+        sums[name] = total;
+    }
+    return sums;
+}
+
+std::string ncu_refusal(const std::string& output)
+{
+    if (output.find("ERR_NVGPUCTRPERM") != std::string::npos)
+        return "this GPU's performance counters are not open to your user (ERR_NVGPUCTRPERM): an administrator can open "
+               "them (https://developer.nvidia.com/ERR_NVGPUCTRPERM), or run ./lab explain as root";
+    return "";
 }
 
 }  // namespace lab::cli::explain_numbers

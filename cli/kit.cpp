@@ -407,8 +407,9 @@ int Kit::build_with_progress(const std::string& preset, const std::vector<std::s
 void Kit::build_quietly(const std::string& preset, const std::vector<std::string>& targets, const std::string& log) const
 {
     if (!fs::exists(tree(preset) + "/CMakeCache.txt")) {
+        // The first time: a progress line, never the compiler's lines (unless one fails).
         say("(setting up build/" + preset + ": about a minute, once)");
-        configure_and_build(preset, targets);
+        build_with_progress(preset, targets);
         return;
     }
     std::vector<std::string> command{"cmake", "--build", tree(preset), "-j", std::to_string(jobs)};

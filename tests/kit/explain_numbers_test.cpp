@@ -84,3 +84,51 @@ TEST(ExplainNumbers, SincePreviousGivesWhatTheRungChangedPerThousandElements)
 }
 
 }  // namespace
+
+namespace {
+
+// ncu --csv --page raw --print-units base, as it prints on an H200 (rung 03's launch; thousands
+// separated by commas, a units row, ncu's own lines around the CSV), cut to a few columns.
+std::string ncu_output(const std::string& second_kernel_sectors)
+{
+    return "==PROF== Connected to process 4034 (lab-explain-03_sequential)\n"
+           "==PROF== Disconnected from process 4034\n"
+           "\"ID\",\"Kernel Name\",\"dram__bytes_read.sum\",\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\","
+           "\"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum\",\"sm__warps_active.avg.pct_of_peak_sustained_active\"\n"
+           "\"\",\"\",\"byte\",\"sector\",\"sector\",\"%\"\n"
+           "\"0\",\"void reduce<int>(const T1 *, T1 *, unsigned long)\",\"4,197,376\",\"131,072\",\"4,096\",\"81.10\"\n"
+           "\"1\",\"void finish<int>(const T1 *, T1 *, \"\"quoted\"\")\",\"1,024\",\"" +
+           second_kernel_sectors + "\",\"1\",\"12.5\"\n";
+}
+
+const json kMetrics = {{"dram_read", {"dram__bytes_read.sum"}},
+                       {"global_sectors", {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"}},
+                       {"warps_active_percent", {"sm__warps_active.avg.pct_of_peak_sustained_active"}}};
+
+}  // namespace
+
+TEST(ExplainNumbers, NcuCountersAddUpEveryKernelsMetricsByTheKitsNames)
+{
+    const json c = en::ncu_counters(ncu_output("32"), kMetrics);
+    EXPECT_EQ(c.at("kernels").get<int>(), 2);
+    EXPECT_DOUBLE_EQ(c.at("dram_read").get<double>(), 4197376.0 + 1024);
+    EXPECT_DOUBLE_EQ(c.at("global_sectors").get<double>(), 131072.0 + 4096 + 32 + 1);
+    EXPECT_DOUBLE_EQ(c.at("warps_active_percent").get<double>(), 81.10 + 12.5);
+    // No kernel rows (the program launched nothing, or ncu stopped first): nothing counted.
+    EXPECT_TRUE(en::ncu_counters("==PROF== Disconnected from process 1\n", kMetrics).empty());
+}
+
+TEST(ExplainNumbers, NcuOutputThatCannotBeReadIsSaidNotGuessed)
+{
+    json more = kMetrics;
+    more["shared_requests"] = {"smsp__inst_executed_op_shared_ld_pred_on_any.sum"};
+    EXPECT_THROW(en::ncu_counters(ncu_output("32"), more), std::runtime_error);   // a column ncu did not print
+    EXPECT_THROW(en::ncu_counters(ncu_output("n/a"), kMetrics), std::runtime_error);  // a cell that is no number
+    const std::string denied =
+        "==PROF== Connected to process 77 (lab-explain-03_sequential)\n"
+        "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters on the "
+        "target device 0. For instructions on enabling permissions and to get more information see "
+        "https://developer.nvidia.com/ERR_NVGPUCTRPERM\n";
+    EXPECT_NE(en::ncu_refusal(denied).find("ERR_NVGPUCTRPERM"), std::string::npos);
+    EXPECT_TRUE(en::ncu_refusal(ncu_output("32")).empty());
+}
