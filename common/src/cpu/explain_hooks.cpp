@@ -73,24 +73,22 @@ extern "C" void __tsan_vptr_update(void*, void*) {}
     LAB_EXPLAIN_FETCH(bits, T, or)                                                                                       \
     LAB_EXPLAIN_FETCH(bits, T, xor)                                                                                      \
     LAB_EXPLAIN_FETCH(bits, T, nand)                                                                                     \
-    extern "C" [[gnu::noinline]] int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* expected, T v,     \
-                                                                                   int order, int fail)                 \
-    {                                                                                                                    \
-        note(reinterpret_cast<std::uintptr_t>(a), sizeof(T), true);                                                      \
-        return __atomic_compare_exchange_n(a, expected, v, false, order, fail);                                          \
-    }                                                                                                                    \
-    extern "C" [[gnu::noinline]] int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* expected, T v,       \
-                                                                                 int order, int fail)                   \
-    {                                                                                                                    \
-        note(reinterpret_cast<std::uintptr_t>(a), sizeof(T), true);                                                      \
-        return __atomic_compare_exchange_n(a, expected, v, true, order, fail);                                           \
-    }                                                                                                                    \
+    LAB_EXPLAIN_CAS(bits, T, strong, false)                                                                              \
+    LAB_EXPLAIN_CAS(bits, T, weak, true)                                                                                 \
     extern "C" [[gnu::noinline]] T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T expected, T v, int order, \
                                                                              int fail)                                  \
     {                                                                                                                    \
         note(reinterpret_cast<std::uintptr_t>(a), sizeof(T), true);                                                      \
         __atomic_compare_exchange_n(a, &expected, v, false, order, fail);                                                \
         return expected;                                                                                                 \
+    }
+
+#define LAB_EXPLAIN_CAS(bits, T, kind, weak)                                                                             \
+    extern "C" [[gnu::noinline]] int __tsan_atomic##bits##_compare_exchange_##kind(volatile T* a, T* expected, T v,     \
+                                                                                   int order, int fail)                 \
+    {                                                                                                                    \
+        note(reinterpret_cast<std::uintptr_t>(a), sizeof(T), true);                                                      \
+        return __atomic_compare_exchange_n(a, expected, v, weak, order, fail);                                           \
     }
 
 #define LAB_EXPLAIN_FETCH(bits, T, what)                                                                                 \
