@@ -278,25 +278,26 @@ void measure_on_gpu(const Kit& kit, const RungInfo& rung, std::vector<Measured>&
     std::printf("  %-40s", "");
     for (const Measured& m : measured) std::printf(" %14s %9s", (m.who + " model").c_str(), "GPU");
     std::printf("\n");
+    // Each row: the model's figure and the GPU's, from one measurement (its counters in "gpu").
     const auto row = [&](const char* name, const std::function<std::string(const Measured&)>& model,
-                         const std::function<std::string(const json&)>& gpu) {
+                         const std::function<std::string(const Measured&, const json&)>& gpu) {
         std::printf("  %-40s", name);
-        for (const Measured& m : measured) std::printf(" %14s %9s", model(m).c_str(), gpu(m.data.at("gpu")).c_str());
+        for (const Measured& m : measured) std::printf(" %14s %9s", model(m).c_str(), gpu(m, m.data.at("gpu")).c_str());
         std::printf("\n");
     };
     const auto g = [](const json& c, const char* key) { return c.value(key, 0.0); };
     row("shared memory: requests per block", [](const Measured& m) { return ratio(number(m.total, "shared_requests"), m.grid, 1); },
-        [&](const json& c) { return ratio(g(c, "shared_requests"), measured[0].grid, 1); });
+        [&](const Measured& m, const json& c) { return ratio(g(c, "shared_requests"), m.grid, 1); });
     row("  wavefronts per request", [](const Measured& m) { return ratio(number(m.total, "shared_wavefronts"), number(m.total, "shared_requests")); },
-        [&](const json& c) { return ratio(g(c, "shared_wavefronts"), g(c, "shared_requests")); });
+        [&](const Measured&, const json& c) { return ratio(g(c, "shared_wavefronts"), g(c, "shared_requests")); });
     row("device memory: sectors per request", [](const Measured& m) { return ratio(number(m.total, "global_sectors"), number(m.total, "global_requests")); },
-        [&](const json& c) { return ratio(g(c, "global_sectors"), g(c, "global_requests")); });
+        [&](const Measured&, const json& c) { return ratio(g(c, "global_sectors"), g(c, "global_requests")); });
     row("  read (DRAM on the GPU)", [](const Measured& m) { return megabytes(number(m.total, "global_read")); },
-        [&](const json& c) { return megabytes(g(c, "dram_read")); });
+        [&](const Measured&, const json& c) { return megabytes(g(c, "dram_read")); });
     row("warps active (of the most an SM holds)", [](const Measured&) { return std::string("-"); },
-        [&](const json& c) { return fixed(g(c, "warps_active_percent"), 0) + "%"; });
+        [&](const Measured&, const json& c) { return fixed(g(c, "warps_active_percent"), 0) + "%"; });
     row("time", [](const Measured&) { return std::string("-"); },
-        [&](const json& c) { return fixed(g(c, "nanoseconds") / 1000, 1) + " us"; });
+        [&](const Measured&, const json& c) { return fixed(g(c, "nanoseconds") / 1000, 1) + " us"; });
 }
 
 }  // namespace
@@ -402,7 +403,7 @@ int explain(const Kit& kit, const std::string& key, const std::string& n, const 
         if (const std::string since = since_previous(measured[1], measured[2], previous->number); !since.empty())
             std::printf("  - %s\n", since.c_str());
     if (d.value("error", "").empty()) measure_on_gpu(kit, *rung, measured, programs, args);
-    if (!d.value("error", "").empty())
+    else
         std::printf("\nYour kernel stopped with an error: %s. The numbers are what it did until then; ./lab check %s says more.\n",
                     d.value("error", "").c_str(), rung->number.c_str());
     if (!html_out.empty()) {

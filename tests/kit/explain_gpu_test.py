@@ -65,8 +65,8 @@ def model(tools, recorded=None):
 
 
 def ncu_path():
-    found = shutil.which("ncu") or next((p for p in ["/usr/local/cuda/bin/ncu"] if os.path.exists(p)), None)
-    return found
+    """LAB_NCU, else ncu on the PATH or in the CUDA Toolkit, as ./lab explain looks for it (cli/explain.cpp, find_ncu)."""
+    return os.environ.get("LAB_NCU") or shutil.which("ncu") or shutil.which("ncu", path="/usr/local/cuda/bin:/opt/nvidia/nsight-compute")
 
 
 def read_ncu_csv(text):
