@@ -534,8 +534,10 @@ int finish(const std::string& out, const ClassState& state, const std::map<std::
 }
 
 // The workers of a run: the first grades in this build tree; each other in a tree of its own
-// (BUILD/grading/worker-K, configured like this one the first time, and its lab-grade brought up
-// to date each run), since a tree grades one submission at a time. On a GPU each worker has a GPU
+// (BUILD-worker-K beside BUILD, configured like this one the first time, and its lab-grade brought
+// up to date each run), since a tree grades one submission at a time. Beside BUILD, not in it: at
+// BUILD's depth under the kit its compile commands are BUILD's, path for path, so ./lab's compiler
+// cache has its objects (BUILD/grading/worker-K took 185 s of compiling on 2 cores, found nothing). On a GPU each worker has a GPU
 // of its own, so that no kernel runs on a GPU while another student's is timed there.
 // How many workers the options ask for; throws, before anything is written, when they cannot be had.
 int worker_count(const BatchOptions& options)
@@ -567,7 +569,7 @@ std::vector<Worker> workers_for(const BatchOptions& options)
         w.gpu = gpus.empty() || count == 1 ? "" : gpus[static_cast<std::size_t>(k)];
         w.grader = options.grader;
         if (k > 0) {
-            const std::string own = (tree / "grading" / ("worker-" + std::to_string(k))).string();
+            const std::string own = tree.string() + "-worker-" + std::to_string(k);
             const std::string log = own + ".build.log";
             const bool fresh = !fs::exists(own + "/CMakeCache.txt");
             std::printf("grade-all: worker %d's build tree %s%s\n", k, own.c_str(),

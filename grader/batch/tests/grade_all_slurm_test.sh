@@ -56,14 +56,18 @@ grep -q 'round-2' "$work/run3.log" || fail "a task that ended without a grade wa
 grep -q '^m3,"not graded: its Slurm task (job [0-9]*, task 0) ended without a grade: see slurm/round-2-task-0.log' \
   "$work/one-out/gradebook.csv" || fail "the failed task: $(cat "$work/one-out/gradebook.csv")"
 # 4. A node tree: the task configures and builds a tree of the kit on the node's disk and grades
-#    there; the grade is the one this tree gave (same seed, same student).
+#    there; the grade is the one this tree gave (same seed, same student). The tree lies beside this
+#    build tree (BUILD-slurm-node-0), at its depth under the kit, so that ./lab's compiler cache
+#    serves it (inside WORK it found nothing: 265 s of compiling on 2 cores).
+node_tree="$(dirname "$(dirname "$work")")-slurm-node"
+rm -rf "$node_tree"-*
 mkdir -p "$work/tree-class" && cp -r "$local_work/class/m3.tar.gz" "$work/tree-class/"
 "$grade" grade-all "$work/tree-class" --slurm --out "$work/tree-out" --seed 0x5eed --rubric "$local_work/rubric.toml" \
-  --poll 2 --node-tree "$work/node-tree" >"$work/run4.log" 2>&1
+  --poll 2 --node-tree "$node_tree" >"$work/run4.log" 2>&1
 code=$?
 cat "$work/run4.log"
 [[ $code == 0 ]] || fail "grade-all --slurm --node-tree exited with $code: $(cat "$work"/tree-out/slurm/*task*.log)"
-[[ -x "$work/node-tree-0/grader/lab-grade" ]] || fail "no node tree was built in $work/node-tree-0"
+[[ -x "$node_tree-0/grader/lab-grade" ]] || fail "no node tree was built in $node_tree-0"
 [[ "$(grep '^m3,' "$work/tree-out/gradebook.csv")" == "$(grep '^m3,' "$local_work/gradebook-local.csv")" ]] \
   || fail "the node tree's grade differs: $(grep '^m3,' "$work/tree-out/gradebook.csv")"
 echo "grade-all --slurm: every check passed"
