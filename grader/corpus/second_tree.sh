@@ -8,6 +8,7 @@
 set -uo pipefail
 build="$1" tree="$1-worker-1"
 log="$tree.build.log"
+[[ -f "$build/grading/node-tree.args" ]] || { echo "FAILED: $build/grading/node-tree.args is missing (is $build a build tree of the kit?)"; exit 1; }
 if [[ ! -f "$tree/CMakeCache.txt" ]]; then
   mapfile -t args <"$build/grading/node-tree.args"
   cmake "${args[@]}" -B "$tree" >"$log" 2>&1 || { tail -n 40 "$log"; echo "FAILED: $tree could not be configured (see $log)"; exit 1; }
