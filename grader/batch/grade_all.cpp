@@ -15,16 +15,13 @@
 #include <ctime>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iostream>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <random>
-#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "class_state.hpp"
 #include "gradebook.hpp"
 #include "lms.hpp"
 #include "lab/json_text.hpp"
@@ -42,7 +39,6 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-std::atomic<bool> stop_requested{false};
 constexpr int kMostWorkers = 64;
 std::array<std::atomic<pid_t>, kMostWorkers> running_children{};  // each worker's lab-grade, 0 when none
 
@@ -63,166 +59,6 @@ void catch_stops()
     sigaction(SIGINT, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);
 }
-
-void write_text(const std::string& path, const std::string& text)
-{
-    // Written whole, then renamed: a reader (or an interrupted run) never sees half a file.
-    const std::string partial = path + ".partial";
-    {
-        std::ofstream out(partial, std::ios::trunc | std::ios::binary);
-        out << text;
-        if (!out) throw std::runtime_error("cannot write " + partial);
-    }
-    fs::rename(partial, path);
-}
-
-std::string host_name()
-{
-    char name[256] = {};
-    gethostname(name, sizeof name - 1);
-    return name;
-}
-
-std::string hex(std::uint64_t value)
-{
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(value));
-    return text;
-}
-
-std::uint64_t parse_seed(const std::string& text)
-{
-    std::size_t used = 0;
-    std::uint64_t seed = 0;
-    try {
-        seed = std::stoull(text, &used, 0);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (text.empty() || used != text.size()) throw std::runtime_error("--seed " + text + " is not a number (0x...)");
-    return seed;
-}
-
-// What the submission holds (every file's path and bytes; a checkout's .git left out): a change
-// to it grades it again on a rerun.
-std::string fingerprint(const std::string& path)
-{
-    std::uint64_t hash = lab::fnv1a("submission");
-    auto mix = [&hash](const std::string& text) { hash = lab::fnv1a_mix(hash, text); };
-    if (fs::is_directory(path)) {
-        std::vector<std::string> files;
-        for (auto it = fs::recursive_directory_iterator(path); it != fs::recursive_directory_iterator(); ++it) {
-            if (it->is_directory() && it->path().filename() == ".git") {
-                it.disable_recursion_pending();
-                continue;
-            }
-            if (it->is_regular_file()) files.push_back(fs::relative(it->path(), path).string());
-        }
-        std::sort(files.begin(), files.end());
-        for (const std::string& f : files) {
-            mix(f);
-            mix(lab::read_file(path + "/" + f));
-        }
-    } else {
-        mix(lab::read_file(path));
-    }
-    return hex(hash);
-}
-
-// The folders of OUT.
-std::string graded_dir(const std::string& out, const std::string& id) { return out + "/students/" + id; }
-std::string failed_dir(const std::string& out, const std::string& id) { return out + "/not-graded/" + id; }
-
-// The class's own state in OUT (class.json): its seed and rubric, kept between runs, and the
-// roster of the latest run, which Slurm's tasks read.
-struct ClassState {
-    std::uint64_t seed = 0;
-    std::string rubric, rubric_hash;  // the rubric's absolute path ("" for the kit's) and what it held
-    int generation = 1;               // one more at each --force: a grade of an earlier one no longer counts
-    // A changed submission's unchanged rungs keep their grade (lab-grade grade --reuse) within a
-    // generation; --no-reuse (this run's, kept for its Slurm tasks) grades every rung again.
-    bool reuse = true;
-    std::vector<Student> students;
-    // Each submission's fingerprint, read once per run (Slurm's watch asks for it at every look).
-    mutable std::map<std::string, std::string> prints;
-    const std::string& print_of(const Student& s) const
-    {
-        auto at = prints.find(s.id);
-        // A new time of hand-in (the late policy's) grades it again, as new files do.
-        if (at == prints.end())
-            at = prints.emplace(s.id, fingerprint(s.path) + (s.submitted_at.empty() ? "" : " handed in " + s.submitted_at)).first;
-        return at->second;
-    }
-};
-
-json to_json(const ClassState& state)
-{
-    json students = json::array();
-    for (const Student& s : state.students) students.push_back({{"id", s.id}, {"path", s.path}, {"submitted_at", s.submitted_at}});
-    return {{"seed", hex(state.seed)}, {"rubric", state.rubric}, {"rubric_hash", state.rubric_hash},
-            {"generation", state.generation}, {"reuse", state.reuse}, {"students", students}};
-}
-
-ClassState read_state(const std::string& out)
-{
-    const json j = json::parse(lab::read_file(out + "/class.json"));
-    ClassState state;
-    state.seed = parse_seed(j.at("seed").get<std::string>());
-    state.rubric = j.at("rubric").get<std::string>();
-    state.rubric_hash = j.at("rubric_hash").get<std::string>();
-    state.generation = j.at("generation").get<int>();
-    state.reuse = j.value("reuse", true);
-    for (const json& s : j.at("students")) state.students.push_back({s.at("id"), s.at("path"), s.value("submitted_at", "")});
-    return state;
-}
-
-std::uint64_t student_seed(std::uint64_t class_seed, const std::string& id)
-{
-    return class_seed ^ lab::fnv1a("student/" + id);
-}
-
-// Graded in this generation, from the submission as it is now.
-bool is_graded(const std::string& out, const ClassState& state, const Student& s)
-{
-    const std::string& print = state.print_of(s);
-    const std::string dir = graded_dir(out, s.id);
-    if (!fs::exists(dir + "/grade.json") || !fs::exists(dir + "/batch.json")) return false;
-    try {
-        const json batch = json::parse(lab::read_file(dir + "/batch.json"));
-        return batch.at("fingerprint") == print && batch.at("generation") == state.generation;
-    } catch (const std::exception&) {
-        return false;
-    }
-}
-
-std::string last_line(const std::string& path)
-{
-    std::ifstream in(path);
-    std::string line, last;
-    while (std::getline(in, line))
-        if (line.find_first_not_of(" \t") != std::string::npos) last = line;
-    return last;
-}
-
-// Why the student's last grading failed, from not-graded/ID: what lab-grade's exit said, its log's
-// last line, and where the log is.
-std::string why_not_graded(const std::string& out, const std::string& id)
-{
-    try {
-        const json batch = json::parse(lab::read_file(failed_dir(out, id) + "/batch.json"));
-        const std::string said = last_line(failed_dir(out, id) + "/grade.log");
-        return batch.at("why").get<std::string>() + (said.empty() ? "" : " (" + said + ")") + "; its log: not-graded/" + id +
-               "/grade.log";
-    } catch (const std::exception&) {
-        return "its grading failed; see not-graded/" + id;
-    }
-}
-
-struct Graded {
-    bool ok = false, stopped = false;
-    double seconds = 0, score = 0, max = 0;
-    std::string why;
-};
 
 // Grades one student by a `lab-grade grade` of its own, into a folder of its own that is renamed
 // into students/ID only once its reports are whole; a failed grading goes to not-graded/ID with
@@ -346,193 +182,6 @@ Graded grade_one(const std::string& out, const Student& s, const ClassState& sta
     return g;
 }
 
-// Every student's outcome as OUT holds it now.
-std::vector<Outcome> outcomes(const std::string& out, const ClassState& state,
-                              const std::map<std::string, std::string>& why_not = {})
-{
-    std::vector<Outcome> all;
-    for (const Student& s : state.students) {
-        Outcome o;
-        o.id = s.id;
-        const std::string dir = graded_dir(out, s.id);
-        try {
-            if (is_graded(out, state, s)) {
-                o.grade = json::parse(lab::read_file(dir + "/grade.json"));
-                const json batch = json::parse(lab::read_file(dir + "/batch.json"));
-                o.host = batch.at("host");
-                o.seconds = batch.at("seconds");
-                o.graded = true;
-                if (const auto history = lab::try_read_file(dir + "/history.json")) o.history = json::parse(*history);
-            }
-        } catch (const std::exception& e) {
-            o.why_not = "its reports in students/" + s.id + " cannot be read: " + e.what();
-        }
-        if (!o.graded && o.why_not.empty()) {
-            if (why_not.count(s.id)) o.why_not = why_not.at(s.id);
-            else if (fs::exists(failed_dir(out, s.id) + "/batch.json"))
-                o.why_not = why_not_graded(out, s.id);
-            else if (fs::exists(dir)) {
-                o.why_not = "its grade is out of date (the submission changed, or --force) and it was not graded again yet";
-            } else {
-                o.why_not = "not graded yet (the run was stopped first)";
-            }
-        }
-        all.push_back(std::move(o));
-    }
-    return all;
-}
-
-}  // namespace
-
-int write_similarity_reports(const std::string& out, const std::vector<std::string>& students, const SimilarityOptions& options)
-{
-    const ClassSimilarity found = class_similarity(out, students, options);
-    write_text(out + "/similarity.md", similarity_markdown(found.rungs, options, found.texts));
-    write_text(out + "/similarity.html", similarity_html(found.rungs, options, found.texts));
-    return found.listed;
-}
-
-namespace {
-
-std::vector<std::string> graded_ids(const std::vector<Outcome>& all)
-{
-    std::vector<std::string> ids;
-    for (const Outcome& o : all)
-        if (o.graded) ids.push_back(o.id);
-    return ids;
-}
-
-void write_class_reports(const std::string& out, const std::vector<Outcome>& all)
-{
-    const std::string title = "Class grades: " + fs::path(out).filename().string();
-    write_text(out + "/gradebook.csv", gradebook_csv(all));
-    write_text(out + "/class-summary.md", class_summary_markdown(all, title));
-    write_text(out + "/class-summary.html", class_summary_html(all, title));
-    const std::vector<std::string> graded = graded_ids(all);
-    const int listed = write_similarity_reports(out, graded, SimilarityOptions{});
-    std::printf("grade-all: %zu of %zu graded; gradebook: %s/gradebook.csv; class summary: %s/class-summary.html; "
-                "similar pairs: %d (%s/similarity.html)\n",
-                graded.size(), all.size(), out.c_str(), out.c_str(), listed, out.c_str());
-    std::fflush(stdout);
-}
-
-std::string duration(double seconds)
-{
-    const long s = static_cast<long>(seconds + 0.5);
-    if (s < 120) return std::to_string(s) + " s";
-    if (s < 7200) return std::to_string((s + 30) / 60) + " min";
-    return std::to_string(s / 3600) + " h " + std::to_string((s % 3600 + 30) / 60) + " min";
-}
-
-// Shows where a batch is: on a terminal one line rewritten in place, else a plain line each time.
-class Progress {
-public:
-    explicit Progress(std::size_t total) : total_(total), terminal_(isatty(STDOUT_FILENO) == 1) {}
-    void starting(std::size_t done, const std::string& what)
-    {
-        const std::string line = "[" + std::to_string(done) + "/" + std::to_string(total_) + "] " + what + eta(done);
-        if (terminal_) std::printf("\r\033[K%s", line.c_str());
-        else std::printf("grade-all: %s\n", line.c_str());
-        std::fflush(stdout);
-    }
-    void finished(std::size_t done, const std::string& line, double seconds)
-    {
-        spent_ += seconds;
-        ++timed_;
-        if (terminal_) std::printf("\r\033[K");
-        std::printf("grade-all: [%zu/%zu] %s\n", done, total_, line.c_str());
-        std::fflush(stdout);
-    }
-
-private:
-    std::string eta(std::size_t done) const
-    {
-        if (timed_ == 0 || done >= total_) return "";
-        return " (about " + duration(spent_ / timed_ * static_cast<double>(total_ - done)) + " left)";
-    }
-    std::size_t total_, timed_ = 0;
-    double spent_ = 0;
-    bool terminal_;
-};
-
-std::string describe(const Graded& g)
-{
-    char text[64];
-    std::snprintf(text, sizeof text, "%.2f / %.2f in %s", g.score, g.max, duration(g.seconds).c_str());
-    return g.ok ? text : "NOT GRADED: " + g.why;
-}
-
-// The class's state for this run: OUT's seed and rubric kept (a different --seed or rubric needs
-// --force, so that one gradebook never mixes two), the roster as the source gives it now.
-ClassState prepare(const BatchOptions& options, std::vector<Student> students)
-{
-    ClassState state;
-    state.students = std::move(students);
-    state.reuse = !options.no_reuse;
-    state.rubric = options.rubric.empty() ? "" : fs::absolute(options.rubric).lexically_normal().string();
-    if (!state.rubric.empty() && !fs::is_regular_file(state.rubric))
-        throw std::runtime_error("--rubric " + options.rubric + ": no such file");
-    state.rubric_hash = state.rubric.empty() ? "the kit's" : hex(lab::fnv1a(lab::read_file(state.rubric)));
-    const bool resuming = fs::exists(options.out + "/class.json");
-    if (resuming) {
-        const ClassState before = read_state(options.out);
-        state.seed = before.seed;
-        state.generation = before.generation + (options.force ? 1 : 0);
-        if (!options.force) {
-            if (!options.seed.empty() && parse_seed(options.seed) != before.seed)
-                throw std::runtime_error(options.out + " was graded with seed " + hex(before.seed) + ", not " + options.seed +
-                                         ": leave --seed out to go on, or add --force to grade everyone again");
-            if (before.rubric != state.rubric || before.rubric_hash != state.rubric_hash)
-                throw std::runtime_error(options.out + " was graded under another rubric (" +
-                                         (before.rubric.empty() ? "the kit's" : before.rubric) +
-                                         "): give the same one to go on, or add --force to grade everyone again");
-        }
-    }
-    if (!options.seed.empty()) state.seed = parse_seed(options.seed);
-    else if (!resuming || options.force) {
-        std::random_device device;
-        state.seed = (std::uint64_t{device()} << 32) ^ device() ^
-                     static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
-    }
-    fs::create_directories(options.out + "/students");
-    write_text(options.out + "/class.json", lab::json_text(to_json(state), 1) + "\n");
-    return state;
-}
-
-// What is left of gradings that never finished (a killed run): removed, never read.
-void remove_leftovers(const std::string& out)
-{
-    for (const auto& entry : fs::directory_iterator(out + "/students"))
-        if (entry.path().filename().string().rfind('.', 0) == 0) fs::remove_all(entry.path());
-}
-
-std::vector<Student> to_grade(const BatchOptions& options, const ClassState& state, std::size_t& already)
-{
-    std::vector<Student> pending;
-    already = 0;
-    for (const Student& s : state.students) {
-        if (is_graded(options.out, state, s)) {
-            ++already;
-            continue;
-        }
-        if (!options.force && fs::exists(graded_dir(options.out, s.id)))
-            std::printf("grade-all: %s changed since it was graded: grading it again\n", s.id.c_str());
-        pending.push_back(s);
-    }
-    return pending;
-}
-
-int finish(const std::string& out, const ClassState& state, const std::map<std::string, std::string>& why_not = {})
-{
-    const std::vector<Outcome> all = outcomes(out, state, why_not);
-    write_class_reports(out, all);
-    if (stop_requested) {
-        std::printf("grade-all: stopped; every finished grade is kept: run the same command again to go on\n");
-        return 130;
-    }
-    return std::all_of(all.begin(), all.end(), [](const Outcome& o) { return o.graded; }) ? 0 : 1;
-}
-
 // The workers of a run: the first grades in this build tree; each other in a tree of its own
 // (BUILD-worker-K beside BUILD, configured like this one the first time, and its lab-grade brought
 // up to date each run), since a tree grades one submission at a time. Beside BUILD, not in it: at
@@ -608,7 +257,7 @@ int grade_here(const BatchOptions& options, const ClassState& state)
                 already, pending.size(),
                 workers.size() == 1 ? "one at a time" : (std::to_string(workers.size()) + " at a time").c_str(),
                 hex(state.seed).c_str());
-    Progress progress(pending.size());
+    ProgressLine progress(pending.size());
     std::mutex printing;
     std::atomic<std::size_t> next{0};
     std::size_t done = 0;
@@ -633,168 +282,15 @@ int grade_here(const BatchOptions& options, const ClassState& state)
     return finish(options.out, state);
 }
 
-// ---- Slurm -------------------------------------------------------------------------------
-
-std::string quoted(const std::string& text)
-{
-    std::string q = "'";
-    for (char c : text) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-// Runs a Slurm command; its output in `output`; its exit code.
-int slurm(const std::vector<std::string>& args, std::string& output, const std::string& scratch)
-{
-    lab::process::Options options;
-    options.output = scratch;
-    options.search_path = true;
-    options.null_stdin = true;
-    const int code = lab::process::run(args, options);
-    output = lab::read_file(scratch);
-    while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();
-    return code;
-}
-
-std::string job_script(const BatchOptions& options, const std::string& round, std::size_t tasks)
-{
-    const SlurmOptions& s = options.slurm;
-    const std::string out = fs::absolute(options.out).string();
-    std::string text = "#!/bin/bash\n# Written by lab-grade grade-all --slurm: one array task per " +
-                       std::to_string(s.per_task) + " submission(s) of " + round + ".json.\n";
-    text += "#SBATCH --job-name=lab-grade-all\n#SBATCH --array=0-" + std::to_string(tasks - 1) +
-            (s.max_running > 0 ? "%" + std::to_string(s.max_running) : "") + "\n";
-    text += "#SBATCH --output=" + out + "/slurm/" + round + "-task-%a.log\n#SBATCH --requeue\n";
-    if (!s.partition.empty()) text += "#SBATCH --partition=" + s.partition + "\n";
-    if (!s.gres.empty()) text += "#SBATCH --gres=" + s.gres + "\n";
-    if (!s.time.empty()) text += "#SBATCH --time=" + s.time + "\n";
-    if (!s.account.empty()) text += "#SBATCH --account=" + s.account + "\n";
-    for (const std::string& arg : s.sbatch_args) {
-        if (arg.find('\n') != std::string::npos) throw std::runtime_error("--sbatch-arg " + arg + ": one line only");
-        text += "#SBATCH " + arg + "\n";
-    }
-    text += "set -euo pipefail\n";
-    std::string grader = quoted(options.grader);
-    if (!s.node_tree.empty()) {
-        // A build tree of the kit on the node's own disk, one per task running there at once (the
-        // first free slot, locked for the task's life), configured and built the first time.
-        const std::string args_file = fs::path(options.grader).parent_path().parent_path().string() + "/grading/node-tree.args";
-        text += "base=" + quoted(s.node_tree) + "\nmkdir -p \"$(dirname \"$base\")\"\n"
-                "for slot in $(seq 0 63); do exec 9>\"$base-$slot.lock\"; flock -n 9 && break; done\n"
-                "tree=\"$base-$slot\"\n"
-                "if [[ ! -x \"$tree/grader/lab-grade\" ]]; then\n"
-                "  mapfile -t args < " + quoted(args_file) + "\n"
-                "  cmake \"${args[@]}\" -B \"$tree\" > \"$tree.configure.log\" 2>&1 || { cat \"$tree.configure.log\"; exit 1; }\n"
-                "  cmake --build \"$tree\" --target lab-grade >> \"$tree.configure.log\" 2>&1 || { cat \"$tree.configure.log\"; exit 1; }\n"
-                "fi\n";
-        grader = "\"$tree/grader/lab-grade\"";
-    }
-    text += "exec " + grader + " grade-task " + quoted(out) + " --round " + quoted(out + "/slurm/" + round + ".json") +
-            " --task \"$SLURM_ARRAY_TASK_ID\" --per-task " + std::to_string(s.per_task) + " --jobs " +
-            std::to_string(options.jobs) + "\n";
-    return text;
-}
-
-int grade_on_slurm(const BatchOptions& options, const ClassState& state)
-{
-    const SlurmOptions& s = options.slurm;
-    for (const std::string tool : {"sbatch", "squeue", "scancel"})
-        if (lab::process::find_program(tool).empty())
-            throw std::runtime_error(std::string("--slurm needs Slurm's ") + tool +
-                                     " on PATH (Debian: apt-get install slurm-client), on a machine that can submit to the cluster");
-    const std::string slurm_dir = options.out + "/slurm";
-    fs::create_directories(slurm_dir);
-    std::map<std::string, std::string> why_not;
-    std::set<std::string> decided;  // not graded, and lab-grade said why (a broken archive)
-    for (int attempt = 0; attempt <= s.retries && !stop_requested; ++attempt) {
-        std::size_t already = 0;
-        std::vector<Student> pending = to_grade(options, state, already);
-        pending.erase(std::remove_if(pending.begin(), pending.end(), [&](const Student& p) { return decided.count(p.id) > 0; }),
-                      pending.end());
-        if (pending.empty()) break;
-        const std::size_t tasks = (pending.size() + s.per_task - 1) / s.per_task;
-        int round_number = 1;
-        while (fs::exists(slurm_dir + "/round-" + std::to_string(round_number) + ".json")) ++round_number;
-        const std::string round = "round-" + std::to_string(round_number);
-        json ids = json::array();
-        for (const Student& p : pending) {
-            ids.push_back(p.id);
-            // A failure recorded by an earlier run is not this round's: its task writes a new one.
-            fs::remove_all(failed_dir(options.out, p.id));
-        }
-        write_text(slurm_dir + "/" + round + ".json", lab::json_text(ids) + "\n");
-        write_text(slurm_dir + "/" + round + ".sh", job_script(options, round, tasks));
-        std::string job;
-        if (slurm({"sbatch", "--parsable", slurm_dir + "/" + round + ".sh"}, job, slurm_dir + "/" + round + ".sbatch.log") != 0)
-            throw std::runtime_error("sbatch refused the job: " + job + " (the script: " + slurm_dir + "/" + round + ".sh)");
-        job = job.substr(0, job.find(';'));
-        std::printf("grade-all: %zu students; %zu graded already; Slurm job %s: %zu task(s) for the %zu to grade (%s)\n",
-                    state.students.size(), already, job.c_str(), tasks, pending.size(), round.c_str());
-        std::fflush(stdout);
-        Progress progress(pending.size());
-        std::set<std::string> shown;
-        const auto started = Clock::now();
-        for (;;) {
-            std::string queued;
-            const int code = slurm({"squeue", "-h", "-j", job, "-o", "%i %T"}, queued, slurm_dir + "/" + round + ".squeue.log");
-            for (const Student& p : pending) {
-                if (shown.count(p.id)) continue;
-                const bool graded = is_graded(options.out, state, p);
-                if (!graded && !fs::exists(failed_dir(options.out, p.id) + "/batch.json")) continue;
-                shown.insert(p.id);
-                Graded g;
-                std::string host = "?";
-                try {
-                    const std::string dir = graded ? graded_dir(options.out, p.id) : failed_dir(options.out, p.id);
-                    const json batch = json::parse(lab::read_file(dir + "/batch.json"));
-                    g.ok = graded;
-                    g.seconds = batch.at("seconds");
-                    host = batch.at("host");
-                    if (!graded) g.why = why_not_graded(options.out, p.id);
-                    if (graded) {
-                        const json grade = json::parse(lab::read_file(dir + "/grade.json"));
-                        g.score = grade.at("score");
-                        g.max = grade.at("max");
-                    }
-                } catch (const std::exception& e) {
-                    g.why = e.what();
-                }
-                progress.finished(shown.size(), p.id + ": " + describe(g) + " on " + host,
-                                  std::chrono::duration<double>(Clock::now() - started).count() / static_cast<double>(shown.size()));
-            }
-            // squeue forgets a finished job (it exits non-zero, or lists nothing).
-            if (code != 0 || queued.empty() || stop_requested) break;
-            for (int tick = 0; tick < static_cast<int>(s.poll_seconds * 10) && !stop_requested; ++tick)
-                std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        }
-        if (stop_requested) {
-            std::string said;
-            slurm({"scancel", job}, said, slurm_dir + "/" + round + ".scancel.log");
-            std::printf("grade-all: stopped; Slurm job %s cancelled\n", job.c_str());
-            break;
-        }
-        std::size_t done = 0, again = 0;
-        for (std::size_t k = 0; k < pending.size(); ++k) {
-            const Student& p = pending[k];
-            if (is_graded(options.out, state, p)) {
-                ++done;
-                continue;
-            }
-            if (!fs::exists(failed_dir(options.out, p.id) + "/batch.json") && ++again)
-                why_not[p.id] = "its Slurm task (job " + job + ", task " + std::to_string(k / s.per_task) +
-                                ") ended without a grade: see slurm/" + round + "-task-" +
-                                std::to_string(k / s.per_task) + ".log and sacct -j " + job;
-            else
-                decided.insert(p.id);  // lab-grade said why: another round would say it again
-        }
-        std::printf("grade-all: Slurm job %s graded %zu of %zu%s\n", job.c_str(), done, pending.size(),
-                    again > 0 && attempt < s.retries ? "; submitting again those whose task ended without a grade" : "");
-    }
-    for (const Student& st : state.students)
-        if (is_graded(options.out, state, st)) why_not.erase(st.id);
-    return finish(options.out, state, why_not);
-}
-
 }  // namespace
+
+int write_similarity_reports(const std::string& out, const std::vector<std::string>& students, const SimilarityOptions& options)
+{
+    const ClassSimilarity found = class_similarity(out, students, options);
+    write_text(out + "/similarity.md", similarity_markdown(found.rungs, options, found.texts));
+    write_text(out + "/similarity.html", similarity_html(found.rungs, options, found.texts));
+    return found.listed;
+}
 
 // One grade-all at a time per output folder: a second one, started on the same class by mistake,
 // would rewrite class.json under the first and remove its gradings in progress as leftovers. The

@@ -10,19 +10,18 @@
 #include <ctime>
 #include <chrono>
 #include <mutex>
-#include <optional>
 #include <cstdio>
 #include <filesystem>
-#include <functional>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <random>
-#include <regex>
 #include <sstream>
 #include <thread>
 
 #include "builder.hpp"
+#include "reuse.hpp"
+#include "categories.hpp"
 #ifndef LAB_RELEASE
 #include "grade_all.hpp"  // not in a student release, which has no batch/
 #include "lms.hpp"
@@ -126,106 +125,6 @@ int print_device()
     return d.usable ? 0 : 1;
 }
 
-// --- Grading a student again: a rung's earlier result reused (grader/README.md, step 10) ---------
-
-// The build tree's configuration that a build depends on: the compilers (their paths and their
-// programs' bytes), flags, CUDA architectures and the kit's own options; not the tree's path, so
-// that grade-all's workers, each in a tree of its own, share one key.
-std::string build_configuration()
-{
-    static const std::regex wanted("^(CMAKE_(C|CXX|CUDA)_(COMPILER|FLAGS[A-Z_]*|ARCHITECTURES)|CMAKE_BUILD_TYPE|"
-                                   "LAB_(BACKEND|TREE|NVCC_CHECK|DRIVER_ONLY|ACTIVE_BACKEND)):[A-Z]+=(.*)$");
-    std::istringstream cache(lab::read_file(grading_build_dir() + "/CMakeCache.txt"));
-    std::string line, kept;
-    std::smatch m;
-    while (std::getline(cache, line))
-        if (std::regex_match(line, m, wanted)) {
-            kept += m[1].str() + "=" + m[6].str() + "\n";  // not the type: -D on a command line gives STRING, not FILEPATH
-            if (m[3] == "COMPILER") kept += std::to_string(lab::fnv1a(lab::read_file(m[6].str()))) + "\n";
-        }
-    return kept;
-}
-
-// Everything of the kit's that a rung's verdict may depend on, hashed once per grading: the
-// sources and data the grader and its runners are built from and plan cases with, and the build
-// tree's configuration. A new kit or another compiler grades every rung afresh. Not a student's
-// to change: it is all on the grader's side.
-std::uint64_t kit_fingerprint()
-{
-    static const std::uint64_t hash = [] {
-        std::vector<std::string> files;
-        for (const char* top : {"CMakeLists.txt", "rungs.json", "tests/cases.json", "tests/speed.json"})
-            files.push_back(lab::kit_path(top));
-        for (const char* dir : {"common", "grader", "cmake"}) {
-            std::error_code error;
-            for (fs::recursive_directory_iterator it(lab::kit_path(dir), error), end; !error && it != end; it.increment(error))
-                if (it->is_regular_file(error) && it->path().string().find("__pycache__") == std::string::npos)
-                    files.push_back(it->path().string());
-        }
-        std::sort(files.begin(), files.end());
-        std::uint64_t h = lab::fnv1a_mix(lab::fnv1a("lab-grade kit"), build_configuration());
-        const std::string root = lab::kit_path("");
-        for (const std::string& f : files)
-            h = lab::fnv1a_mix(lab::fnv1a_mix(h, f.rfind(root, 0) == 0 ? f.substr(root.size()) : f),
-                               lab::try_read_file(f).value_or("(absent)"));
-        return h;
-    }();
-    return hash;
-}
-
-// The key under which a rung graded here may be reused: the kit, the rubric's text, the seed (so
-// the same cases, hidden ones included), the device and backend, whether the integrity checks ran.
-std::string reuse_key(const Grade& g, const std::string& rubric_text, bool skip_integrity, const std::string& id)
-{
-    std::uint64_t h = lab::fnv1a_mix(lab::fnv1a("reuse"), std::to_string(kit_fingerprint()));
-    for (const std::string& part : {rubric_text, g.seed_text(), g.device, g.backend, std::string(skip_integrity ? "no integrity" : "integrity"), id})
-        h = lab::fnv1a_mix(h, part);
-    char text[17];
-    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
-    return text;
-}
-
-// The rungs of the earlier grading in DIR (its grade.json, and the files it graded in DIR/graded/)
-// that can stand for this one's: the same key, and the file byte for byte the same. Says on stdout
-// why each other rung is graded again.
-std::map<std::string, RungResult> reusable_rungs(const std::string& dir, const std::map<std::string, std::string>& files,
-                                                 const std::function<std::string(const std::string&)>& key_of)
-{
-    std::map<std::string, RungResult> reused;
-    const auto text = lab::try_read_file(dir + "/grade.json");
-    if (!text) {
-        std::cout << "  reuse: nothing to reuse (" << dir << "/grade.json cannot be read)\n";
-        return reused;
-    }
-    nlohmann::json earlier;
-    try {
-        earlier = nlohmann::json::parse(*text);
-    } catch (const std::exception& e) {
-        std::cout << "  reuse: nothing to reuse (" << dir << "/grade.json is not JSON: " << e.what() << ")\n";
-        return reused;
-    }
-    for (const auto& [id, contents] : files) {
-        std::string why;
-        const nlohmann::json* found = nullptr;
-        if (earlier.is_object() && earlier.contains("rungs") && earlier.at("rungs").is_array())
-            for (const auto& r : earlier.at("rungs"))
-                if (r.is_object() && r.value("id", "") == id) found = &r;
-        if (!found || found->value("reuse_key", "").empty()) why = "its cases did not run in the earlier grading";
-        else if (found->value("reuse_key", "") != key_of(id)) why = "the kit, rubric, seed or device changed";
-        else if (lab::try_read_file(dir + "/graded/" + id + ".cu") != contents) why = "its file changed";
-        if (why.empty()) {
-            try {
-                reused[id] = rung_from_json(*found);
-                continue;
-            } catch (const std::exception& e) {
-                why = std::string("the earlier result cannot be read: ") + e.what();
-            }
-        }
-        std::cout << "  reuse: " << id << " is graded again: " << why << '\n';
-    }
-    return reused;
-}
-
 std::string utc_now() { return lab::format_time(std::time(nullptr)); }
 
 #ifndef LAB_RELEASE
@@ -285,137 +184,6 @@ void case_phases(RungResult& r, const RungTimes& times)
     r.phases["hidden_cases"] = hidden;
     r.phases["large_cases"] = large;
     r.phases["checking"] = times.checking;
-}
-
-std::string device_name()
-{
-    const lab::DeviceStatus& d = lab::device_status();
-    if (d.emulated) return "the CPU backend (no GPU)";
-    return d.usable ? d.name : "no usable GPU";
-}
-
-// Speed, on a GPU: one rung at a time with nothing else on the GPU. The rung's runner times its
-// full reduction and hands back every answer, which run_speed checks; the kit's baseline and the
-// ceiling are timed here, in a process that loads no submitted code, right before each rung. A rung
-// earns its speed points only once it passes every visible case.
-void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limits& limits, const std::string& work)
-{
-    const lab::DeviceStatus& device = lab::device_status();
-    const lab::SpeedPlan& plan = lab::SpeedPlan::kit();
-    std::optional<lab::Ceiling> ceiling;
-    for (RungResult& r : g.rungs) {
-        const lab::RungInfo& rung = lab::Registry::kit().get(r.id);
-        const lab::SpeedPlan::Case* speed_case = plan.find(r.id);
-        if (rubric.for_rung(r.id).speed <= 0 || !r.built || r.reused || !speed_case) continue;
-        SpeedVerdict verdict;
-        const auto speed_started = std::chrono::steady_clock::now();
-        if (r.count("failed", 0) > 0) {
-            verdict.note = "not earned: speed counts once every visible case passes";
-        } else {
-            if (!ceiling) ceiling = lab::measure_ceiling(plan.n * sizeof(float), device.shape);
-            SpeedJob job;
-            job.n = plan.n;
-            job.block = speed_case->block;
-            job.scheme = speed_case->scheme;
-            job.seed = g.seed ^ lab::fnv1a("speed/" + r.id);
-            lab::SpeedInputs baseline_inputs(plan.n, job.seed + 2);
-            lab::SpeedMeasurement m;
-            m.ceiling = *ceiling;
-            m.baseline_ms = lab::measure_baseline(baseline_inputs, device).median_ms;
-            const SpeedRun run = run_speed(rung, built.runners.at(r.id), job, limits, work + "/" + r.id + "-speed");
-            if (!run.wrong.empty()) {
-                verdict.note = "no points: " + run.wrong;
-            } else {
-                m.ms = run.median_ms;
-                m.cpu_ms = lab::time_cpu_sum_ms(baseline_inputs.host(0));  // reported, never required
-                m.gbps = 4.0 * static_cast<double>(plan.n) / (m.ms * 1e6);
-                r.gbps = m.gbps;
-                const lab::AppliedThresholds t = plan.thresholds_for(r.id, device.name, device.shape.multiprocessors, m);
-                const bool plausible = m.of_ceiling() <= 1.15;
-                verdict.passed = plausible && m.vs_baseline() >= t.vs_baseline &&
-                                 (t.of_ceiling <= 0 || m.of_ceiling() >= t.of_ceiling);
-                verdict.note = m.summary(r.id, device.name) + "; needs at least " + lab::format_ratio(t.vs_baseline) +
-                               " the baseline" +
-                               (t.of_ceiling > 0 ? " and " + lab::format_percent(t.of_ceiling) + " of the ceiling" : "") +
-                               ", " + t.source +
-                               (plausible ? "" : "; faster than this GPU can read its input, so not trusted");
-            }
-        }
-        r.phases["speed"] = seconds_since(speed_started);
-        score_rung(r, rubric, true, &verdict);
-        std::printf("  %-20s speed: %s\n", r.id.c_str(), verdict.note.c_str());
-        std::fflush(stdout);
-    }
-}
-
-// The sanitizer category (sanitizer.hpp): for each rung that passes every visible case (or every
-// rung that built, when the rubric takes a penalty), an untimed pass over a few small cases under
-// compute-sanitizer's tools on a GPU and under the CPU backend's thread orders everywhere.
-void grade_sanitizer(Grade& g, const Rubric& rubric, const Built& built,
-                     const std::map<std::string, std::vector<PlannedCase>>& planned,
-                     const std::map<std::string, std::string>& files, Limits limits, const std::string& work, int jobs)
-{
-    const SanitizerRules& rules = rubric.sanitizer;
-    if (!rules.on()) return;
-    const bool gpu = !lab::device_status().emulated;
-    std::vector<RungResult*> chosen;
-    for (RungResult& r : g.rungs)
-        if (r.built && !r.reused && (rules.penalty > 0 || (r.count("failed", 0) == 0 && r.count("passed", 0) > 0)))
-            chosen.push_back(&r);
-    if (chosen.empty()) return;
-    SanitizerRun base;
-    if (gpu) {
-        base.tool_path = compute_sanitizer();
-        base.tools = rules.tools;
-        base.orders = {"forward", "reverse"};
-    } else {
-        base.orders = lab::thread_orders();
-    }
-    std::string cpu_tree;
-    std::map<std::string, std::string> cpu_runners, cpu_logs;
-    std::string cpu_missing = gpu && !rules.thread_orders ? "the rubric's sanitizer.thread_orders is false" : "";
-    if (gpu && rules.thread_orders) {
-        std::cout << "  sanitizer: building the files again for the CPU backend's thread orders\n" << std::flush;
-        const auto build_started = std::chrono::steady_clock::now();
-        cpu_tree = cpu_backend_tree(jobs, cpu_missing);
-        if (!cpu_tree.empty()) {
-            std::map<std::string, std::string> subset;
-            for (const RungResult* r : chosen) subset[r->id] = files.at(r->id);
-            const Built cpu = build_runners(subset, jobs, cpu_tree, false);
-            cpu_runners = cpu.runners;
-            cpu_logs = cpu.logs;
-        }
-        g.phases["sanitizer_cpu_build"] = seconds_since(build_started);
-    }
-    limits.check_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const std::string main_tree = grading_build_dir();
-    for (RungResult* r : chosen) {
-        const lab::RungInfo& rung = lab::Registry::kit().get(r->id);
-        SanitizerRun run = base;
-        for (const std::string& tree : {main_tree, cpu_tree})
-            if (!tree.empty())
-                for (const std::string& path : submitted_paths(tree, r->id)) run.submitted.push_back(path);
-        if (gpu) {
-            run.runner = built.runners.at(r->id);
-            if (cpu_runners.count(r->id)) run.cpu_runner = cpu_runners.at(r->id);
-            else if (!cpu_missing.empty()) run.cpu_missing = cpu_missing;
-            else
-                run.cpu_missing = "the file did not build for the CPU backend:\n" +
-                                  (cpu_logs.count(r->id) ? cpu_logs.at(r->id) : std::string("(no message)"));
-        } else {
-            run.cpu_runner = built.runners.at(r->id);
-        }
-        const auto sanitizer_started = std::chrono::steady_clock::now();
-        run_sanitizer(rung, run, sanitizer_cases(planned.at(r->id), rules), limits, work + "/" + r->id + "-sanitizer",
-                      r->sanitizer);
-        r->phases["sanitizer"] = seconds_since(sanitizer_started);
-        score_sanitizer(*r, rubric);
-        std::printf("  %-20s sanitizer: %s\n", r->id.c_str(),
-                    r->sanitizer.findings.empty()
-                        ? ("nothing found" + std::string(r->sanitizer.note.empty() ? "" : " (" + r->sanitizer.note + ")")).c_str()
-                        : (std::to_string(r->sanitizer.findings.size()) + " finding(s): " + r->sanitizer.findings.front()).c_str());
-        std::fflush(stdout);
-    }
 }
 
 // The late policy's verdict (rubric.hpp), from the time the submission was handed in: given by

@@ -1,0 +1,162 @@
+// TRUSTED SIDE. See categories.hpp.
+#include "categories.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <thread>
+
+#include "lab/device.hpp"
+#include "lab/random.hpp"
+#include "lab/registry.hpp"
+#include "lab/speed.hpp"
+#include "lab/speed_plan.hpp"
+#include "lab/text.hpp"
+#include "plan.hpp"
+#include "sanitizer.hpp"
+
+namespace lab::grading {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+std::string device_name()
+{
+    const lab::DeviceStatus& d = lab::device_status();
+    if (d.emulated) return "the CPU backend (no GPU)";
+    return d.usable ? d.name : "no usable GPU";
+}
+
+// Speed, on a GPU: one rung at a time with nothing else on the GPU. The rung's runner times its
+// full reduction and hands back every answer, which run_speed checks; the kit's baseline and the
+// ceiling are timed here, in a process that loads no submitted code, right before each rung. A rung
+// earns its speed points only once it passes every visible case.
+void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limits& limits, const std::string& work)
+{
+    const lab::DeviceStatus& device = lab::device_status();
+    const lab::SpeedPlan& plan = lab::SpeedPlan::kit();
+    std::optional<lab::Ceiling> ceiling;
+    for (RungResult& r : g.rungs) {
+        const lab::RungInfo& rung = lab::Registry::kit().get(r.id);
+        const lab::SpeedPlan::Case* speed_case = plan.find(r.id);
+        if (rubric.for_rung(r.id).speed <= 0 || !r.built || r.reused || !speed_case) continue;
+        SpeedVerdict verdict;
+        const auto speed_started = std::chrono::steady_clock::now();
+        if (r.count("failed", 0) > 0) {
+            verdict.note = "not earned: speed counts once every visible case passes";
+        } else {
+            if (!ceiling) ceiling = lab::measure_ceiling(plan.n * sizeof(float), device.shape);
+            SpeedJob job;
+            job.n = plan.n;
+            job.block = speed_case->block;
+            job.scheme = speed_case->scheme;
+            job.seed = g.seed ^ lab::fnv1a("speed/" + r.id);
+            lab::SpeedInputs baseline_inputs(plan.n, job.seed + 2);
+            lab::SpeedMeasurement m;
+            m.ceiling = *ceiling;
+            m.baseline_ms = lab::measure_baseline(baseline_inputs, device).median_ms;
+            const SpeedRun run = run_speed(rung, built.runners.at(r.id), job, limits, work + "/" + r.id + "-speed");
+            if (!run.wrong.empty()) {
+                verdict.note = "no points: " + run.wrong;
+            } else {
+                m.ms = run.median_ms;
+                m.cpu_ms = lab::time_cpu_sum_ms(baseline_inputs.host(0));  // reported, never required
+                m.gbps = 4.0 * static_cast<double>(plan.n) / (m.ms * 1e6);
+                r.gbps = m.gbps;
+                const lab::AppliedThresholds t = plan.thresholds_for(r.id, device.name, device.shape.multiprocessors, m);
+                const bool plausible = m.of_ceiling() <= 1.15;
+                verdict.passed = plausible && m.vs_baseline() >= t.vs_baseline &&
+                                 (t.of_ceiling <= 0 || m.of_ceiling() >= t.of_ceiling);
+                verdict.note = m.summary(r.id, device.name) + "; needs at least " + lab::format_ratio(t.vs_baseline) +
+                               " the baseline" +
+                               (t.of_ceiling > 0 ? " and " + lab::format_percent(t.of_ceiling) + " of the ceiling" : "") +
+                               ", " + t.source +
+                               (plausible ? "" : "; faster than this GPU can read its input, so not trusted");
+            }
+        }
+        r.phases["speed"] = seconds_since(speed_started);
+        score_rung(r, rubric, true, &verdict);
+        std::printf("  %-20s speed: %s\n", r.id.c_str(), verdict.note.c_str());
+        std::fflush(stdout);
+    }
+}
+
+// The sanitizer category (sanitizer.hpp): for each rung that passes every visible case (or every
+// rung that built, when the rubric takes a penalty), an untimed pass over a few small cases under
+// compute-sanitizer's tools on a GPU and under the CPU backend's thread orders everywhere.
+void grade_sanitizer(Grade& g, const Rubric& rubric, const Built& built,
+                     const std::map<std::string, std::vector<PlannedCase>>& planned,
+                     const std::map<std::string, std::string>& files, Limits limits, const std::string& work, int jobs)
+{
+    const SanitizerRules& rules = rubric.sanitizer;
+    if (!rules.on()) return;
+    const bool gpu = !lab::device_status().emulated;
+    std::vector<RungResult*> chosen;
+    for (RungResult& r : g.rungs)
+        if (r.built && !r.reused && (rules.penalty > 0 || (r.count("failed", 0) == 0 && r.count("passed", 0) > 0)))
+            chosen.push_back(&r);
+    if (chosen.empty()) return;
+    SanitizerRun base;
+    if (gpu) {
+        base.tool_path = compute_sanitizer();
+        base.tools = rules.tools;
+        base.orders = {"forward", "reverse"};
+    } else {
+        base.orders = lab::thread_orders();
+    }
+    std::string cpu_tree;
+    std::map<std::string, std::string> cpu_runners, cpu_logs;
+    std::string cpu_missing = gpu && !rules.thread_orders ? "the rubric's sanitizer.thread_orders is false" : "";
+    if (gpu && rules.thread_orders) {
+        std::cout << "  sanitizer: building the files again for the CPU backend's thread orders\n" << std::flush;
+        const auto build_started = std::chrono::steady_clock::now();
+        cpu_tree = cpu_backend_tree(jobs, cpu_missing);
+        if (!cpu_tree.empty()) {
+            std::map<std::string, std::string> subset;
+            for (const RungResult* r : chosen) subset[r->id] = files.at(r->id);
+            const Built cpu = build_runners(subset, jobs, cpu_tree, false);
+            cpu_runners = cpu.runners;
+            cpu_logs = cpu.logs;
+        }
+        g.phases["sanitizer_cpu_build"] = seconds_since(build_started);
+    }
+    limits.check_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const std::string main_tree = grading_build_dir();
+    for (RungResult* r : chosen) {
+        const lab::RungInfo& rung = lab::Registry::kit().get(r->id);
+        SanitizerRun run = base;
+        for (const std::string& tree : {main_tree, cpu_tree})
+            if (!tree.empty())
+                for (const std::string& path : submitted_paths(tree, r->id)) run.submitted.push_back(path);
+        if (gpu) {
+            run.runner = built.runners.at(r->id);
+            if (cpu_runners.count(r->id)) run.cpu_runner = cpu_runners.at(r->id);
+            else if (!cpu_missing.empty()) run.cpu_missing = cpu_missing;
+            else
+                run.cpu_missing = "the file did not build for the CPU backend:\n" +
+                                  (cpu_logs.count(r->id) ? cpu_logs.at(r->id) : std::string("(no message)"));
+        } else {
+            run.cpu_runner = built.runners.at(r->id);
+        }
+        const auto sanitizer_started = std::chrono::steady_clock::now();
+        run_sanitizer(rung, run, sanitizer_cases(planned.at(r->id), rules), limits, work + "/" + r->id + "-sanitizer",
+                      r->sanitizer);
+        r->phases["sanitizer"] = seconds_since(sanitizer_started);
+        score_sanitizer(*r, rubric);
+        std::printf("  %-20s sanitizer: %s\n", r->id.c_str(),
+                    r->sanitizer.findings.empty()
+                        ? ("nothing found" + std::string(r->sanitizer.note.empty() ? "" : " (" + r->sanitizer.note + ")")).c_str()
+                        : (std::to_string(r->sanitizer.findings.size()) + " finding(s): " + r->sanitizer.findings.front()).c_str());
+        std::fflush(stdout);
+    }
+}
+
+}  // namespace lab::grading
