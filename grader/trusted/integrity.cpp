@@ -33,13 +33,6 @@ std::string read_text(const std::string& path)
     return *text;
 }
 
-std::string demangle(const std::string& name)
-{
-    if (name.rfind("_Z", 0) != 0) return name;
-    int status = 0;
-    std::unique_ptr<char, void (*)(void*)> plain(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
-    return status == 0 && plain ? std::string(plain.get()) : name;
-}
 
 // The first namespace a mangled name lies in ("ex07", "lab", "std"), or "" for the global one.
 // Understands what a kernel file's objects hold: nested names, local names (a static inside a
@@ -262,107 +255,12 @@ void check_object(const lab::RungInfo& rung, const std::string& path, const ElfO
 
 }  // namespace
 
-// Tickets in one PTX text (a rung with "ticket_fence", rungs.json): every ticket, an atomic on a
-// counter in global (or generic) memory that counts by one (atomicInc, atomicDec, or atomicAdd/
-// atomicSub of the constant 1, on a 32- or 64-bit counter), must come after a fence of GPU or system
-// scope that itself comes after the thread's last store to memory other blocks can read (and after
-// its last ticket): write the partial, fence, then take the ticket, as the CPU backend demands at run
-// time (common/CPU_BACKEND.md, "Tickets"), so that a GPU grading and a CPU grading give one verdict.
-// A ticket that is itself a release at GPU scope (atom.release.gpu, atom.acq_rel.gpu) is its own
-// fence. The order is the PTX's, function by function, through calls: a helper (__noinline__) that
-// takes a ticket first thing asks every caller for the fence; one that fences or stores passes that
-// on to what follows the call. (PTX has no signed atomic add: rung 11's int atomic scheme, atomicAdd
-// of a block's sum, is an add.u32 too, but of a register, never of the constant 1.)
-std::vector<std::string> unfenced_tickets(const std::string& ptx)
+std::string demangle(const std::string& name)
 {
-    static const std::regex ticket(
-        R"(^\s*(@!?%\w+\s+)?(atom|red)((\.\w+)*)\.((inc|dec)\.u32\b|add\.[us](32|64)\s[^;]*,\s*(1|-1|4294967295|0[xX][fF]{8}|18446744073709551615|0[xX][fF]{16})\s*;))"),
-        fence(R"(^\s*(@!?%\w+\s+)?(membar\.(gl|sys)|fence\.(sc|acq_rel)\.(gpu|sys))\b)"),
-        store(R"(^\s*(@!?%\w+\s+)?(st|atom|red|cp\.async|st\.async)((\.\w+)*)\s)"),
-        unshared(R"(\.(shared|local|param|const)\b)"), releases(R"(\.(release|acq_rel)\b[^;]*?\.(gpu|sys)\b|\.(gpu|sys)\b[^;]*?\.(release|acq_rel)\b)"),
-        header(R"(^\s*(\.visible\s+|\.weak\s+|\.extern\s+)?\.(entry|func)\s+(\([^)]*\)\s*)?([\w$.]+))"),
-        call(R"(^\s*(@!?%\w+\s+)?call(\.uni)?\s+(\([^)]*\)\s*,\s*)?([\w$.]+))"), call_start(R"(^\s*(@!?%\w+\s+)?call\b)");
-    // One function's events, in order; then each function's effect as seen from a caller.
-    enum class Event { fence, store, ticket, released_ticket, call };
-    struct Step { Event event; std::string callee; };
-    struct Function { bool entry = false; std::vector<Step> steps; };
-    std::map<std::string, Function> functions;
-    std::vector<std::string> order;
-    {
-        std::istringstream text(ptx);
-        Function* current = nullptr;
-        for (std::string line; std::getline(text, line);) {
-            std::smatch m;
-            // A call is one statement over several lines: `call.uni (retval0),`, the callee, its arguments.
-            if (line.find(';') == std::string::npos && std::regex_search(line, call_start))
-                for (std::string more; line.find(';') == std::string::npos && std::getline(text, more);) line += " " + more;
-            if (std::regex_search(line, m, header)) {
-                const std::string name = m[4].str();
-                if (!functions.count(name)) order.push_back(name);
-                current = &functions[name];
-                current->steps.clear();  // a prototype, then the definition: the definition counts
-                current->entry = m[2].str() == "entry";
-                continue;
-            }
-            if (!current) continue;
-            if (std::regex_search(line, m, call)) current->steps.push_back({Event::call, m[4].str()});
-            else if (std::regex_search(line, fence)) current->steps.push_back({Event::fence, ""});
-            else if (std::regex_search(line, m, ticket) && !std::regex_search(m[3].str(), unshared))
-                current->steps.push_back({std::regex_search(m[3].str(), releases) ? Event::released_ticket : Event::ticket, ""});
-            else if (std::regex_search(line, m, store) && !std::regex_search(m[3].str(), unshared))
-                current->steps.push_back({Event::store, ""});
-        }
-    }
-    // The state before a step: fenced since the last store and ticket, not, or (inside a function
-    // that has done neither yet) whatever its caller's was.
-    enum class State { fenced, unfenced, callers };
-    struct Effect { bool asks_fence = false; State after = State::callers; };
-    std::map<std::string, Effect> effects;
-    std::vector<std::string> found;
-    const auto walk = [&](const Function& f, bool report) {
-        State state = f.entry ? State::unfenced : State::callers;
-        Effect effect;
-        const auto take = [&](bool own_fence) {
-            if (own_fence) state = State::fenced;
-            if (state == State::unfenced && report) found.push_back("");
-            if (state == State::callers) effect.asks_fence = true;
-            state = State::unfenced;
-        };
-        for (const Step& s : f.steps) {
-            switch (s.event) {
-            case Event::fence: state = State::fenced; break;
-            case Event::store: state = State::unfenced; break;
-            case Event::ticket: take(false); break;
-            case Event::released_ticket: take(true); break;
-            case Event::call: {
-                const auto known = effects.find(s.callee);
-                if (known == effects.end()) break;  // no body in this PTX: takes no ticket of the file's
-                if (known->second.asks_fence) take(false);
-                if (known->second.after != State::callers) state = known->second.after;
-                break;
-            }
-            }
-        }
-        effect.after = state;
-        return effect;
-    };
-    // Each function's effect, until nothing changes (a helper may come after its caller).
-    for (std::size_t round = 0; round <= order.size(); ++round) {
-        bool changed = false;
-        for (const std::string& name : order) {
-            const Effect e = walk(functions[name], false);
-            Effect& old = effects[name];
-            if (old.asks_fence != e.asks_fence || old.after != e.after) old = e, changed = true;
-        }
-        if (!changed) break;
-    }
-    for (const std::string& name : order)
-        if (functions[name].entry) {
-            const std::size_t before = found.size();
-            walk(functions[name], true);
-            if (found.size() > before) found.resize(before), found.push_back(demangle(name));
-        }
-    return found;
+    if (name.rfind("_Z", 0) != 0) return name;
+    int status = 0;
+    std::unique_ptr<char, void (*)(void*)> plain(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
+    return status == 0 && plain ? std::string(plain.get()) : name;
 }
 
 namespace {

@@ -58,6 +58,9 @@ const std::vector<std::string>& known_forbids();
 // build should have made is missing, or a rung names a rule this grader does not know.
 std::vector<Finding> check_integrity(const lab::RungInfo& rung, const CompiledRung& compiled);
 
+// A mangled C++ name as the source spells it; the name itself when it is not one.
+std::string demangle(const std::string& name);
+
 // The kernels (demangled) of one PTX text that take a ticket with no fence between their last store
 // and the ticket (the "ticket_fence" rule; exposed for the tests).
 std::vector<std::string> unfenced_tickets(const std::string& ptx);
