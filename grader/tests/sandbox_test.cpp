@@ -26,6 +26,18 @@ namespace {
 namespace fs = std::filesystem;
 using namespace lab::grading;
 
+// Each test's first line: skipped where this machine has no sandbox to test (with the reason),
+// except as root with unshare at hand: the unshare fallback needs nothing but util-linux, so failing
+// to make it is a fault.
+#define SKIP_WITHOUT_A_SANDBOX()                                                                          \
+    do {                                                                                                  \
+        if (!isolation().error.empty()) {                                                                 \
+            if (geteuid() == 0 && !lab::process::find_program("unshare").empty()) FAIL() << isolation().error; \
+            GTEST_SKIP() << isolation().error;                                                            \
+        }                                                                                                 \
+        if (isolation().kind == Isolation::none) GTEST_SKIP() << "LAB_ISOLATION=none";                    \
+    } while (0)
+
 // A folder of this test process's own: the sandbox tests run at once under both isolations
 // (Kit.Grader.Sandbox.* and Kit.Grader.Unshare), and one must not delete the other's files.
 std::string sandbox_test_dir()
@@ -53,12 +65,7 @@ std::string in_sandbox(const std::string& script, SandboxSpec spec, int& status,
 // machine picks and once with LAB_ISOLATION=unshare (Kit.Grader.Unshare.*).
 TEST(Sandbox, HidesTheSecretsTheEnvironmentAndTheKit)
 {
-    if (!isolation().error.empty()) {
-        // As root, the unshare fallback needs nothing but util-linux: failing to make it is a fault.
-        if (geteuid() == 0 && !lab::process::find_program("unshare").empty()) FAIL() << isolation().error;
-        GTEST_SKIP() << isolation().error;
-    }
-    if (isolation().kind == Isolation::none) GTEST_SKIP() << "LAB_ISOLATION=none";
+    SKIP_WITHOUT_A_SANDBOX();
     const std::string work = sandbox_test_dir();
     fs::remove_all(work);
     fs::create_directories(work);
@@ -86,11 +93,7 @@ TEST(Sandbox, HidesTheSecretsTheEnvironmentAndTheKit)
 // read-only view of / once let a runner connect() and send (connect needs no write to the file).
 TEST(Sandbox, ReachesNoSocketOfTheHost)
 {
-    if (!isolation().error.empty()) {
-        if (geteuid() == 0 && !lab::process::find_program("unshare").empty()) FAIL() << isolation().error;
-        GTEST_SKIP() << isolation().error;
-    }
-    if (isolation().kind == Isolation::none) GTEST_SKIP() << "LAB_ISOLATION=none";
+    SKIP_WITHOUT_A_SANDBOX();
     // The system's python3: one under a home folder (pyenv's) is not there inside the sandbox.
     const std::string python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "";
     if (python.empty()) GTEST_SKIP() << "no /usr/bin/python3 here to play the client";
@@ -181,11 +184,7 @@ TEST(Sandbox, StopsWhatGoesPastItsLimits)
 // A hidden folder inside a writable one in /tmp stays hidden too.
 TEST(Sandbox, HidesAFolderThatLiesInTmp)
 {
-    if (!isolation().error.empty()) {
-        if (geteuid() == 0 && !lab::process::find_program("unshare").empty()) FAIL() << isolation().error;
-        GTEST_SKIP() << isolation().error;
-    }
-    if (isolation().kind == Isolation::none) GTEST_SKIP() << "LAB_ISOLATION=none";
+    SKIP_WITHOUT_A_SANDBOX();
     char reports[] = "/tmp/lab-hidden-XXXXXX";
     char writable[] = "/tmp/lab-writable-XXXXXX";
     ASSERT_NE(mkdtemp(reports), nullptr);
