@@ -19,15 +19,6 @@
 
 namespace lab::grading {
 
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start)
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
-
 std::string device_name()
 {
     const lab::DeviceStatus& d = lab::device_status();

@@ -163,11 +163,6 @@ int print_sandbox()
     return wrong.empty() ? 0 : 2;
 }
 
-double seconds_since(std::chrono::steady_clock::time_point start)
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // A rung's phases from its cases (RungResult::phases): the visible and hidden cases' runner time,
 // and of those the large ones' (2^24 elements or more, where a GPU's time goes).
 void case_phases(RungResult& r, const RungTimes& times)

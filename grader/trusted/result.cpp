@@ -6,6 +6,11 @@
 
 namespace lab::grading {
 
+double seconds_since(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 double RungResult::score() const
 {
     double total = 0;

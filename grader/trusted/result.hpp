@@ -2,6 +2,7 @@
 // (grader/trusted/reports.cpp) is written from this one structure.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -115,5 +116,8 @@ struct Grade {
     double max() const;
     std::string seed_text() const;  // 0x...
 };
+
+// Seconds from `start` to now: a phase's time (RungResult::phases, Grade::phases).
+double seconds_since(std::chrono::steady_clock::time_point start);
 
 }  // namespace lab::grading

@@ -13,7 +13,6 @@
 // reused by every block of every launch.
 #include "worker.hpp"
 
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
