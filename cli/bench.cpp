@@ -29,10 +29,14 @@ int bench_rung(const Kit& kit, const std::string& key)
     }
     const std::string test = "test_" + rung.id;
     kit.build_quietly(preset, {"lab-case", test}, kit.tree(preset) + "/build-" + rung.id + ".log");
-    // Its speed test, judged by the kit's runner, which prints the rung's GB/s, the kit's naive
-    // kernel's and this GPU's ceiling, and the thresholds with where they come from.
-    return kit.run({kit.tool(preset, "common/lab-case"), "check", "--rung", rung.id, "--exe", kit.tool(preset, "tests/" + test),
-                    "--backend", "cuda", "--case", speed.front().name()});
+    // Its speed tests (a row rung's, one per kernel), each judged by the kit's runner, which prints
+    // the GB/s, the kit's naive kernel's and this GPU's ceiling, and the thresholds with where they
+    // come from.
+    int status = 0;
+    for (const SpeedCase& s : speed)
+        status |= kit.run({kit.tool(preset, "common/lab-case"), "check", "--rung", rung.id, "--exe",
+                           kit.tool(preset, "tests/" + test), "--backend", "cuda", "--case", s.name()});
+    return status;
 }
 
 int bench(const Kit& kit, const std::string& dir)

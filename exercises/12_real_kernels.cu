@@ -63,9 +63,10 @@ __device__ float block_all_reduce(float value, Op op)
 __global__ void dot(const float* __restrict__ x, const float* __restrict__ y, float* __restrict__ out, std::size_t cols)
 {
     const std::size_t start = std::size_t{blockIdx.x} * cols;
-    // TODO(12-dot, ~4 lines): each thread adds x[start + i] * y[start + i] for its columns i
-    //   (threadIdx.x, then every blockDim.x further, while i < cols); block_all_reduce the sums with
-    //   Sum{}; thread 0 writes out[blockIdx.x].
+    // TODO(12-dot, ~4 lines): each thread adds a * b for each pair of its columns:
+    //   lab::for_each_pair(x + start, y + start, cols, [&](float a, float b) { ... }) calls the lambda
+    //   with x and y at each of them (lab/kernel.hpp: 16-byte loads, two of each row in flight);
+    //   block_all_reduce the sums with Sum{}; thread 0 writes out[blockIdx.x].
     (void)start;
 }
 
@@ -81,7 +82,8 @@ __global__ void softmax(const float* __restrict__ x, float* __restrict__ out, st
     // TODO(12-softmax, ~7 lines): three passes over the thread's share of the row:
     //   (1) the largest value, block_all_reduce with Max{} (start from Max::identity(), not 0);
     //   (2) the sum of expf(v - max), block_all_reduce with Sum{};
-    //   (3) row.write(result, ...) with expf(v - max) / sum.
+    //   (3) row.write(result, ...) with expf(v - max) / sum: one division per row, 1 / sum, and a
+    //       multiplication per value, which is cheaper than a division per value.
     //   A pass is row.for_each([&](float v) { ... }): the lambda sees the kernel's variables.
     (void)row, (void)result;
 }
@@ -95,13 +97,14 @@ __global__ void softmax_online(const float* __restrict__ x, float* __restrict__ 
 {
     const lab::RowShare row(x + std::size_t{blockIdx.x} * cols, cols);
     float* result = out + std::size_t{blockIdx.x} * cols;
-    // TODO(12-online, ~9 lines): one pass over the thread's values keeping m (from
+    // TODO(12-online, ~12 lines): one pass over the thread's values keeping m (from
     //   Max::identity()) and d (from 0). For each value v the running max becomes the larger of m
     //   and v; d, which counted against the old m, is rescaled to the new one before v's own term
-    //   (its exponential against the new max) is added. After the pass, the row's max M is the
-    //   block's max of the m; each thread rescales its d to M and the block sums them (a thread that
-    //   saw no value has d = 0 and m = -infinity: its rescaled d must stay 0). Last,
-    //   row.write(result, ...) with expf(v - M) / that sum.
+    //   (its exponential against the new max) is added. One expf a value is enough: expf(-|v - m|)
+    //   is v's term when v <= m, and the rescale factor when v is the new max. After the pass, the
+    //   row's max M is the block's max of the m; each thread rescales its d to M and the block sums
+    //   them (a thread that saw no value has d = 0 and m = -infinity: its rescaled d must stay 0).
+    //   Last, row.write(result, ...) with expf(v - M) / that sum.
     (void)row, (void)result;
 }
 

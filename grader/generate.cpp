@@ -110,6 +110,7 @@ struct Measured {
     std::string gpu, kernel, size;
     double ms = 0, gbps = 0, pct_ceiling = 0;
     std::string folder;  // "benchmark/h200", beside the handouts
+    std::string block;   // a row kernel's block (results.csv's 12th column), "" where not given
 };
 
 // Every row of every GPU's results.csv, the GPUs in folder order (h100, h200).
@@ -132,7 +133,8 @@ std::vector<Measured> read_benchmarks(const std::string& root)
             const auto f = lab::csv_fields(line);
             if (f.size() < 10) throw lab::UsageError(folder + "/results.csv: a short line: " + line);
             rows.push_back({f[0], f[1], f[2], std::stod(f[6]), std::stod(f[8]), std::stod(f[9]),
-                            "benchmark/" + std::filesystem::path(folder).filename().string()});
+                            "benchmark/" + std::filesystem::path(folder).filename().string(),
+                            f.size() > 11 && f[11] != "0" ? f[11] : ""});
         }
     }
     return rows;
@@ -232,14 +234,16 @@ std::string numbers_section(const std::vector<Measured>& rows, const lab::Regist
     for (const auto& r : rows) rows_rung |= std::find(kernels.begin(), kernels.end(), r.kernel) != kernels.end() &&
                                             r.size.find('x') != std::string::npos;
     if (rows_rung) {
-        md << "Each kernel over a matrix of floats, median of 20 timed runs with L2 flushed, against the in-run "
-              "ceiling for the bytes it must move (handouts/benchmark/GPU/results.csv):\n\n"
-              "| GPU | kernel | matrix | ms | GB/s | of the ceiling |\n|---|---|---|---:|---:|---:|\n";
+        md << "Each kernel over a matrix of floats, one block per row, median of 20 timed runs with L2 flushed, "
+              "against the in-run ceiling for the bytes it must move, measured over as many bytes "
+              "(handouts/benchmark/GPU/results.csv):\n\n"
+              "| GPU | kernel | matrix | block | ms | GB/s | of the ceiling |\n|---|---|---|---:|---:|---:|---:|\n";
         for (const auto& gpu : gpus)
             for (const auto& r : rows)
                 if (r.gpu == gpu && std::find(kernels.begin(), kernels.end(), r.kernel) != kernels.end())
                     md << "| " << gpu << " | " << r.kernel.substr(r.kernel.find('/') + 1) << " | " << r.size << " | "
-                       << fixed(r.ms, 3) << " | " << fixed(r.gbps, 0) << " | " << fixed(r.pct_ceiling, 0) << "% |\n";
+                       << (r.block.empty() ? "-" : r.block) << " | " << fixed(r.ms, 3) << " | " << fixed(r.gbps, 0)
+                       << " | " << fixed(r.pct_ceiling, 0) << "% |\n";
         return md.str() + full_tables(rows);
     }
     md << "A full reduction of floats to one value, in GB/s (the input's bytes over the time; median of 20 timed runs "

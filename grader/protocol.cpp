@@ -22,7 +22,7 @@ std::string to_json(const Request& request)
                           {"orders", request.orders},
                           {"jobs", jobs},
                           {"speed", {{"n", sp.n}, {"seed", sp.seed}, {"block", sp.block}, {"warmup", sp.warmup},
-                                     {"samples", sp.samples}, {"scheme", sp.scheme}}}},
+                                     {"samples", sp.samples}, {"scheme", sp.scheme}, {"op", sp.op}, {"cols", sp.cols}}}},
                           1);
 }
 
@@ -59,11 +59,15 @@ Request parse_request(const std::string& text)
         r.speed.warmup = sp.at("warmup").get<int>();
         r.speed.samples = sp.at("samples").get<int>();
         r.speed.scheme = sp.at("scheme").get<std::string>();
+        r.speed.op = sp.at("op").get<std::string>();
+        r.speed.cols = sp.at("cols").get<std::uint64_t>();
         return r;
     } catch (const nlohmann::json::exception& e) {
         throw std::runtime_error(std::string("malformed request: ") + e.what());
     }
 }
+
+std::string speed_output_file(const std::string& dir, int launch) { return dir + "/speed-" + std::to_string(launch) + ".out"; }
 
 std::string output_file(const std::string& dir, std::size_t job, std::size_t order)
 {

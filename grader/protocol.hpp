@@ -50,11 +50,16 @@ struct Job {
 // `seed`, its spike moved before every launch). OUTDIR/speed.out gets one line per launch, in order:
 // the milliseconds the runner timed and the bits of the float it got. The grader replays the inputs
 // itself and checks every answer; it times the kit's baseline and the ceiling in its own process.
+// A row kernel's job (`op` set): `op` over n / cols rows of cols floats, on lab::RowSpeedInputs
+// from `seed`, L2 emptied by reading before each launch; speed.out's lines hold the milliseconds
+// only, and launch k's whole output goes to OUTDIR/speed-k.out (speed_output_file), raw floats.
 struct SpeedJob {
     std::uint64_t n = 0, seed = 0;
     unsigned block = 0;
     int warmup = 3, samples = 20;
     std::string scheme;  // a driver rung's scheme to time (tests/speed.json); "" for the others
+    std::string op;      // a row rung's kernel ("softmax"); "" for a full reduction
+    std::uint64_t cols = 0;
 };
 
 struct Request {
@@ -68,6 +73,7 @@ std::string to_json(const Request& request);
 Request parse_request(const std::string& text);  // throws std::runtime_error
 
 std::string output_file(const std::string& dir, std::size_t job, std::size_t order);
+std::string speed_output_file(const std::string& dir, int launch);
 std::string error_file(const std::string& dir, std::size_t job, std::size_t order);
 
 }  // namespace lab::grading

@@ -99,6 +99,27 @@ Ceiling measure_ceiling(std::size_t bytes, const GpuShape& gpu)
     return Ceiling{gb / (times[0].median_ms / 1e3), 2 * gb / (times[1].median_ms / 1e3)};
 }
 
+L2Flush::L2Flush(std::size_t l2_bytes, const GpuShape& gpu)
+    : buffer_(std::max<std::size_t>(2 * l2_bytes / sizeof(float) / 4 * 4, 4)), sink_(1), gpu_(gpu)
+{
+    LAB_CUDA_CHECK(cudaMemset(buffer_.data(), 0, buffer_.bytes()));
+}
+
+void L2Flush::operator()() const { launch_stream_read(buffer_.data(), buffer_.size(), sink_.data(), gpu_); }
+
+Ceiling measure_ceiling_at(std::size_t read_bytes, std::size_t copy_bytes, const GpuShape& gpu, const L2Flush& flush)
+{
+    const std::size_t reads = read_bytes / sizeof(float) / 4 * 4, copies = copy_bytes / sizeof(float);
+    DeviceBuffer<float> source(std::max(reads, copies)), target(copies), sink(1);
+    LAB_CUDA_CHECK(cudaMemset(source.data(), 0, source.bytes()));
+    const auto times = time_interleaved(
+        {{{}, [&] { launch_stream_read(source.data(), reads, sink.data(), gpu); }, {}},
+         {{}, [&] { LAB_CUDA_CHECK(cudaMemcpyAsync(target.data(), source.data(), target.bytes(), cudaMemcpyDeviceToDevice)); }, {}}},
+        3, 20, [&] { flush(); });
+    return Ceiling{static_cast<double>(reads * sizeof(float)) / (times[0].median_ms * 1e6),
+                   2.0 * static_cast<double>(target.bytes()) / (times[1].median_ms * 1e6)};
+}
+
 // --- the inputs ----------------------------------------------------------------------------------
 
 namespace {
@@ -180,6 +201,115 @@ TimedWork timed_reduction(const FullReduction& reduction, SpeedInputs& inputs, i
 }
 
 }  // namespace
+
+RowSpeedInputs::RowSpeedInputs(Op op, std::size_t rows, std::size_t cols, std::uint64_t seed)
+    : rows_(rows), cols_(cols), state_(seed)
+{
+    for (int k = 0; k < 2; ++k) {
+        Case c;
+        c.name = "speed";
+        c.op = op;
+        c.input = InputKind::floats;
+        c.n = rows * cols;
+        c.cols = cols;
+        c.seed = seed + static_cast<std::uint64_t>(k);
+        std::vector<float> values = make_input<float>(c).values;
+        const std::size_t count = values.size();
+        Input input{std::move(values), DeviceBuffer<float>(count)};
+        input.device.upload(input.values);
+        inputs_.push_back(std::move(input));
+    }
+}
+
+const float* RowSpeedInputs::next(int k)
+{
+    Input& input = inputs_[static_cast<std::size_t>(k)];
+    if (input.spike != 0) {
+        input.values[input.spike_at] = input.replaced;
+        input.device.upload(&input.replaced, 1, input.spike_at);
+    }
+    Rng rng(state_);
+    state_ = rng.next();
+    input.spike_at = static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(n()) - 1));
+    input.spike = (input.spike > 0 ? -32.0f : 32.0f) * static_cast<float>(1 + rng.unit());
+    input.replaced = input.values[input.spike_at];
+    input.values[input.spike_at] = input.spike;
+    input.device.upload(&input.spike, 1, input.spike_at);
+    return input.device.data();
+}
+
+namespace {
+
+// `op` by `kernels` with `plan` on the row inputs in turn, starting with input `first`, each sample
+// on a freshly changed input and its whole output checked against what that input held.
+TimedWork timed_rows(const RungBinding& kernels, const RungInfo& rung, Op op, const LaunchPlan& plan,
+                     DeviceBuffer<float>& out, RowSpeedInputs& inputs, int first)
+{
+    auto state = std::make_shared<std::pair<int, const float*>>(first, nullptr);  // next input, its device copy
+    auto which = std::make_shared<int>(first);
+    const std::size_t n = inputs.n();
+    TimedWork work;
+    work.prepare = [&inputs, state, which] {
+        *which = state->first;
+        state->second = inputs.next(state->first);
+        state->first = 1 - state->first;
+    };
+    work.run = [&kernels, &plan, &out, state, op, n] { kernels.launch(op, Dtype::f32, plan, state->second, out.data(), n); };
+    work.check = [&rung, &plan, &out, &inputs, which, op]() -> std::string {
+        const Verdict v = check_output(rung, op, plan, inputs.host(*which), out.download());
+        return v.ok ? std::string() : v.first_wrong;
+    };
+    return work;
+}
+
+}  // namespace
+
+double row_ceiling(Op op, std::size_t n, const GpuShape& gpu, const L2Flush& flush)
+{
+    const Ceiling at = measure_ceiling_at(operands_of(op) * n * sizeof(float), n * sizeof(float), gpu, flush);
+    return op == Op::dot ? at.read_gbps : at.copy_gbps;
+}
+
+double row_bytes(Op op, const LaunchPlan& plan, std::size_t n)
+{
+    return 4.0 * static_cast<double>(operands_of(op) * n + output_count(plan, op));
+}
+
+SpeedMeasurement measure_row_speed(const RungBinding& binding, const RungInfo& rung, Op op, RowSpeedInputs& inputs,
+                                   unsigned block, const DeviceStatus& device)
+{
+    const std::size_t n = inputs.n();
+    const LaunchPlan mine = plan_launch(rung, n, block, device.shape, 0, "", inputs.cols());
+    const LaunchPlan naive = plan_launch(rung, n, 256, device.shape, 0, "", inputs.cols());
+    DeviceBuffer<float> mine_out(output_count(mine, op)), naive_out(output_count(naive, op));
+    const L2Flush flush(device.l2_bytes, device.shape);
+    const double ceiling = row_ceiling(op, n, device.shape, flush);
+    SpeedMeasurement m;
+    m.ceiling = Ceiling{ceiling, ceiling};
+    try {
+        const auto t = time_interleaved({timed_rows(binding, rung, op, mine, mine_out, inputs, 0),
+                                         timed_rows(row_baseline_binding(), rung, op, naive, naive_out, inputs, 1)},
+                                        kRowWarmup, kRowSamples, [&] { flush(); });
+        m.ms = t[0].median_ms;
+        m.baseline_ms = t[1].median_ms;
+    } catch (const WrongAnswer& e) {
+        m.wrong = (e.work == 0 ? "" : "the kit's naive row kernel went wrong ") + std::string(e.what());
+        return m;
+    }
+    m.cpu_ms = time_cpu_sum_ms(inputs.host(0));
+    m.gbps = row_bytes(op, mine, n) / (m.ms * 1e6);
+    return m;
+}
+
+Timing measure_row_baseline(const RungInfo& rung, Op op, RowSpeedInputs& inputs, const DeviceStatus& device)
+{
+    const LaunchPlan naive = plan_launch(rung, inputs.n(), 256, device.shape, 0, "", inputs.cols());
+    DeviceBuffer<float> out(output_count(naive, op));
+    const L2Flush flush(device.l2_bytes, device.shape);
+    return time_interleaved({timed_rows(row_baseline_binding(), rung, op, naive, out, inputs, 1)}, kRowWarmup, kRowSamples,
+                            [&] { flush(); })
+        .front();
+}
 
 Timing measure_baseline(SpeedInputs& inputs, const DeviceStatus& device)
 {

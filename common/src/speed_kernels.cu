@@ -25,6 +25,60 @@ __global__ void interleaved_tree(const T* in, T* block_sums, std::size_t n)
     if (t == 0) block_sums[blockIdx.x] = slots[0];
 }
 
+// The naive row kernels, the baseline of rung 12's speed tests: one block per row, as the rung's own,
+// but every pass over the row reads it from memory again, one float per load, and every reduction
+// is the interleaved tree above in shared memory, its result read back from slot 0 by every thread.
+__device__ float row_tree(float value, bool take_max)
+{
+    __shared__ float slots[kMaxBlockSize];
+    const unsigned t = threadIdx.x;
+    __syncthreads();  // the last call's readers are done with slot 0
+    slots[t] = value;
+    __syncthreads();
+    for (unsigned s = 1; s < blockDim.x; s *= 2) {
+        if (t % (2 * s) == 0 && t + s < blockDim.x)
+            slots[t] = take_max ? fmaxf(slots[t], slots[t + s]) : slots[t] + slots[t + s];
+        __syncthreads();
+    }
+    return slots[0];
+}
+
+__global__ void naive_dot(const float* x, const float* y, float* out, std::size_t cols)
+{
+    const std::size_t start = std::size_t{blockIdx.x} * cols;
+    float products = 0;
+    for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) products += x[start + i] * y[start + i];
+    const float total = row_tree(products, false);
+    if (threadIdx.x == 0) out[blockIdx.x] = total;
+}
+
+// Serves softmax and the online softmax alike: the same output, by the plain three passes.
+__global__ void naive_softmax(const float* x, float* out, std::size_t cols)
+{
+    const float* row = x + std::size_t{blockIdx.x} * cols;
+    float* result = out + std::size_t{blockIdx.x} * cols;
+    float largest = -INFINITY;
+    for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) largest = fmaxf(largest, row[i]);
+    largest = row_tree(largest, true);
+    float sum = 0;
+    for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) sum += expf(row[i] - largest);
+    sum = row_tree(sum, false);
+    for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) result[i] = expf(row[i] - largest) / sum;
+}
+
+__global__ void naive_layer_norm(const float* x, float* out, std::size_t cols)
+{
+    const float* row = x + std::size_t{blockIdx.x} * cols;
+    float* result = out + std::size_t{blockIdx.x} * cols;
+    float sum = 0;
+    for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) sum += row[i];
+    const float mean = row_tree(sum, false) / static_cast<float>(cols);
+    float squares = 0;
+    for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) squares += (row[i] - mean) * (row[i] - mean);
+    const float scale = rsqrtf(row_tree(squares, false) / static_cast<float>(cols) + 1e-5f);
+    for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) result[i] = (row[i] - mean) * scale;
+}
+
 // Reads every element, four 16-byte loads in flight per thread, and keeps the loads alive with a
 // store that never happens in practice (the compiler cannot know that).
 __global__ void stream_read(const float4* in, std::size_t count, float* sink)
@@ -60,7 +114,30 @@ void launch_baseline(const LaunchPlan& plan, const void* in, void* out, std::siz
            static_cast<T*>(out), n);
 }
 
+void launch_naive_dot(const LaunchPlan& plan, const void* in, void* out, std::size_t n)
+{
+    const float* x = static_cast<const float*>(in);
+    launch(naive_dot, plan.grid, plan.block, plan.shared_bytes, x, x + n, static_cast<float*>(out), plan.cols);
+}
+
+template <void (*Kernel)(const float*, float*, std::size_t)>
+void launch_naive_row(const LaunchPlan& plan, const void* in, void* out, std::size_t)
+{
+    launch(Kernel, plan.grid, plan.block, plan.shared_bytes, static_cast<const float*>(in), static_cast<float*>(out), plan.cols);
+}
+
 }  // namespace
+
+const RungBinding& row_baseline_binding()
+{
+    static const RungBinding binding{"row_baseline",
+                                     __FILE__,
+                                     {{Op::dot, Dtype::f32, &launch_naive_dot, ""},
+                                      {Op::softmax, Dtype::f32, &launch_naive_row<naive_softmax>, ""},
+                                      {Op::softmax_online, Dtype::f32, &launch_naive_row<naive_softmax>, ""},
+                                      {Op::layer_norm, Dtype::f32, &launch_naive_row<naive_layer_norm>, ""}}};
+    return binding;
+}
 
 const RungBinding& baseline_binding()
 {

@@ -54,13 +54,19 @@ std::string describe_spread(const Spread& s, std::string (*format)(double), int 
 }
 
 // The threshold of one metric for rung k of a ladder (see set_thresholds): `spreads` in ladder order.
-double threshold_for(const std::vector<const Spread*>& spreads, std::size_t k, double first_floor)
+// `rows[j]` marks a row rung's kernel: its earlier technique is `row_floor[j]`, never another rung.
+double threshold_for(const std::vector<const Spread*>& spreads, std::size_t k, double first_floor,
+                     const std::vector<bool>& rows, const std::vector<double>& row_floor)
 {
     const Spread& s = *spreads[k];
     const double room = s.min * (1 - kSpreadsOfRoom * s.relative());
     double earlier = k == 0 ? first_floor : 0;
-    for (std::size_t j = 0; j < k; ++j)
-        if (spreads[j]->max < room) earlier = std::max(earlier, spreads[j]->max);
+    if (rows[k]) {
+        earlier = row_floor[k] < room ? row_floor[k] : 0;
+    } else {
+        for (std::size_t j = 0; j < k; ++j)
+            if (!rows[j] && spreads[j]->max < room) earlier = std::max(earlier, spreads[j]->max);
+    }
     return floor2(earlier > 0 ? std::sqrt(earlier * room) : room);
 }
 
@@ -101,14 +107,20 @@ const RungCalibration* Calibration::find(const std::string& rung) const
 void set_thresholds(Calibration& calibration)
 {
     std::vector<const Spread*> baseline, ceiling;
+    std::vector<bool> rows;
+    std::vector<double> naive_speed, naive_share;  // a row kernel's earlier technique: the naive row kernel
     for (const auto& r : calibration.rungs) {
         baseline.push_back(&r.vs_baseline);
         ceiling.push_back(&r.of_ceiling);
+        rows.push_back(r.rung.find('/') != std::string::npos);
+        naive_speed.push_back(1.0);
+        naive_share.push_back(r.of_ceiling.min / r.vs_baseline.min);
     }
     for (std::size_t k = 0; k < calibration.rungs.size(); ++k) {
         RungCalibration& r = calibration.rungs[k];
-        r.vs_baseline.threshold = threshold_for(baseline, k, kFirstRungFloor);
-        r.of_ceiling.threshold = r.of_ceiling.median >= kBandwidthBound ? threshold_for(ceiling, k, 0) : 0;
+        r.vs_baseline.threshold = threshold_for(baseline, k, kFirstRungFloor, rows, naive_speed);
+        r.of_ceiling.threshold =
+            r.of_ceiling.median >= kBandwidthBound ? threshold_for(ceiling, k, 0, rows, naive_share) : 0;
         r.vs_cpu.threshold = 0;
     }
 }
@@ -119,8 +131,16 @@ SpeedPlan SpeedPlan::parse(const std::string& text, const std::string& path)
     try {
         const auto doc = nlohmann::json::parse(text);
         p.n = doc.at("n").get<std::size_t>();
-        for (const auto& j : doc.at("rungs"))
-            p.cases.push_back({j.at("rung").get<std::string>(), j.at("block").get<unsigned>(), j.value("scheme", std::string())});
+        if (doc.contains("rows")) {
+            p.rows = doc.at("rows").at("count").get<std::size_t>();
+            p.cols = doc.at("rows").at("cols").get<std::size_t>();
+        }
+        for (const auto& j : doc.at("rungs")) {
+            p.cases.push_back({j.at("rung").get<std::string>(), j.at("block").get<unsigned>(), j.value("scheme", std::string()),
+                               j.value("op", std::string())});
+            if (!p.cases.back().op.empty() && (p.rows == 0 || p.cols == 0))
+                throw UsageError("a row kernel's speed test (" + p.cases.back().key() + ") needs \"rows\": {\"count\": R, \"cols\": C}");
+        }
         for (const auto& j : doc.at("calibrations")) {
             Calibration c;
             c.gpu = j.at("gpu").get<std::string>();
@@ -160,6 +180,14 @@ const SpeedPlan::Case* SpeedPlan::find(const std::string& rung) const
     for (const auto& c : cases)
         if (c.rung == rung) return &c;
     return nullptr;
+}
+
+std::vector<const SpeedPlan::Case*> SpeedPlan::cases_of(const std::string& rung) const
+{
+    std::vector<const Case*> found;
+    for (const auto& c : cases)
+        if (c.rung == rung) found.push_back(&c);
+    return found;
 }
 
 const Calibration* SpeedPlan::calibration_for(const std::string& gpu, int multiprocessors) const
@@ -219,7 +247,7 @@ AppliedThresholds SpeedPlan::thresholds_for(const std::string& rung, const std::
 std::string SpeedPlan::to_json() const
 {
     std::ostringstream j;
-    j << "{\n  \"about\": \"The speed tests: which rungs have one (rungs, with the block size and, for a driver rung, the scheme timed), and, for each GPU "
+    j << "{\n  \"about\": \"The speed tests: which rungs have one (rungs, with the block size and, for a driver rung, the scheme timed; a row rung has one per kernel, op, over the matrix in rows), and, for each GPU "
          "calibrated, how fast the reference solutions ran (calibrations). Every figure is a ratio measured in the same run, never a time: "
          "vs_baseline, the rung's speed over the kit's naive kernel's (common/src/speed_kernels.cu); of_ceiling, its "
          "bandwidth over this GPU's ceiling (a read-only streaming kernel or a device-to-device copy, whichever is "
@@ -228,10 +256,13 @@ std::string SpeedPlan::to_json() const
          "rule (set_thresholds in lab/speed_plan.hpp), and ./lab calibrate prints them. A GPU with no calibration here gets conservative defaults "
          "(SpeedPlan::thresholds_for). ./lab calibrate measures the reference solutions on this machine's GPU and "
          "adds or replaces its calibration.\",\n";
-    j << "  \"n\": " << n << ",\n  \"rungs\": [\n";
+    j << "  \"n\": " << n << ",\n";
+    if (rows > 0) j << "  \"rows\": {\"count\": " << rows << ", \"cols\": " << cols << "},\n";
+    j << "  \"rungs\": [\n";
     for (std::size_t i = 0; i < cases.size(); ++i)
         j << "    {\"rung\": \"" << cases[i].rung << "\", \"block\": " << cases[i].block
-          << (cases[i].scheme.empty() ? "" : ", \"scheme\": \"" + cases[i].scheme + "\"") << "}"
+          << (cases[i].scheme.empty() ? "" : ", \"scheme\": \"" + cases[i].scheme + "\"")
+          << (cases[i].op.empty() ? "" : ", \"op\": \"" + cases[i].op + "\"") << "}"
           << (i + 1 < cases.size() ? "," : "") << "\n";
     j << "  ],\n  \"calibrations\": [";
     for (std::size_t c = 0; c < calibrations.size(); ++c) {

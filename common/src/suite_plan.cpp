@@ -23,14 +23,20 @@ std::vector<unsigned> rejected_block_sizes(const RungInfo& rung)
 
 std::string SpeedCase::name() const
 {
+    if (!op.empty())
+        return op + "_float_r" + std::to_string(n / cols) + "_c" + std::to_string(cols) + "_b" + std::to_string(block);
     return (scheme.empty() ? "" : scheme + "_") + "float_n" + std::to_string(n) + "_b" + std::to_string(block);
 }
 
 std::vector<SpeedCase> speed_cases(const RungInfo& rung)
 {
     const SpeedPlan& plan = SpeedPlan::kit();
-    const SpeedPlan::Case* c = plan.find(rung.id);
-    return c ? std::vector<SpeedCase>{{plan.n, c->block, c->scheme}} : std::vector<SpeedCase>{};
+    std::vector<SpeedCase> cases;
+    for (const SpeedPlan::Case* c : plan.cases_of(rung.id)) {
+        if (c->op.empty()) cases.push_back({plan.n, c->block, c->scheme, "", 0});
+        else cases.push_back({plan.rows * plan.cols, c->block, "", c->op, plan.cols});
+    }
+    return cases;
 }
 
 std::string fixture_of(Op op)

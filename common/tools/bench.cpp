@@ -1,6 +1,7 @@
 // Kit tool: the benchmark. Times every rung linked into it (one per entry of rungs.json, so a new
 // rung joins without an edit here), NVIDIA's CUB and the single-thread CPU loop; the row rung's
-// kernels (dot product, softmax, layer norm) over 4096 x 4096 floats against the in-run ceiling.
+// kernels (dot product, softmax, layer norm) over 4096 x 4096 and 16384 x 1024 floats against the
+// in-run ceiling measured over as many bytes.
 //   lab-bench [--tsv FILE]        each rung once over 2^26 floats; with --tsv, a line per rung
 //                                 for ./lab run's table
 //   lab-bench --full [--csv FILE] [--markdown FILE]
@@ -21,6 +22,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <functional>
 #include <memory>
 #include <sstream>
@@ -42,14 +44,25 @@
 
 namespace {
 
-// The row rung's matrix in the benchmark: 4096 rows of 4096 floats, the shape of its speed goal.
-constexpr std::size_t kRowShape = 4096;
+// The row rung's matrices in the benchmark (rows, cols): the shapes of its speed goal, 2^24 floats each.
+constexpr std::size_t kRowShapes[][2] = {{4096, 4096}, {16384, 1024}};
+
+// The block a row kernel gets in the benchmark unless --block says otherwise: one thread for every
+// 16 floats of the row (lab::RowShare holds 16 a thread), a multiple of 32 from 32 to 1024. A block
+// of 256 over rows of 1024 floats gives each thread one 16-byte load, and on an H200 its softmax
+// reached half the copy ceiling; blocks of 64 reach 95% (handouts/12_real_kernels.md).
+unsigned row_block(std::size_t cols)
+{
+    const std::size_t threads = (cols / 16 + 31) / 32 * 32;
+    return static_cast<unsigned>(std::clamp<std::size_t>(threads, 32, 1024));
+}
 // Its line in ./lab run's table.
 constexpr const char* kRowTsvKernel = "softmax";
 
 struct Options {
     bool full = false;
     unsigned block = 256;
+    bool block_given = false;  // --block: also the row kernels' block, instead of row_block
     int runs = 10;
     std::string tsv, csv, markdown, calibrate;
 };
@@ -60,7 +73,10 @@ Options parse(int argc, char** argv)
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--full") o.full = true;
-        else if (arg == "--block" && i + 1 < argc) o.block = static_cast<unsigned>(std::strtoul(argv[++i], nullptr, 0));
+        else if (arg == "--block" && i + 1 < argc) {
+            o.block = static_cast<unsigned>(std::strtoul(argv[++i], nullptr, 0));
+            o.block_given = true;
+        }
         else if (arg == "--tsv" && i + 1 < argc) o.tsv = argv[++i];
         else if (arg == "--csv" && i + 1 < argc) o.csv = argv[++i];
         else if (arg == "--markdown" && i + 1 < argc) o.markdown = argv[++i];
@@ -91,7 +107,8 @@ struct Row {
     double ms = 0, min_ms = 0, gbps = 0;
     std::size_t launches = 0;
     double bytes = 0;    // what the kernel must move at least: its input once (and a row rung's output)
-    double ceiling = 0;  // the in-run ceiling for that kind of traffic, GB/s
+    double ceiling = 0;  // the in-run ceiling for that kind of traffic, GB/s (a row kernel's: over as many bytes)
+    unsigned block = 0;  // a row kernel's block; 0 for the rest
 };
 
 struct Size {
@@ -181,16 +198,18 @@ bool bench_size(const Size& size, unsigned block, std::vector<Row>& rows, const 
 }
 
 // The row rung's kernels (rung 12) over one matrix of rows x cols floats, each timed in turn with L2
-// flushed and every answer checked, against the in-run ceiling for the bytes it must move: a dot
-// product reads two matrices (the read ceiling); softmax and layer norm read one and write one (the
-// copy ceiling, which counts bytes read and written). A kernel that reads its row three times still
-// counts one read: the ceiling is what the operation needs, not what the kernel chose to do.
+// flushed by reading (lab::L2Flush) and every answer checked, against the ceiling for the bytes it
+// must move, measured in this run over as many bytes with the same flush: a dot product reads two
+// matrices (the read ceiling); softmax and layer norm read one and write one (the copy ceiling, which
+// counts bytes read and written). A kernel that reads its row three times still counts one read: the
+// ceiling is what the operation needs, not what the kernel chose to do.
 bool bench_rows(std::size_t row_count, std::size_t cols, unsigned block, std::vector<Row>& rows,
-                const lab::DeviceStatus& device, const lab::Ceiling& ceiling)
+                const lab::DeviceStatus& device)
 {
     const std::size_t n = row_count * cols;
     const std::string label = std::to_string(row_count) + "x" + std::to_string(cols);
-    lab::DeviceBuffer<unsigned char> flush(std::max<std::size_t>(2 * device.l2_bytes, 1));
+    const lab::L2Flush flush(device.l2_bytes, device.shape);
+    const lab::Ceiling ceiling = lab::measure_ceiling_at(2 * n * sizeof(float), n * sizeof(float), device.shape, flush);
     bool all_right = true;
     for (const lab::RungBinding* binding : lab::bound_rungs()) {
         const auto& rung = lab::Registry::kit().get(binding->id);
@@ -224,7 +243,7 @@ bool bench_rows(std::size_t row_count, std::size_t cols, unsigned block, std::ve
                                       }};
             std::vector<lab::Timing> times;
             try {
-                times = lab::time_interleaved({work}, 3, 20, [&] { LAB_CUDA_CHECK(cudaMemsetAsync(flush.data(), 0, flush.bytes())); });
+                times = lab::time_interleaved({work}, 3, 20, [&] { flush(); });
             } catch (const lab::WrongAnswer& e) {
                 std::fprintf(stderr, "%s at %s: WRONG %s; not reported\n", name.c_str(), label.c_str(), e.what());
                 all_right = false;
@@ -232,8 +251,10 @@ bool bench_rows(std::size_t row_count, std::size_t cols, unsigned block, std::ve
             }
             const bool reads_only = op == lab::Op::dot;
             const double bytes = 4.0 * (static_cast<double>(input.values.size()) + static_cast<double>(out.size()));
-            rows.push_back({name, label, lab::Dtype::f32, n, times[0].median_ms, times[0].min_ms,
-                            bytes / (times[0].median_ms * 1e6), 1, bytes, reads_only ? ceiling.read_gbps : ceiling.copy_gbps});
+            Row row{name, label, lab::Dtype::f32, n, times[0].median_ms, times[0].min_ms,
+                    bytes / (times[0].median_ms * 1e6), 1, bytes, reads_only ? ceiling.read_gbps : ceiling.copy_gbps};
+            row.block = block;
+            rows.push_back(row);
         }
     }
     return all_right;
@@ -312,12 +333,17 @@ std::string markdown(const std::vector<Row>& rows, const std::vector<Size>& size
     for (const auto& r : rows) {
         if (r.size.find('x') == std::string::npos) continue;
         if (!any_rows)
-            md << "\nThe row rung's kernels over " << r.size << " floats (bytes each must move: a dot product reads two "
-               << "matrices, against the read ceiling; softmax and layer norm read one and write one, against the "
-               << "copy ceiling):\n\n| kernel | ms | GB/s | ceiling GB/s | % of ceiling |\n|---|---:|---:|---:|---:|\n";
+            md << "\nThe row rung's kernels over matrices of floats, one block per row (bytes each must move: a dot "
+               << "product reads two matrices, against the read ceiling; softmax and layer norm read one and write one, "
+               << "against the copy ceiling). Their L2 is flushed by reading, and the ceiling is measured over as many "
+               << "bytes as the kernel moves, with the same flush; the last column is against the ceiling over 1 GiB "
+               << "above:\n\n| kernel | matrix | block | ms | GB/s | ceiling GB/s | % of ceiling | % of the 1 GiB ceiling "
+               << "|\n|---|---|---:|---:|---:|---:|---:|---:|\n";
         any_rows = true;
-        md << "| " << r.kernel << " | " << format("%.3f", r.ms) << " | " << format("%.0f", r.gbps) << " | "
-           << format("%.0f", r.ceiling) << " | " << format("%.0f%%", 100 * r.gbps / r.ceiling) << " |\n";
+        const double big = r.kernel.find("/dot") != std::string::npos ? ceiling.read_gbps : ceiling.copy_gbps;
+        md << "| " << r.kernel << " | " << r.size << " | " << r.block << " | " << format("%.3f", r.ms) << " | "
+           << format("%.0f", r.gbps) << " | " << format("%.0f", r.ceiling) << " | "
+           << format("%.0f%%", 100 * r.gbps / r.ceiling) << " | " << format("%.0f%%", 100 * r.gbps / big) << " |\n";
     }
     // The driver rungs' schemes, each against CUB at every size: the single-pass schemes' one launch
     // shows most at small sizes, where a launch's fixed cost is most of the time.
@@ -354,6 +380,8 @@ int calibrate(const std::string& path, int runs, const lab::DeviceStatus& device
 {
     lab::SpeedPlan plan = lab::SpeedPlan::kit();
     lab::SpeedInputs inputs(plan.n, 20261122);
+    // A row kernel's inputs, made once per kernel (a dot product's matrices are twice as many floats).
+    std::map<std::string, std::unique_ptr<lab::RowSpeedInputs>> row_inputs;
     std::vector<std::vector<lab::SpeedMeasurement>> measured(plan.cases.size());
     std::vector<double> ceilings;
     // One measurement of the plan's case k; nothing when the rung is not linked in or its reference
@@ -367,9 +395,18 @@ int calibrate(const std::string& path, int runs, const lab::DeviceStatus& device
             std::fprintf(stderr, "lab-bench: tests/speed.json names %s, which is not linked in\n", c.rung.c_str());
             return std::nullopt;
         }
-        auto m = lab::measure_speed(*binding, lab::Registry::kit().get(c.rung), inputs, c.block, device, c.scheme);
+        const auto& rung = lab::Registry::kit().get(c.rung);
+        lab::SpeedMeasurement m;
+        if (c.op.empty()) {
+            m = lab::measure_speed(*binding, rung, inputs, c.block, device, c.scheme);
+        } else {
+            const lab::Op op = lab::parse_op(c.op);
+            auto& made = row_inputs[c.op];
+            if (!made) made = std::make_unique<lab::RowSpeedInputs>(op, plan.rows, plan.cols, 20261122);
+            m = lab::measure_row_speed(*binding, rung, op, *made, c.block, device);
+        }
         if (!m.wrong.empty()) {
-            std::fprintf(stderr, "lab-bench: the reference %s is wrong (%s): nothing calibrated\n", c.rung.c_str(),
+            std::fprintf(stderr, "lab-bench: the reference %s is wrong (%s): nothing calibrated\n", c.key().c_str(),
                          m.wrong.c_str());
             return std::nullopt;
         }
@@ -381,7 +418,7 @@ int calibrate(const std::string& path, int runs, const lab::DeviceStatus& device
             const auto measured_now = measure(k);
             if (!measured_now) return 1;
             const lab::SpeedMeasurement& m = *measured_now;
-            std::printf("run %d of %d: %s\n", run, runs, m.summary(c.rung, device.name).c_str());
+            std::printf("run %d of %d: %s\n", run, runs, m.summary(c.key(), device.name).c_str());
             measured[k].push_back(m);
             ceilings.push_back(m.ceiling.best());
         }
@@ -399,7 +436,7 @@ int calibrate(const std::string& path, int runs, const lab::DeviceStatus& device
             const auto again = measure(k);
             if (!again) return 1;
             std::printf("outlier (%.2fx against a median of %.2fx), measured again: %s\n", m.vs_baseline(), median,
-                        again->summary(plan.cases[k].rung, device.name).c_str());
+                        again->summary(plan.cases[k].key(), device.name).c_str());
             m = *again;
         }
     }
@@ -415,7 +452,7 @@ int calibrate(const std::string& path, int runs, const lab::DeviceStatus& device
             of_ceiling.push_back(m.of_ceiling());
             vs_cpu.push_back(m.vs_cpu());
         }
-        calibration.rungs.push_back({plan.cases[k].rung, spread_of(vs_baseline), spread_of(of_ceiling), spread_of(vs_cpu)});
+        calibration.rungs.push_back({plan.cases[k].key(), spread_of(vs_baseline), spread_of(of_ceiling), spread_of(vs_cpu)});
     }
     lab::set_thresholds(calibration);
     auto& all = plan.calibrations;
@@ -427,7 +464,7 @@ int calibrate(const std::string& path, int runs, const lab::DeviceStatus& device
     all.push_back(calibration);
     std::printf("\n%s, %d multiprocessors, ceiling %.0f GB/s: %d runs of each reference solution\n", device.name.c_str(),
                 calibration.multiprocessors, calibration.ceiling_gbps, runs);
-    std::printf("%-20s %-30s %-9s %-26s %-9s %s\n", "rung", "vs baseline min/median/max", "requires",
+    std::printf("%-31s %-30s %-9s %-26s %-9s %s\n", "rung", "vs baseline min/median/max", "requires",
                 "of ceiling min/median/max", "requires", "vs CPU min/median/max (not required)");
     for (const auto& r : calibration.rungs) {
         char b[64], c[64], p[64];
@@ -435,7 +472,7 @@ int calibrate(const std::string& path, int runs, const lab::DeviceStatus& device
         std::snprintf(c, sizeof c, "%.0f%% / %.0f%% / %.0f%%", 100 * r.of_ceiling.min, 100 * r.of_ceiling.median,
                       100 * r.of_ceiling.max);
         std::snprintf(p, sizeof p, "%.0f / %.0f / %.0f", r.vs_cpu.min, r.vs_cpu.median, r.vs_cpu.max);
-        std::printf("%-20s %-30s %-9s %-26s %-9s %s\n", r.rung.c_str(), b, lab::format_ratio(r.vs_baseline.threshold).c_str(),
+        std::printf("%-31s %-30s %-9s %-26s %-9s %s\n", r.rung.c_str(), b, lab::format_ratio(r.vs_baseline.threshold).c_str(),
                     c, r.of_ceiling.threshold > 0 ? lab::format_percent(r.of_ceiling.threshold).c_str() : "-", p);
     }
     std::ofstream(path) << plan.to_json();
@@ -522,8 +559,11 @@ int main(int argc, char** argv)
             all_right &= s.dtype == lab::Dtype::i32 ? bench_size<int>(s, options.block, rows, device, ceiling)
                                                     : bench_size<float>(s, options.block, rows, device, ceiling);
         }
-        std::fprintf(stderr, "timing the row kernels over %zu x %zu floats ...\n", kRowShape, kRowShape);
-        all_right &= bench_rows(kRowShape, kRowShape, options.block, rows, device, ceiling);
+        for (const auto& shape : kRowShapes) {
+            const unsigned block = options.block_given ? options.block : row_block(shape[1]);
+            std::fprintf(stderr, "timing the row kernels over %zu x %zu floats, blocks of %u ...\n", shape[0], shape[1], block);
+            all_right &= bench_rows(shape[0], shape[1], block, rows, device);
+        }
         if (!options.tsv.empty()) {
             std::ofstream tsv(options.tsv);
             // First, which thresholds the speed tests apply on this GPU: its own calibration or the defaults.
@@ -538,8 +578,10 @@ int main(int argc, char** argv)
                 if (slash != std::string::npos) {
                     const lab::SpeedPlan::Case* timed = lab::SpeedPlan::kit().find(id);
                     const std::string part = r.kernel.substr(slash + 1);
-                    // The row rung's line is its softmax's, against the copy ceiling.
-                    const bool shown = timed ? timed->scheme == part : part == kRowTsvKernel;
+                    // The row rung's line is its softmax's over the first matrix, against the copy ceiling.
+                    const std::string first_matrix = std::to_string(kRowShapes[0][0]) + "x" + std::to_string(kRowShapes[0][1]);
+                    const bool shown = timed && timed->op.empty() ? timed->scheme == part
+                                                                  : part == kRowTsvKernel && r.size == first_matrix;
                     if (!shown) continue;
                 }
                 tsv << id << "\tok\t" << r.gbps << '\t' << r.ms << '\n';
@@ -547,11 +589,11 @@ int main(int argc, char** argv)
         }
         if (!options.csv.empty()) {
             std::ofstream csv(options.csv);
-            csv << "gpu,kernel,size,dtype,n,bytes,median_ms,min_ms,gbps,pct_ceiling,launches\n";
+            csv << "gpu,kernel,size,dtype,n,bytes,median_ms,min_ms,gbps,pct_ceiling,launches,block,ceiling_gbps\n";
             for (const auto& r : rows)
                 csv << '"' << device.name << "\"," << r.kernel << ",\"" << r.size << "\"," << lab::name_of(r.dtype) << ','
                     << r.n << ',' << static_cast<unsigned long long>(r.bytes + 0.5) << ',' << r.ms << ',' << r.min_ms << ',' << r.gbps << ','
-                    << 100 * r.gbps / r.ceiling << ',' << r.launches << '\n';
+                    << 100 * r.gbps / r.ceiling << ',' << r.launches << ',' << r.block << ',' << r.ceiling << '\n';
         }
         const std::string report = markdown(rows, sizes, device, ceiling);
         if (!options.markdown.empty()) std::ofstream(options.markdown) << report;

@@ -27,9 +27,10 @@ std::string device_name()
 }
 
 // Speed, on a GPU: one rung at a time with nothing else on the GPU. The rung's runner times its
-// full reduction and hands back every answer, which run_speed checks; the kit's baseline and the
-// ceiling are timed here, in a process that loads no submitted code, right before each rung. A rung
-// earns its speed points only once it passes every visible case.
+// full reduction (a row rung: each of its kernels over the plan's matrix) and hands back every
+// answer, which run_speed checks; the kit's baseline and the ceiling are timed here, in a process
+// that loads no submitted code, right before each rung. A rung earns its speed points only once it
+// passes every visible case, and a row rung only when each of its kernels is fast enough.
 void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limits& limits, const std::string& work)
 {
     const lab::DeviceStatus& device = lab::device_status();
@@ -37,40 +38,75 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
     std::optional<lab::Ceiling> ceiling;
     for (RungResult& r : g.rungs) {
         const lab::RungInfo& rung = lab::Registry::kit().get(r.id);
-        const lab::SpeedPlan::Case* speed_case = plan.find(r.id);
-        if (rubric.for_rung(r.id).speed <= 0 || !r.built || r.reused || !speed_case) continue;
+        const auto speed_cases = plan.cases_of(r.id);
+        if (rubric.for_rung(r.id).speed <= 0 || !r.built || r.reused || speed_cases.empty()) continue;
         SpeedVerdict verdict;
         const auto speed_started = std::chrono::steady_clock::now();
         if (r.count("failed", 0) > 0) {
             verdict.note = "not earned: speed counts once every visible case passes";
         } else {
-            if (!ceiling) ceiling = lab::measure_ceiling(plan.n * sizeof(float), device.shape);
-            SpeedJob job;
-            job.n = plan.n;
-            job.block = speed_case->block;
-            job.scheme = speed_case->scheme;
-            job.seed = g.seed ^ lab::fnv1a("speed/" + r.id);
-            lab::SpeedInputs baseline_inputs(plan.n, job.seed + 2);
-            lab::SpeedMeasurement m;
-            m.ceiling = *ceiling;
-            m.baseline_ms = lab::measure_baseline(baseline_inputs, device).median_ms;
-            const SpeedRun run = run_speed(rung, built.runners.at(r.id), job, limits, work + "/" + r.id + "-speed");
-            if (!run.wrong.empty()) {
-                verdict.note = "no points: " + run.wrong;
-            } else {
-                m.ms = run.median_ms;
-                m.cpu_ms = lab::time_cpu_sum_ms(baseline_inputs.host(0));  // reported, never required
-                m.gbps = 4.0 * static_cast<double>(plan.n) / (m.ms * 1e6);
-                r.gbps = m.gbps;
-                const lab::AppliedThresholds t = plan.thresholds_for(r.id, device.name, device.shape.multiprocessors, m);
-                const bool plausible = m.of_ceiling() <= 1.15;
-                verdict.passed = plausible && m.vs_baseline() >= t.vs_baseline &&
-                                 (t.of_ceiling <= 0 || m.of_ceiling() >= t.of_ceiling);
-                verdict.note = m.summary(r.id, device.name) + "; needs at least " + lab::format_ratio(t.vs_baseline) +
-                               " the baseline" +
-                               (t.of_ceiling > 0 ? " and " + lab::format_percent(t.of_ceiling) + " of the ceiling" : "") +
-                               ", " + t.source +
-                               (plausible ? "" : "; faster than this GPU can read its input, so not trusted");
+            verdict.passed = true;
+            for (const lab::SpeedPlan::Case* speed_case : speed_cases) {
+                SpeedJob job;
+                job.block = speed_case->block;
+                job.scheme = speed_case->scheme;
+                job.op = speed_case->op;
+                job.seed = g.seed ^ lab::fnv1a("speed/" + speed_case->key());
+                lab::SpeedMeasurement m;
+                std::string kit_fault;
+                std::optional<lab::SpeedInputs> inputs;
+                std::optional<lab::RowSpeedInputs> row_inputs;
+                if (job.op.empty()) {
+                    if (!ceiling) ceiling = lab::measure_ceiling(plan.n * sizeof(float), device.shape);
+                    job.n = plan.n;
+                    inputs.emplace(plan.n, job.seed + 2);
+                    m.ceiling = *ceiling;
+                    m.baseline_ms = lab::measure_baseline(*inputs, device).median_ms;
+                } else {
+                    const lab::Op op = lab::parse_op(job.op);
+                    job.n = plan.rows * plan.cols;
+                    job.cols = plan.cols;
+                    job.warmup = lab::kRowWarmup;
+                    job.samples = lab::kRowSamples;
+                    row_inputs.emplace(op, plan.rows, plan.cols, job.seed + 2);
+                    const lab::L2Flush flush(device.l2_bytes, device.shape);
+                    const double at = lab::row_ceiling(op, job.n, device.shape, flush);
+                    m.ceiling = lab::Ceiling{at, at};
+                    try {
+                        m.baseline_ms = lab::measure_row_baseline(rung, op, *row_inputs, device).median_ms;
+                    } catch (const lab::WrongAnswer& e) {
+                        kit_fault = std::string("the kit's naive row kernel went wrong: ") + e.what();
+                    }
+                }
+                const std::string label = speed_case->key();
+                const std::string dir = work + "/" + r.id + "-speed" + (job.op.empty() ? "" : "-" + job.op);
+                const SpeedRun run = kit_fault.empty() ? run_speed(rung, built.runners.at(r.id), job, limits, dir) : SpeedRun{kit_fault, 0};
+                std::string note;
+                bool passed = false;
+                if (!run.wrong.empty()) {
+                    note = "no points: " + run.wrong;
+                } else {
+                    m.ms = run.median_ms;
+                    // One CPU thread's loop over the input: reported, never required.
+                    m.cpu_ms = lab::time_cpu_sum_ms(inputs ? inputs->host(0) : row_inputs->host(0));
+                    m.gbps = job.op.empty()
+                                 ? 4.0 * static_cast<double>(plan.n) / (m.ms * 1e6)
+                                 : lab::row_bytes(lab::parse_op(job.op),
+                                                  lab::plan_launch(rung, job.n, job.block, device.shape, 0, "", job.cols), job.n) /
+                                       (m.ms * 1e6);
+                    r.gbps = r.gbps > 0 ? std::min(r.gbps, m.gbps) : m.gbps;  // a row rung's: its slowest kernel's
+                    const lab::AppliedThresholds t = plan.thresholds_for(label, device.name, device.shape.multiprocessors, m);
+                    const bool plausible = m.of_ceiling() <= 1.15;
+                    passed = plausible && m.vs_baseline() >= t.vs_baseline &&
+                             (t.of_ceiling <= 0 || m.of_ceiling() >= t.of_ceiling);
+                    note = m.summary(label, device.name) + "; needs at least " + lab::format_ratio(t.vs_baseline) +
+                           " the baseline" +
+                           (t.of_ceiling > 0 ? " and " + lab::format_percent(t.of_ceiling) + " of the ceiling" : "") +
+                           ", " + t.source +
+                           (plausible ? "" : "; faster than this GPU can read its input, so not trusted");
+                }
+                verdict.passed = verdict.passed && passed;
+                verdict.note += (verdict.note.empty() ? "" : "\n") + note;
             }
         }
         r.phases["speed"] = seconds_since(speed_started);

@@ -473,6 +473,50 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
     return results;
 }
 
+namespace {
+
+// A row kernel's speed job, after its runner ended (protocol.hpp): every launch's whole output
+// checked against the row inputs replayed here, each file read with the size the plan gives and
+// removed once checked (a softmax's are 64 MB each).
+SpeedRun check_row_speed(const RungInfo& rung, const SpeedJob& job, int status, const Child& child, const std::string& work_dir)
+{
+    SpeedRun result;
+    const int launches = job.warmup + job.samples;
+    std::istringstream lines(read_bounded(work_dir + "/speed.out", static_cast<std::size_t>(launches) * 64));
+    const Op op = parse_op(job.op);
+    RowSpeedInputs inputs(op, job.n / job.cols, job.cols, job.seed);
+    const LaunchPlan plan = plan_launch(rung, job.n, job.block, device_status().shape, 0, "", job.cols);
+    const std::size_t count = output_count(plan, op);
+    std::vector<double> times;
+    for (int s = 0; s < launches; ++s) {
+        double ms = 0;
+        const std::string path = speed_output_file(work_dir, s);
+        const std::string bytes = read_bounded(path, count * sizeof(float) + 1);
+        fs::remove(path);
+        if (!(lines >> ms) || bytes.size() != count * sizeof(float)) {
+            result.wrong = "the runner handed back " + std::to_string(s) + " of its " + std::to_string(launches) +
+                           " timed launches of " + job.op + " (" + describe_exit(status, child) + ")";
+            return result;
+        }
+        std::vector<float> got(count);
+        std::memcpy(got.data(), bytes.data(), bytes.size());
+        inputs.next(s % 2);
+        const Verdict v = check_output(rung, op, plan, inputs.host(s % 2), got);
+        if (!v.ok) {
+            result.wrong = "launch " + std::to_string(s + 1) + " of the " + job.op + " speed case: " + v.first_wrong +
+                           ". Each timed launch reads an input that changed since the last one: a kernel that hands "
+                           "back an earlier result instead of reading its input gets it wrong.";
+            return result;
+        }
+        if (s >= job.warmup) times.push_back(ms);
+    }
+    std::sort(times.begin(), times.end());
+    result.median_ms = times[times.size() / 2];
+    return result;
+}
+
+}  // namespace
+
 SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJob& job, const Limits& limits,
                    const std::string& work_dir)
 {
@@ -500,6 +544,7 @@ SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJ
                        " s limit for one case";
         return result;
     }
+    if (!job.op.empty()) return check_row_speed(rung, job, status, child, work_dir);
     // Every launch's answer, checked against the same inputs replayed here.
     const int launches = job.warmup + job.samples;
     std::istringstream lines(read_bounded(work_dir + "/speed.out", static_cast<std::size_t>(launches) * 64));

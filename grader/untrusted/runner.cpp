@@ -147,9 +147,44 @@ void run_job(const lab::RungBinding& binding, const Job& job, const std::string&
     write_file(output_file(dir, index, order), out.data(), out.size() * sizeof(T));
 }
 
+// A row kernel's speed job (protocol.hpp): every launch timed and its whole output written down.
+int run_row_speed(const lab::RungBinding& binding, const SpeedJob& job, const std::string& dir)
+{
+    const lab::RungInfo& rung = lab::Registry::kit().get(binding.id);
+    const lab::DeviceStatus& device = lab::device_status();
+    const lab::Op op = lab::parse_op(job.op);
+    lab::RowSpeedInputs inputs(op, job.n / job.cols, job.cols, job.seed);
+    const lab::LaunchPlan plan = lab::plan_launch(rung, job.n, job.block, device.shape, 0, "", job.cols);
+    lab::DeviceBuffer<float> out(lab::output_count(plan, op));
+    const lab::L2Flush flush(device.l2_bytes, device.shape);
+    cudaEvent_t start, stop;
+    cudaEventCreate(&start);
+    cudaEventCreate(&stop);
+    std::ostringstream lines;
+    for (int s = 0; s < job.warmup + job.samples; ++s) {
+        const float* in = inputs.next(s % 2);
+        flush();
+        cudaDeviceSynchronize();
+        lab::launch_hold(lab::kHoldMicroseconds);
+        cudaEventRecord(start);
+        binding.launch(op, lab::Dtype::f32, plan, in, out.data(), job.n);
+        cudaEventRecord(stop);
+        cudaEventSynchronize(stop);
+        float ms = 0;
+        cudaEventElapsedTime(&ms, start, stop);
+        const std::vector<float> got = out.download();
+        write_file(speed_output_file(dir, s), got.data(), got.size() * sizeof(float));
+        lines << ms << '\n';
+    }
+    const std::string text = lines.str();
+    write_file(dir + "/speed.out", text.data(), text.size());
+    return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
+}
+
 // The speed job (protocol.hpp): every launch timed and its answer written down, nothing judged.
 int run_speed(const lab::RungBinding& binding, const SpeedJob& job, const std::string& dir)
 {
+    if (!job.op.empty()) return run_row_speed(binding, job, dir);
     const lab::RungInfo& rung = lab::Registry::kit().get(binding.id);
     lab::SpeedInputs inputs(job.n, job.seed);
     const lab::FullReduction mine(binding, rung, lab::Op::sum, lab::Dtype::f32, job.n, job.block,

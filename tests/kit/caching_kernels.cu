@@ -1,6 +1,7 @@
 // Kernels for the speed measurement's own test (speed_measurement_test.cpp): an honest block sum, and
 // the same sum with a cheat seen on public GPU leaderboards, which hands back a block's earlier
-// result when the same input (address and size) comes again, without reading it.
+// result when the same input (address and size) comes again, without reading it; and the same two
+// for a dot product of rows (the row rung's speed tests).
 #include "caching_kernels.hpp"
 
 #include "lab/kernel.hpp"
@@ -42,6 +43,41 @@ __global__ void block_sum(const float* in, float* block_sums, std::size_t n)
     }
 }
 
+// A dot product of rows (one block per row, thread 0 alone) that, with kCaches, hands back a row's
+// earlier result when the same input address comes again.
+__device__ const void* seen_rows_input[kWays][kBlocks];
+__device__ float seen_dot[kWays][kBlocks];
+__device__ unsigned seen_rows_next[kBlocks];
+
+template <bool kCaches>
+__global__ void row_dot(const float* x, const float* y, float* out, std::size_t cols)
+{
+    const unsigned b = blockIdx.x % kBlocks;
+    if (threadIdx.x != 0) return;
+    if (kCaches)
+        for (unsigned w = 0; w < kWays; ++w)
+            if (seen_rows_input[w][b] == x) {
+                out[blockIdx.x] = seen_dot[w][b];
+                return;
+            }
+    const std::size_t start = std::size_t{blockIdx.x} * cols;
+    float total = 0;
+    for (std::size_t i = 0; i < cols; ++i) total += x[start + i] * y[start + i];
+    out[blockIdx.x] = total;
+    if (kCaches) {
+        const unsigned w = seen_rows_next[b]++ % kWays;
+        seen_rows_input[w][b] = x;
+        seen_dot[w][b] = total;
+    }
+}
+
+template <bool kCaches>
+void launch_rows(const lab::LaunchPlan& plan, const void* in, void* out, std::size_t n)
+{
+    const float* x = static_cast<const float*>(in);
+    lab::launch(row_dot<kCaches>, plan.grid, plan.block, plan.shared_bytes, x, x + n, static_cast<float*>(out), plan.cols);
+}
+
 template <bool kCaches>
 void launch(const lab::LaunchPlan& plan, const void* in, void* out, std::size_t n)
 {
@@ -72,6 +108,18 @@ const lab::RungBinding& honest_binding()
 const lab::RungBinding& caching_binding()
 {
     static const lab::RungBinding binding{"caching", __FILE__, {{lab::Op::sum, lab::Dtype::f32, &launch<true>}}};
+    return binding;
+}
+
+const lab::RungBinding& honest_rows_binding()
+{
+    static const lab::RungBinding binding{"honest_rows", __FILE__, {{lab::Op::dot, lab::Dtype::f32, &launch_rows<false>}}};
+    return binding;
+}
+
+const lab::RungBinding& caching_rows_binding()
+{
+    static const lab::RungBinding binding{"caching_rows", __FILE__, {{lab::Op::dot, lab::Dtype::f32, &launch_rows<true>}}};
     return binding;
 }
 

@@ -8,3 +8,6 @@ const lab::RungBinding& honest_binding();
 const lab::RungInfo& honest_info();
 const lab::RungBinding& caching_binding();
 const lab::RungInfo& caching_info();
+// A dot product of rows, honest and caching, to run with the row rung's RungInfo.
+const lab::RungBinding& honest_rows_binding();
+const lab::RungBinding& caching_rows_binding();

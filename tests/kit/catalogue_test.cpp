@@ -371,35 +371,68 @@ TEST(SpeedPlan, HasOneLinePerRungOfTheRegistryAndEveryCalibrationPassesItsRefere
     const auto& plan = lab::SpeedPlan::kit();
     EXPECT_GE(plan.n, std::size_t{1} << 26) << "speed inputs must be larger than any GPU's L2";
     for (const auto& rung : lab::Registry::kit().rungs()) {
-        const lab::SpeedPlan::Case* c = plan.find(rung.id);
-        // The row rung (12) computes rows, not one sum of 2^26 floats, so the sum's speed test does not
-        // fit it: its speed is the benchmark's row table (softmax and layer norm against the ceiling).
+        const auto cases = plan.cases_of(rung.id);
+        ASSERT_FALSE(cases.empty()) << rung.id << " has no speed test in tests/speed.json";
+        // A row rung has a speed test per kernel, over the plan's matrix; every other rung, one.
         if (rung.grid == lab::GridPolicy::rows) {
-            EXPECT_EQ(c, nullptr) << rung.id << ": a row rung's speed is not a sum's; tests/speed.json cannot time it";
-            continue;
+            EXPECT_EQ(cases.size(), rung.ops.size()) << rung.id << ": a speed test for each of its kernels";
+            for (const lab::Op op : rung.ops)
+                EXPECT_TRUE(std::any_of(cases.begin(), cases.end(), [&](const auto* c) { return c->op == lab::name_of(op); }))
+                    << rung.id << " has no speed test for " << lab::name_of(op);
+            EXPECT_GE(plan.rows * plan.cols * sizeof(float), std::size_t{64} << 20) << "the row matrix must outgrow L2";
+        } else {
+            EXPECT_EQ(cases.size(), 1u) << rung.id;
         }
-        ASSERT_NE(c, nullptr) << rung.id << " has no speed test in tests/speed.json";
-        // A driver rung's speed test times one of its schemes, named; no other rung names one.
-        if (rung.grid == lab::GridPolicy::one)
-            EXPECT_NE(std::find(rung.variants.begin(), rung.variants.end(), c->scheme), rung.variants.end())
-                << rung.id << ": its speed test must name one of its schemes (" << rung.describe_variants() << "), not '"
-                << c->scheme << "'";
-        else
-            EXPECT_EQ(c->scheme, "") << rung.id << " has one kernel, but its speed test names a scheme";
-        EXPECT_TRUE(rung.block.allows(c->block)) << rung.id << ": its speed block size is not one it runs with";
-        for (const auto& calibration : plan.calibrations) {
-            const lab::RungCalibration* r = calibration.find(rung.id);
-            ASSERT_NE(r, nullptr) << calibration.gpu << " has no calibration for " << rung.id;
-            EXPECT_GE(calibration.runs, 10) << calibration.gpu << ": fewer than 10 runs say little about the spread";
-            EXPECT_GT(r->vs_baseline.threshold, 0) << calibration.gpu << " " << rung.id;
-            EXPECT_LT(r->vs_baseline.threshold, r->vs_baseline.min)
-                << calibration.gpu << " " << rung.id << ": the reference's slowest run would fail";
-            EXPECT_LT(r->of_ceiling.threshold, r->of_ceiling.min) << calibration.gpu << " " << rung.id;
-            EXPECT_EQ(r->of_ceiling.threshold > 0, r->of_ceiling.median >= 0.8)
-                << calibration.gpu << " " << rung.id << ": a share of the ceiling is required of the bandwidth-bound "
-                << "rungs, and only of them";
+        for (const lab::SpeedPlan::Case* c : cases) {
+            // A driver rung's speed test times one of its schemes, named; no other rung names one.
+            if (rung.grid == lab::GridPolicy::one)
+                EXPECT_NE(std::find(rung.variants.begin(), rung.variants.end(), c->scheme), rung.variants.end())
+                    << rung.id << ": its speed test must name one of its schemes (" << rung.describe_variants()
+                    << "), not '" << c->scheme << "'";
+            else
+                EXPECT_EQ(c->scheme, "") << rung.id << " has one kernel, but its speed test names a scheme";
+            EXPECT_EQ(c->op.empty(), rung.grid != lab::GridPolicy::rows) << c->key();
+            EXPECT_TRUE(rung.block.allows(c->block)) << rung.id << ": its speed block size is not one it runs with";
+            int calibrated = 0;
+            for (const auto& calibration : plan.calibrations) {
+                const lab::RungCalibration* r = calibration.find(c->key());
+                if (!r) continue;  // that GPU gets the defaults for it (SpeedPlan::thresholds_for)
+                ++calibrated;
+                EXPECT_GE(calibration.runs, 10) << calibration.gpu << ": fewer than 10 runs say little about the spread";
+                EXPECT_GT(r->vs_baseline.threshold, 0) << calibration.gpu << " " << c->key();
+                EXPECT_LT(r->vs_baseline.threshold, r->vs_baseline.min)
+                    << calibration.gpu << " " << c->key() << ": the reference's slowest run would fail";
+                EXPECT_LT(r->of_ceiling.threshold, r->of_ceiling.min) << calibration.gpu << " " << c->key();
+                EXPECT_EQ(r->of_ceiling.threshold > 0, r->of_ceiling.median >= 0.8)
+                    << calibration.gpu << " " << c->key() << ": a share of the ceiling is required of the bandwidth-bound "
+                    << "rungs, and only of them";
+            }
+            // Every array rung on every calibrated GPU; a row kernel on at least one.
+            if (c->op.empty()) EXPECT_EQ(calibrated, static_cast<int>(plan.calibrations.size())) << c->key();
+            else EXPECT_GE(calibrated, 1) << c->key() << " is calibrated on no GPU";
         }
     }
+}
+
+// A row kernel's threshold separates it from the kit's naive row kernel, never from an array rung
+// that happens to sit below it: its earlier technique is 1x the baseline, at the naive kernel's share
+// of the ceiling (the reference's of_ceiling over its vs_baseline, slowest runs).
+TEST(SpeedPlan, ARowKernelIsComparedWithTheNaiveRowKernel)
+{
+    lab::Calibration c;
+    c.gpu = "g";
+    c.multiprocessors = 100;
+    c.ceiling_gbps = 3000;
+    c.runs = 10;
+    c.rungs = {{"a", lab::Spread{2.00, 2.01, 2.02, 0}, lab::Spread{0.50, 0.51, 0.52, 0}, lab::Spread{90, 95, 100, 0}},
+               {"r/dot", lab::Spread{3.00, 3.10, 3.20, 0}, lab::Spread{0.90, 0.92, 0.93, 0}, lab::Spread{90, 95, 100, 0}}};
+    lab::set_thresholds(c);
+    const double room = 3.00 * (1 - 2 * 0.20 / 3.10), share_room = 0.90 * (1 - 2 * 0.03 / 0.92);
+    EXPECT_NEAR(c.rungs[1].vs_baseline.threshold, std::floor(100 * std::sqrt(1.0 * room)) / 100, 1e-9)
+        << "the row kernel was compared with rung a (2.02x), not with the naive row kernel (1x)";
+    EXPECT_NEAR(c.rungs[1].of_ceiling.threshold, std::floor(100 * std::sqrt(0.90 / 3.00 * share_room)) / 100, 1e-9);
+    // The array rung is untouched by the row kernel after it.
+    EXPECT_NEAR(c.rungs[0].vs_baseline.threshold, std::floor(100 * std::sqrt(0.5 * 2.00 * (1 - 2 * 0.02 / 2.01))) / 100, 1e-9);
 }
 
 lab::Spread spread(double min, double median, double max) { return lab::Spread{min, median, max, 0}; }

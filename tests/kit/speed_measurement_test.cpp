@@ -7,6 +7,7 @@
 #include "caching_kernels.hpp"
 #include "lab/check.hpp"
 #include "lab/device.hpp"
+#include "lab/registry.hpp"
 #include "lab/speed.hpp"
 
 namespace {
@@ -48,6 +49,38 @@ TEST(SpeedMeasurement, AKernelThatReusesEarlierResultsFails)
     EXPECT_NE(m.wrong.find("in warm-up run "), std::string::npos) << m.wrong;
     EXPECT_NE(m.wrong.find(": expected "), std::string::npos) << m.wrong;
     EXPECT_EQ(m.ms, 0) << "nothing is timed for a kernel with a wrong answer";
+}
+
+// The row rung's speed inputs: each sample's input differs from the last one's in a row, and the
+// host copy the answer is checked against is what the device holds.
+TEST(SpeedMeasurement, TheRowInputsChangeBeforeEverySample)
+{
+    lab::RowSpeedInputs inputs(lab::Op::dot, 16, 64, 5);
+    for (int round = 0; round < 3; ++round)
+        for (int k = 0; k < 2; ++k) {
+            const std::vector<float> before = inputs.host(k);
+            lab::DeviceBuffer<float> copy(before.size());
+            LAB_CUDA_CHECK(cudaMemcpy(copy.data(), inputs.next(k), copy.bytes(), cudaMemcpyDeviceToDevice));
+            EXPECT_EQ(copy.download(), inputs.host(k)) << "round " << round << ", input " << k;
+            EXPECT_NE(before, inputs.host(k)) << "round " << round << ", input " << k << ": the last sample's answer would pass";
+            EXPECT_EQ(before.size(), std::size_t{2 * 16 * 64}) << "a dot product's input holds x, then y";
+        }
+}
+
+TEST(SpeedMeasurement, AnHonestRowKernelIsTimedAndACachingOneFails)
+{
+    const lab::DeviceStatus& device = lab::device_status();
+    const lab::RungInfo& rows = lab::Registry::kit().get("12_real_kernels");
+    lab::RowSpeedInputs honest_inputs(lab::Op::dot, 32, 128, 3), caching_inputs(lab::Op::dot, 32, 128, 3);
+    const lab::SpeedMeasurement honest = lab::measure_row_speed(honest_rows_binding(), rows, lab::Op::dot, honest_inputs, 32, device);
+    EXPECT_EQ(honest.wrong, "");
+    EXPECT_GT(honest.ms, 0);
+    EXPECT_GT(honest.baseline_ms, 0);
+    const lab::SpeedMeasurement caching =
+        lab::measure_row_speed(caching_rows_binding(), rows, lab::Op::dot, caching_inputs, 32, device);
+    // Input 0 comes back for the first timed run with its spike moved: the rows it kept are stale.
+    EXPECT_NE(caching.wrong.find(" run "), std::string::npos) << caching.wrong;
+    EXPECT_EQ(caching.ms, 0) << "nothing is timed for a kernel with a wrong answer";
 }
 
 }  // namespace

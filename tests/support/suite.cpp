@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
 
 #include "lab/check.hpp"
 #include "lab/device.hpp"
@@ -238,24 +239,36 @@ TEST_P(Speed, FastEnough)
     if (device.emulated)
         GTEST_SKIP() << "speed is measured on a GPU only: the CPU backend checks correctness, not GPU speed.";
     const RungInfo& rung = Registry::kit().get(the_bound_rung().id);
-    SpeedInputs inputs(GetParam().n, 20261122);
-    SpeedMeasurement m = measure_speed(the_bound_rung(), rung, inputs, GetParam().block, device, GetParam().scheme);
+    const SpeedCase& param = GetParam();
+    // A row kernel's speed is filed under "12_real_kernels/dot"; an array rung's under its id.
+    const std::string key = param.op.empty() ? rung.id : rung.id + "/" + param.op;
+    std::optional<SpeedInputs> inputs;
+    std::optional<RowSpeedInputs> row_inputs;
+    if (param.op.empty()) inputs.emplace(param.n, 20261122);
+    else row_inputs.emplace(parse_op(param.op), param.n / param.cols, param.cols, 20261122);
+    const auto measure = [&] {
+        return param.op.empty() ? measure_speed(the_bound_rung(), rung, *inputs, param.block, device, param.scheme)
+                                : measure_row_speed(the_bound_rung(), rung, parse_op(param.op), *row_inputs, param.block, device);
+    };
+    SpeedMeasurement m = measure();
     // A run that falls short is measured once more, and the second measurement counts: a GPU now and
     // then runs one measurement slow (calibrating the reference showed it), and that is not the
     // kernel's speed. A kernel that is slow is slow twice.
     if (m.wrong.empty()) {
-        const AppliedThresholds first = SpeedPlan::kit().thresholds_for(rung.id, device.name, device.shape.multiprocessors, m);
+        const AppliedThresholds first = SpeedPlan::kit().thresholds_for(key, device.name, device.shape.multiprocessors, m);
         if (m.vs_baseline() < first.vs_baseline || (first.of_ceiling > 0 && m.of_ceiling() < first.of_ceiling)) {
-            std::cout << m.summary(rung.id, device.name) << "\nshort of the thresholds: measured once more, and that "
+            std::cout << m.summary(key, device.name) << "\nshort of the thresholds: measured once more, and that "
                       << "measurement counts\n";
-            m = measure_speed(the_bound_rung(), rung, inputs, GetParam().block, device, GetParam().scheme);
+            m = measure();
         }
     }
-    ASSERT_TRUE(m.wrong.empty()) << "rung " << rung.id << " gives a wrong sum of " << GetParam().n << " floats "
-                                 << m.wrong << "\n  Its speed counts only when every answer is right. Each timed run "
+    const std::string what = param.op.empty() ? "a wrong sum of " + std::to_string(param.n) + " floats"
+                                              : "a wrong " + param.op + " of " + std::to_string(param.n / param.cols) +
+                                                    " rows of " + std::to_string(param.cols) + " floats";
+    ASSERT_TRUE(m.wrong.empty()) << "rung " << key << " gives " << what << " " << m.wrong << "\n  Its speed counts only when every answer is right. Each timed run "
                                  << "reads an input that changed since the last one: a kernel that hands back an "
                                     "earlier result instead of reading its input gets it wrong.";
-    const std::string line = m.summary(rung.id, device.name);
+    const std::string line = m.summary(key, device.name);
     std::cout << line << '\n';
     RecordProperty("gbps", std::to_string(m.gbps));
     RecordProperty("ceiling_gbps", std::to_string(m.ceiling.best()));
@@ -268,18 +281,18 @@ TEST_P(Speed, FastEnough)
     ASSERT_LE(m.of_ceiling(), 1.15) << line << "\n  That is faster than this GPU can read its input, so the measurement "
                                              "is not trusted: does the kernel skip elements, or reuse an earlier result?";
     const AppliedThresholds t =
-        SpeedPlan::kit().thresholds_for(rung.id, device.name, device.shape.multiprocessors, m);
+        SpeedPlan::kit().thresholds_for(key, device.name, device.shape.multiprocessors, m);
     std::cout << "thresholds: at least " << format_ratio(t.vs_baseline) << " the baseline"
               << (t.of_ceiling > 0 ? " and " + format_percent(t.of_ceiling) + " of the ceiling" : "") << ", " << t.source
               << '\n';
     EXPECT_GE(m.vs_baseline(), t.vs_baseline)
-        << "rung " << rung.id << ": " << format_ratio(m.vs_baseline()) << " the speed of the kit's naive kernel; needs at "
+        << "rung " << key << ": " << format_ratio(m.vs_baseline()) << " the speed of the kit's naive kernel; needs at "
         << "least " << format_ratio(t.vs_baseline)
         << (t.reference_vs_baseline.empty() ? "" : " (the reference solution reaches " + t.reference_vs_baseline + ")")
         << ".\n  Threshold " << t.source << ".\n  " << line;
     if (t.of_ceiling > 0)
         EXPECT_GE(m.of_ceiling(), t.of_ceiling)
-            << "rung " << rung.id << ": " << static_cast<int>(m.gbps) << " GB/s = " << format_percent(m.of_ceiling())
+            << "rung " << key << ": " << static_cast<int>(m.gbps) << " GB/s = " << format_percent(m.of_ceiling())
             << " of this GPU's " << static_cast<int>(m.ceiling.best()) << " GB/s ceiling; needs at least "
             << format_percent(t.of_ceiling)
             << (t.reference_of_ceiling.empty() ? "" : " (the reference solution reaches " + t.reference_of_ceiling + ")")

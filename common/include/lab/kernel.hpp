@@ -150,4 +150,41 @@ private:
     float edge_[2];  // the thread's element before the first group, and after the last
 };
 
+// Calls f(x[i], y[i]) for each element i of this thread's share of two rows of `cols` floats: a
+// dot product's loop. Shared out as RowShare shares one row, in 16-byte groups of four, group g to
+// thread g % blockDim.x, two groups of each row loaded before either is used (four 16-byte loads in
+// flight per thread). That needs the two rows to lie at the same distance from a 16-byte boundary,
+// as rows of two matrices of one shape do when the matrices start on one; where they do not, each
+// element is read on its own, thread t taking t, t + blockDim.x, ... Any row length, any alignment.
+template <typename F>
+__device__ __forceinline__ void for_each_pair(const float* x, const float* y, std::size_t cols, F&& f)
+{
+    const auto address = [](const float* p) { return static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(p)); };
+    if ((address(x) - address(y)) % sizeof(float4) != 0) {
+        for (std::size_t i = threadIdx.x; i < cols; i += blockDim.x) f(x[i], y[i]);
+        return;
+    }
+    const std::size_t misalignment = address(x) % sizeof(float4);
+    std::size_t head = misalignment ? (sizeof(float4) - misalignment) / sizeof(float) : 0;
+    if (head > cols) head = cols;
+    const std::size_t groups = (cols - head) / 4, tail = head + 4 * groups;
+    const float4* xs = reinterpret_cast<const float4*>(x + head);
+    const float4* ys = reinterpret_cast<const float4*>(y + head);
+    const auto each = [&f](const float4& a, const float4& b) {
+        f(a.x, b.x);
+        f(a.y, b.y);
+        f(a.z, b.z);
+        f(a.w, b.w);
+    };
+    std::size_t g = threadIdx.x;
+    for (; g + blockDim.x < groups; g += 2 * blockDim.x) {
+        const float4 a0 = xs[g], b0 = ys[g], a1 = xs[g + blockDim.x], b1 = ys[g + blockDim.x];
+        each(a0, b0);
+        each(a1, b1);
+    }
+    if (g < groups) each(xs[g], ys[g]);
+    if (threadIdx.x < head) f(x[threadIdx.x], y[threadIdx.x]);
+    if (threadIdx.x < cols - tail) f(x[tail + threadIdx.x], y[tail + threadIdx.x]);
+}
+
 }  // namespace lab

@@ -39,6 +39,11 @@ namespace lab {
 const RungBinding& baseline_binding();
 const RungInfo& baseline_info();
 
+// The kit's naive row kernels (dot, softmax, layer norm; the online softmax's is the plain softmax):
+// one block per row, every pass reading the row again one float at a time, every reduction the
+// interleaved tree in shared memory. What "the baseline" means in a row rung's speed tests.
+const RungBinding& row_baseline_binding();
+
 // Reads count floats once, 16 bytes per load, with a grid that fills the GPU, and does nothing
 // else: no reduction can read its input faster.
 void launch_stream_read(const float* in, std::size_t count, float* sink, const GpuShape& gpu);
@@ -53,6 +58,26 @@ constexpr double kHoldMicroseconds = 100;
 
 // Measures both ceilings over `bytes` of device memory (use several times the L2 size).
 Ceiling measure_ceiling(std::size_t bytes, const GpuShape& gpu);
+
+// Empties L2 of what the last sample left, by reading a buffer of twice its size. Reading leaves
+// clean lines; a cudaMemset leaves the cache full of written lines, which the next timed kernel pays
+// to write back: on an H200 (60 MB of L2) that cost a kernel moving 128 MB a fifth of its time.
+class L2Flush {
+public:
+    L2Flush(std::size_t l2_bytes, const GpuShape& gpu);
+    void operator()() const;
+
+private:
+    DeviceBuffer<float> buffer_, sink_;
+    GpuShape gpu_;
+};
+
+// Both ceilings for a kernel that moves as few bytes as a matrix in the benchmark, measured on that
+// many: the streaming read over `read_bytes`, and a device-to-device copy of `copy_bytes` read and
+// `copy_bytes` written (reported as read + write), each sample after `flush`. Over 128 MB the read
+// kernel reaches about 91% of its speed over 1 GiB on an H200: a launch, its ramp and its tail are a
+// larger share of a shorter kernel, and no kernel of that size escapes them.
+Ceiling measure_ceiling_at(std::size_t read_bytes, std::size_t copy_bytes, const GpuShape& gpu, const L2Flush& flush);
 
 struct Timing {
     double median_ms = 0;
@@ -118,7 +143,59 @@ private:
     std::vector<Input> inputs_;
 };
 
+// A row rung's speed inputs: two matrices of rows x cols floats (two of them each for a dot
+// product, x then y) with different contents, on the device and on the host. As with SpeedInputs,
+// before every sample the one about to be read changes: the spike placed in it for its previous
+// sample is taken out and one of the other sign (32 to 64 in magnitude, against values within 1)
+// put in at a fresh random place, so that a row's answer differs from the last sample's.
+class RowSpeedInputs {
+public:
+    RowSpeedInputs(Op op, std::size_t rows, std::size_t cols, std::uint64_t seed);
+
+    std::size_t n() const { return rows_ * cols_; }  // elements of one matrix
+    std::size_t cols() const { return cols_; }
+    // Readies input k (0 or 1) for the next sample, moving its spike; returns it.
+    const float* next(int k);
+    // What input k holds now, spike included: what the sample's answer is checked against.
+    const std::vector<float>& host(int k) const { return inputs_[static_cast<std::size_t>(k)].values; }
+
+private:
+    struct Input {
+        std::vector<float> values;
+        DeviceBuffer<float> device;
+        std::size_t spike_at = 0;
+        float replaced = 0, spike = 0;  // spike 0: none placed yet
+    };
+    std::size_t rows_, cols_;
+    std::uint64_t state_;
+    std::vector<Input> inputs_;
+};
+
 struct DeviceStatus;
+
+// One row kernel's speed, as a row rung's speed test measures it: `op` over the inputs' matrix,
+// launched with `block` threads a block, timed in turn with the kit's naive row kernel (block 256),
+// L2 flushed by reading before every sample, every sample's output checked whole. Its ceiling is
+// the one for its traffic over as many bytes (measure_ceiling_at): the read ceiling for a dot
+// product, the copy ceiling for the others; both of SpeedMeasurement::ceiling hold it. gbps counts
+// what the kernel must move: its input once and its output once.
+SpeedMeasurement measure_row_speed(const RungBinding& binding, const RungInfo& rung, Op op, RowSpeedInputs& inputs,
+                                   unsigned block, const DeviceStatus& device);
+
+// A row kernel's speed test times kRowWarmup + kRowSamples launches of it (each one's output, 64 MB
+// over the plan's matrix, is checked whole: more samples would cost more checking than timing).
+constexpr int kRowWarmup = 2, kRowSamples = 10;
+
+// The ceiling for `op`'s traffic over a matrix of n floats (measure_ceiling_at): the read ceiling
+// over its operands for a dot product, the copy ceiling over one matrix for the others.
+double row_ceiling(Op op, std::size_t n, const GpuShape& gpu, const L2Flush& flush);
+// What `op` must move over n floats with `plan`: its operands once, its output once, in bytes.
+double row_bytes(Op op, const LaunchPlan& plan, std::size_t n);
+
+// The kit's naive row kernel alone (block 256), timed and checked as measure_row_speed times it:
+// for the grader, which times the student's kernel in another process. Throws WrongAnswer if the
+// naive kernel itself goes wrong.
+Timing measure_row_baseline(const RungInfo& rung, Op op, RowSpeedInputs& inputs, const DeviceStatus& device);
 
 // The kit's baseline alone, timed as measure_speed times it (every answer checked): for a process
 // that must not load a rung's code, such as the grader, which times the rung in another process.

@@ -68,20 +68,25 @@ struct AppliedThresholds {
 
 struct SpeedPlan {
     std::size_t n = 0;  // floats each speed test reduces
+    std::size_t rows = 0, cols = 0;  // the matrix a row rung's speed tests work on
     struct Case {
         std::string rung;
         unsigned block = 256;
         std::string scheme;  // a driver rung's scheme to time ("ticket"); "" for the others
+        std::string op;      // a row rung's kernel ("softmax"): one speed test each; "" for the others
+        // What its calibration is filed under: the rung, or for a row kernel "12_real_kernels/softmax".
+        std::string key() const { return op.empty() ? rung : rung + "/" + op; }
     };
-    std::vector<Case> cases;  // the rungs that have a speed test, with their block size
+    std::vector<Case> cases;  // the speed tests, with their block size
     std::vector<Calibration> calibrations;
 
     static const SpeedPlan& kit();  // tests/speed.json, loaded once; throws UsageError
     static SpeedPlan parse(const std::string& text, const std::string& path);
-    const Case* find(const std::string& rung) const;
+    const Case* find(const std::string& rung) const;  // the rung's first case
+    std::vector<const Case*> cases_of(const std::string& rung) const;
     const Calibration* calibration_for(const std::string& gpu, int multiprocessors) const;
 
-    // The thresholds for `rung` on this GPU, given what this run measured. A calibration of this
+    // The thresholds for the case filed under `rung` (Case::key) on this GPU, given what this run measured. A calibration of this
     // GPU applies unless the ceiling measured now is below 80% of the calibration's (the GPU is not
     // running as it was calibrated); otherwise the defaults:
     //   vs_baseline: the lowest any calibration requires, but no more than half of what this
@@ -105,8 +110,12 @@ struct SpeedPlan {
 // fastest earlier rung whose best run is below room (for the first rung, half the baseline's
 // speed): a kernel that skips the rung's technique, and so runs at the earlier rung's speed, fails,
 // and a correct kernel somewhat slower than the reference still passes. Where no earlier rung is
-// clearly slower, the threshold is room itself. of_ceiling is required only of rungs whose median
-// reaches 80% of the ceiling (the bandwidth-bound ones); vs_cpu never.
+// clearly slower, the threshold is room itself. A row rung's kernels ("12_real_kernels/dot") have
+// no earlier rung doing their work: theirs is the kit's naive row kernel (lab/speed.hpp), 1x the
+// baseline by definition, and that kernel's share of the ceiling (the reference's of_ceiling over
+// its vs_baseline, in its slowest run); the array rungs are never compared with them. of_ceiling is
+// required only of kernels whose median reaches 80% of the ceiling (the bandwidth-bound ones);
+// vs_cpu never.
 void set_thresholds(Calibration& calibration);
 
 }  // namespace lab

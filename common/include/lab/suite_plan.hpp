@@ -53,12 +53,15 @@ std::vector<Case> rung_cases(const RungInfo& rung, Op op);
 // Block sizes the rung's launcher must refuse.
 std::vector<unsigned> rejected_block_sizes(const RungInfo& rung);
 
-// The rung's speed case (none when tests/speed.json has no line for it).
+// The rung's speed cases (none when tests/speed.json has no line for it; a row rung, one per kernel).
 struct SpeedCase {
     std::size_t n = 0;
     unsigned block = 0;
     std::string scheme;        // a driver rung's scheme (tests/speed.json); "" for the others
-    std::string name() const;  // "float_n67108864_b256", "ticket_float_n67108864_b256"
+    std::string op;            // a row rung's kernel ("dot"); "" for the others
+    std::size_t cols = 0;      // a row rung's row length: n / cols rows
+    // "float_n67108864_b256", "ticket_float_n67108864_b256", "dot_float_r4096_c4096_b256"
+    std::string name() const;
 };
 std::vector<SpeedCase> speed_cases(const RungInfo& rung);
 
