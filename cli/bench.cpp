@@ -1,5 +1,5 @@
-// ./lab bench [DIR]: every reference rung, CUB and the CPU loop over 2^10 ... 2^28 elements, with
-// a table and a plot (the instructor's). ./lab bench NN: the student's rung NN against its speed
+// ./lab bench [DIR]: every reference rung, CUB and the CPU loop over 2^10 ... 2^28 elements, and
+// the row kernels by the shape of their matrix, with tables and plots (the instructor's). ./lab bench NN: the student's rung NN against its speed
 // test (a GPU's: the CPU backend measures no GPU speed).
 #include <filesystem>
 
@@ -50,13 +50,15 @@ int bench(const Kit& kit, const std::string& dir)
     }
     const std::string out = dir.empty() ? kit.build + "/benchmark" : dir;
     std::filesystem::create_directories(out);
-    if (kit.run({program, "--full", "--csv", out + "/results.csv", "--markdown", out + "/results.md"}) != 0)
+    if (kit.run({program, "--full", "--csv", out + "/results.csv", "--markdown", out + "/results.md", "--sweep-csv",
+                 out + "/rows_sweep.csv"}) != 0)
         throw Failure("the benchmark failed (see above)");
     const std::string python = kit.python_with("matplotlib");
-    if (kit.run({python, kit.root + "/grader/plot_bench.py", out + "/results.csv", out + "/gbps.png"}) == 0)
-        say("wrote " + out + "/results.csv, " + out + "/results.md and " + out + "/gbps.png");
+    if (kit.run({python, kit.root + "/grader/plot_bench.py", out + "/results.csv", out + "/gbps.png"}) == 0 &&
+        kit.run({python, kit.root + "/grader/plot_rows.py", out + "/rows_sweep.csv", out + "/rows_sweep.png"}) == 0)
+        say("wrote " + out + "/results.csv, rows_sweep.csv, results.md, gbps.png and rows_sweep.png");
     else
-        say("wrote " + out + "/results.csv and " + out + "/results.md (no plot: see above)");
+        say("wrote " + out + "/results.csv, rows_sweep.csv and results.md (a plot failed: see above)");
     return 0;
 }
 

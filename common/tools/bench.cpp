@@ -7,6 +7,9 @@
 //   lab-bench --full [--csv FILE] [--markdown FILE]
 //                                 every rung, CUB and the CPU loop over 2^10 ... 2^28 floats and the
 //                                 tutorials' 509,600,000-byte int input
+//                                 [--sweep-csv FILE]: also the row kernels over matrices of 2^24
+//                                 floats from 1 x 2^24 to 65536 x 256, each beside a kernel
+//                                 written on cub::BlockReduce (cub_rows.hpp)
 //   lab-bench --calibrate FILE [--runs R]
 //                                 measures every rung R times (default 10) as its speed test does
 //                                 and writes this GPU's calibration into the speed plan FILE
@@ -39,6 +42,7 @@
 #include "lab/rung.hpp"
 #include "lab/speed.hpp"
 #if !defined(LAB_BACKEND_CPU)
+#include "cub_rows.hpp"
 #include "cub_sum.hpp"
 #endif
 
@@ -64,7 +68,7 @@ struct Options {
     unsigned block = 256;
     bool block_given = false;  // --block: also the row kernels' block, instead of row_block
     int runs = 10;
-    std::string tsv, csv, markdown, calibrate;
+    std::string tsv, csv, markdown, calibrate, sweep_csv;
 };
 
 Options parse(int argc, char** argv)
@@ -81,9 +85,10 @@ Options parse(int argc, char** argv)
         else if (arg == "--csv" && i + 1 < argc) o.csv = argv[++i];
         else if (arg == "--markdown" && i + 1 < argc) o.markdown = argv[++i];
         else if (arg == "--calibrate" && i + 1 < argc) o.calibrate = argv[++i];
+        else if (arg == "--sweep-csv" && i + 1 < argc) o.sweep_csv = argv[++i];
         else if (arg == "--runs" && i + 1 < argc) o.runs = std::max(1, std::atoi(argv[++i]));
         else {
-            std::cerr << "usage: lab-bench [--tsv FILE] | --full [--csv FILE] [--markdown FILE] | --calibrate FILE "
+            std::cerr << "usage: lab-bench [--tsv FILE] | --full [--csv FILE] [--markdown FILE] [--sweep-csv FILE] | --calibrate FILE "
                          "[--runs R]  [--block B]\n";
             std::exit(2);
         }
@@ -258,6 +263,116 @@ bool bench_rows(std::size_t row_count, std::size_t cols, unsigned block, std::ve
         }
     }
     return all_right;
+}
+
+#if !defined(LAB_BACKEND_CPU)
+// The row-shape sweep: matrices of 2^24 floats from one row of 2^24 to 65536 rows of 256, each row
+// kernel of the row rung (blocks by row_block) in turn with the same kernel written on
+// cub::BlockReduce (cub_rows.hpp: blocks of 256, every pass read from memory), L2 flushed by reading
+// and every answer checked, against the ceiling over as many bytes. One timed pair per shape and
+// kernel is 10 samples, not 20: every sample's 64 MB answer is checked, and that is most of the time.
+bool bench_row_sweep(std::vector<Row>& rows, const lab::DeviceStatus& device)
+{
+    constexpr std::size_t kShapes[][2] = {{1, std::size_t{1} << 24}, {16, std::size_t{1} << 20}, {256, 65536}, {1024, 16384},
+                                          {4096, 4096},             {16384, 1024},                {65536, 256}};
+    const std::size_t n = std::size_t{1} << 24;
+    const lab::L2Flush flush(device.l2_bytes, device.shape);
+    const lab::Ceiling ceiling = lab::measure_ceiling_at(2 * n * sizeof(float), n * sizeof(float), device.shape, flush);
+    const lab::RungBinding* binding = nullptr;
+    for (const lab::RungBinding* b : lab::bound_rungs())
+        if (lab::Registry::kit().get(b->id).grid == lab::GridPolicy::rows) binding = b;
+    if (!binding) return true;
+    const auto& rung = lab::Registry::kit().get(binding->id);
+    bool all_right = true;
+    for (const auto& shape : kShapes) {
+        const std::size_t row_count = shape[0], cols = shape[1];
+        const std::string label = std::to_string(row_count) + "x" + std::to_string(cols);
+        std::fprintf(stderr, "sweep: %s ...\n", label.c_str());
+        for (const lab::Op op : rung.ops) {
+            lab::Case c;
+            c.name = "sweep";
+            c.op = op;
+            c.input = lab::InputKind::floats;
+            c.n = n;
+            c.cols = cols;
+            c.block = row_block(cols);
+            c.seed = 20261126;
+            const auto input = lab::make_input<float>(c);
+            lab::DeviceBuffer<float> in(input.values.size());
+            in.upload(input.values);
+            const lab::LaunchPlan plan = lab::plan_case(rung, c, device.shape);
+            lab::DeviceBuffer<float> mine(lab::output_count(plan, op)), theirs(lab::output_count(plan, op));
+            const auto checked = [&, op](lab::DeviceBuffer<float>& out) {
+                return [&, op]() {
+                    const lab::Verdict v = lab::check_output(rung, op, plan, input.values, out.download());
+                    return v.ok ? std::string() : v.first_wrong;
+                };
+            };
+            const std::vector<lab::TimedWork> work{
+                {{}, [&] { binding->launch(op, lab::Dtype::f32, plan, in.data(), mine.data(), n); }, checked(mine)},
+                {{}, [&] { lab::launch_cub_rows(op, in.data(), theirs.data(), row_count, cols); }, checked(theirs)}};
+            std::vector<lab::Timing> times;
+            try {
+                times = lab::time_interleaved(work, 1, 10, [&] { flush(); });
+            } catch (const lab::WrongAnswer& e) {
+                std::fprintf(stderr, "sweep %s %s: WRONG (%s) %s\n", label.c_str(), std::string(lab::name_of(op)).c_str(),
+                             e.work == 0 ? "the reference" : "the CUB kernel", e.what());
+                all_right = false;
+                continue;
+            }
+            const double bytes = 4.0 * (static_cast<double>(input.values.size()) + static_cast<double>(mine.size()));
+            const double at = op == lab::Op::dot ? ceiling.read_gbps : ceiling.copy_gbps;
+            const std::string name(lab::name_of(op));
+            for (std::size_t k = 0; k < 2; ++k) {
+                Row row{(k == 0 ? rung.id : std::string("cub_block_reduce")) + "/" + name, label, lab::Dtype::f32, n,
+                        times[k].median_ms, times[k].min_ms, bytes / (times[k].median_ms * 1e6), 1, bytes, at};
+                row.block = k == 0 ? plan.block : lab::kCubRowBlock;
+                rows.push_back(row);
+            }
+        }
+    }
+    return all_right;
+}
+#endif
+
+const Row* find(const std::vector<Row>& rows, const std::string& kernel, const std::string& size);
+
+// The sweep as a table: a line per kernel, a column per shape, % of the ceiling over as many bytes.
+std::string sweep_markdown(const std::vector<Row>& sweep)
+{
+    std::vector<std::string> kernels, shapes;
+    for (const auto& r : sweep) {
+        if (std::find(kernels.begin(), kernels.end(), r.kernel) == kernels.end()) kernels.push_back(r.kernel);
+        if (std::find(shapes.begin(), shapes.end(), r.size) == shapes.end()) shapes.push_back(r.size);
+    }
+    if (sweep.empty()) return "";
+    std::ostringstream md;
+    md << "\nThe row kernels over matrices of 2^24 floats from one row to 65536 (rows x cols), % of the ceiling over as "
+          "many bytes; the rung's reference (a block of one thread per 16 floats of the row, 32 to 1024) beside the same "
+          "kernel written on cub::BlockReduce (blocks of 256, every pass read from memory; common/tools/cub_rows.cu):\n\n| kernel |";
+    for (const auto& s : shapes) md << ' ' << s << " |";
+    md << "\n|---|";
+    for (std::size_t i = 0; i < shapes.size(); ++i) md << "---:|";
+    md << '\n';
+    for (const auto& k : kernels) {
+        md << "| " << k << " |";
+        for (const auto& s : shapes) {
+            const Row* r = find(sweep, k, s);
+            md << ' ' << (r ? format("%.0f%%", 100 * r->gbps / r->ceiling) : std::string("-")) << " |";
+        }
+        md << '\n';
+    }
+    return md.str();
+}
+
+void write_csv(const std::string& path, const std::vector<Row>& rows, const lab::DeviceStatus& device)
+{
+    std::ofstream csv(path);
+    csv << "gpu,kernel,size,dtype,n,bytes,median_ms,min_ms,gbps,pct_ceiling,launches,block,ceiling_gbps\n";
+    for (const auto& r : rows)
+        csv << '"' << device.name << "\"," << r.kernel << ",\"" << r.size << "\"," << lab::name_of(r.dtype) << ','
+            << r.n << ',' << static_cast<unsigned long long>(r.bytes + 0.5) << ',' << r.ms << ',' << r.min_ms << ',' << r.gbps << ','
+            << 100 * r.gbps / r.ceiling << ',' << r.launches << ',' << r.block << ',' << r.ceiling << '\n';
 }
 
 std::string size_label(std::size_t n)
@@ -587,15 +702,16 @@ int main(int argc, char** argv)
                 tsv << id << "\tok\t" << r.gbps << '\t' << r.ms << '\n';
             }
         }
-        if (!options.csv.empty()) {
-            std::ofstream csv(options.csv);
-            csv << "gpu,kernel,size,dtype,n,bytes,median_ms,min_ms,gbps,pct_ceiling,launches,block,ceiling_gbps\n";
-            for (const auto& r : rows)
-                csv << '"' << device.name << "\"," << r.kernel << ",\"" << r.size << "\"," << lab::name_of(r.dtype) << ','
-                    << r.n << ',' << static_cast<unsigned long long>(r.bytes + 0.5) << ',' << r.ms << ',' << r.min_ms << ',' << r.gbps << ','
-                    << 100 * r.gbps / r.ceiling << ',' << r.launches << ',' << r.block << ',' << r.ceiling << '\n';
+        if (!options.csv.empty()) write_csv(options.csv, rows, device);
+        std::string report = markdown(rows, sizes, device, ceiling);
+#if !defined(LAB_BACKEND_CPU)
+        if (!options.sweep_csv.empty()) {
+            std::vector<Row> sweep;
+            all_right &= bench_row_sweep(sweep, device);
+            write_csv(options.sweep_csv, sweep, device);
+            report += sweep_markdown(sweep);
         }
-        const std::string report = markdown(rows, sizes, device, ceiling);
+#endif
         if (!options.markdown.empty()) std::ofstream(options.markdown) << report;
         std::cout << report;
         return all_right ? 0 : 1;
