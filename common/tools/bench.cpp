@@ -202,6 +202,20 @@ bool bench_size(const Size& size, unsigned block, std::vector<Row>& rows, const 
     return true;
 }
 
+// A row kernel's case over n floats in rows of `cols`, for timing: floats, from `seed`.
+lab::Case row_case(lab::Op op, std::size_t n, std::size_t cols, unsigned block, std::uint64_t seed)
+{
+    lab::Case c;
+    c.name = "bench";
+    c.op = op;
+    c.input = lab::InputKind::floats;
+    c.n = n;
+    c.cols = cols;
+    c.block = block;
+    c.seed = seed;
+    return c;
+}
+
 // The row rung's kernels (rung 12) over one matrix of rows x cols floats, each timed in turn with L2
 // flushed by reading (lab::L2Flush) and every answer checked, against the ceiling for the bytes it
 // must move, measured in this run over as many bytes with the same flush: a dot product reads two
@@ -220,14 +234,7 @@ bool bench_rows(std::size_t row_count, std::size_t cols, unsigned block, std::ve
         const auto& rung = lab::Registry::kit().get(binding->id);
         if (rung.grid != lab::GridPolicy::rows) continue;
         for (const lab::Op op : rung.ops) {
-            lab::Case c;
-            c.name = "bench";
-            c.op = op;
-            c.input = lab::InputKind::floats;
-            c.n = n;
-            c.cols = cols;
-            c.block = block;
-            c.seed = 20261122;
+            const lab::Case c = row_case(op, n, cols, block, 20261122);
             const auto input = lab::make_input<float>(c);
             lab::DeviceBuffer<float> in(input.values.size());
             in.upload(input.values);
@@ -289,14 +296,7 @@ bool bench_row_sweep(std::vector<Row>& rows, const lab::DeviceStatus& device)
         const std::string label = std::to_string(row_count) + "x" + std::to_string(cols);
         std::fprintf(stderr, "sweep: %s ...\n", label.c_str());
         for (const lab::Op op : rung.ops) {
-            lab::Case c;
-            c.name = "sweep";
-            c.op = op;
-            c.input = lab::InputKind::floats;
-            c.n = n;
-            c.cols = cols;
-            c.block = row_block(cols);
-            c.seed = 20261126;
+            const lab::Case c = row_case(op, n, cols, row_block(cols), 20261126);
             const auto input = lab::make_input<float>(c);
             lab::DeviceBuffer<float> in(input.values.size());
             in.upload(input.values);

@@ -475,35 +475,29 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
 
 namespace {
 
-// A row kernel's speed job, after its runner ended (protocol.hpp): every launch's whole output
-// checked against the row inputs replayed here, each file read with the size the plan gives and
-// removed once checked (a softmax's are 64 MB each).
-SpeedRun check_row_speed(const RungInfo& rung, const SpeedJob& job, int status, const Child& child, const std::string& work_dir)
+// Every launch of a speed job, once its runner has ended: speed.out's time for it, and its answer
+// checked by check(s, lines), which reads what else the launch left (the rest of its line, or its
+// output file) and returns what is wrong, "" when right, or nothing when the runner left too little.
+// The median of the timed launches' times, or what was wrong first.
+template <typename Check>
+SpeedRun checked_launches(const SpeedJob& job, int status, const Child& child, const std::string& work_dir, Check check)
 {
     SpeedRun result;
     const int launches = job.warmup + job.samples;
+    const std::string of_op = job.op.empty() ? "" : " of " + job.op;
     std::istringstream lines(read_bounded(work_dir + "/speed.out", static_cast<std::size_t>(launches) * 64));
-    const Op op = parse_op(job.op);
-    RowSpeedInputs inputs(op, job.n / job.cols, job.cols, job.seed);
-    const LaunchPlan plan = plan_launch(rung, job.n, job.block, device_status().shape, 0, "", job.cols);
-    const std::size_t count = output_count(plan, op);
     std::vector<double> times;
     for (int s = 0; s < launches; ++s) {
         double ms = 0;
-        const std::string path = speed_output_file(work_dir, s);
-        const std::string bytes = read_bounded(path, count * sizeof(float) + 1);
-        fs::remove(path);
-        if (!(lines >> ms) || bytes.size() != count * sizeof(float)) {
+        std::optional<std::string> wrong;
+        if (lines >> ms) wrong = check(s, lines);
+        if (!wrong) {
             result.wrong = "the runner handed back " + std::to_string(s) + " of its " + std::to_string(launches) +
-                           " timed launches of " + job.op + " (" + describe_exit(status, child) + ")";
+                           " timed launches" + of_op + " (" + describe_exit(status, child) + ")";
             return result;
         }
-        std::vector<float> got(count);
-        std::memcpy(got.data(), bytes.data(), bytes.size());
-        inputs.next(s % 2);
-        const Verdict v = check_output(rung, op, plan, inputs.host(s % 2), got);
-        if (!v.ok) {
-            result.wrong = "launch " + std::to_string(s + 1) + " of the " + job.op + " speed case: " + v.first_wrong +
+        if (!wrong->empty()) {
+            result.wrong = "launch " + std::to_string(s + 1) + " of the speed case" + of_op + ": " + *wrong +
                            ". Each timed launch reads an input that changed since the last one: a kernel that hands "
                            "back an earlier result instead of reading its input gets it wrong.";
             return result;
@@ -544,38 +538,40 @@ SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJ
                        " s limit for one case";
         return result;
     }
-    if (!job.op.empty()) return check_row_speed(rung, job, status, child, work_dir);
     // Every launch's answer, checked against the same inputs replayed here.
-    const int launches = job.warmup + job.samples;
-    std::istringstream lines(read_bounded(work_dir + "/speed.out", static_cast<std::size_t>(launches) * 64));
-    SpeedInputs inputs(job.n, job.seed);
-    const std::size_t depth =
-        FullReduction(baseline_binding(), rung, Op::sum, Dtype::f32, job.n, job.block, device_status().shape, job.scheme)
-            .addition_depth();
-    std::vector<double> times;
-    for (int s = 0; s < launches; ++s) {
-        double ms = 0;
-        std::uint32_t bits = 0;
-        if (!(lines >> ms >> bits)) {
-            result.wrong = "the runner handed back " + std::to_string(s) + " of its " + std::to_string(launches) +
-                           " timed launches (" + describe_exit(status, child) + ")";
-            return result;
-        }
-        float got;
-        std::memcpy(&got, &bits, sizeof got);
-        inputs.next(s % 2);
-        const std::string wrong = check_sum(ExactSum{inputs.exact(s % 2), inputs.magnitude(s % 2)}, got, depth);
-        if (!wrong.empty()) {
-            result.wrong = "launch " + std::to_string(s + 1) + " of the speed case: " + wrong +
-                           ". Each timed launch reads an input that changed since the last one: a kernel that hands "
-                           "back an earlier result instead of reading its input gets it wrong.";
-            return result;
-        }
-        if (s >= job.warmup) times.push_back(ms);
+    if (job.op.empty()) {
+        SpeedInputs inputs(job.n, job.seed);
+        const std::size_t depth =
+            FullReduction(baseline_binding(), rung, Op::sum, Dtype::f32, job.n, job.block, device_status().shape, job.scheme)
+                .addition_depth();
+        return checked_launches(job, status, child, work_dir, [&](int s, std::istream& line) -> std::optional<std::string> {
+            std::uint32_t bits = 0;
+            if (!(line >> bits)) return std::nullopt;
+            float got;
+            std::memcpy(&got, &bits, sizeof got);
+            inputs.next(s % 2);
+            return check_sum(ExactSum{inputs.exact(s % 2), inputs.magnitude(s % 2)}, got, depth);
+        });
     }
-    std::sort(times.begin(), times.end());
-    result.median_ms = times[times.size() / 2];
-    return result;
+    // A row kernel's: each launch's whole output, read with the size the plan gives and removed once
+    // checked (a softmax's are 64 MB each).
+    const Op op = parse_op(job.op);
+    RowSpeedInputs inputs(op, job.n / job.cols, job.cols, job.seed);
+    const LaunchPlan plan = plan_launch(rung, job.n, job.block, device_status().shape, 0, "", job.cols);
+    const std::size_t count = output_count(plan, op);
+    const SpeedRun checked = checked_launches(job, status, child, work_dir, [&](int s, std::istream&) -> std::optional<std::string> {
+        const std::string path = speed_output_file(work_dir, s);
+        const std::string bytes = read_bounded(path, count * sizeof(float) + 1);
+        fs::remove(path);
+        if (bytes.size() != count * sizeof(float)) return std::nullopt;
+        std::vector<float> got(count);
+        std::memcpy(got.data(), bytes.data(), bytes.size());
+        inputs.next(s % 2);
+        const Verdict v = check_output(rung, op, plan, inputs.host(s % 2), got);
+        return v.ok ? std::string() : v.first_wrong;
+    });
+    for (int s = 0; s < job.warmup + job.samples; ++s) fs::remove(speed_output_file(work_dir, s));  // those left unchecked
+    return checked;
 }
 
 }  // namespace lab::grading

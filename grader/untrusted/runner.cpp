@@ -147,66 +147,59 @@ void run_job(const lab::RungBinding& binding, const Job& job, const std::string&
     write_file(output_file(dir, index, order), out.data(), out.size() * sizeof(T));
 }
 
-// A row kernel's speed job (protocol.hpp): every launch timed and its whole output written down.
-int run_row_speed(const lab::RungBinding& binding, const SpeedJob& job, const std::string& dir)
+// Times `launch` on the GPU as lab::time_interleaved times the baseline: the start event, the work
+// and the stop event enqueued behind a short wait, so the GPU's time counts and not how quickly this
+// thread wakes up. Returns milliseconds.
+template <typename Launch>
+float timed_launch(cudaEvent_t start, cudaEvent_t stop, Launch launch)
+{
+    cudaDeviceSynchronize();
+    lab::launch_hold(lab::kHoldMicroseconds);
+    cudaEventRecord(start);
+    launch();
+    cudaEventRecord(stop);
+    cudaEventSynchronize(stop);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    return ms;
+}
+
+// The speed job (protocol.hpp): every launch timed and its answer written down, nothing judged. A
+// full reduction's answer is a line of speed.out; a row kernel's, its whole output in a file.
+int run_speed(const lab::RungBinding& binding, const SpeedJob& job, const std::string& dir)
 {
     const lab::RungInfo& rung = lab::Registry::kit().get(binding.id);
     const lab::DeviceStatus& device = lab::device_status();
-    const lab::Op op = lab::parse_op(job.op);
-    lab::RowSpeedInputs inputs(op, job.n / job.cols, job.cols, job.seed);
-    const lab::LaunchPlan plan = lab::plan_launch(rung, job.n, job.block, device.shape, 0, "", job.cols);
-    lab::DeviceBuffer<float> out(lab::output_count(plan, op));
-    const lab::L2Flush flush(device.l2_bytes, device.shape);
     cudaEvent_t start, stop;
     cudaEventCreate(&start);
     cudaEventCreate(&stop);
     std::ostringstream lines;
-    for (int s = 0; s < job.warmup + job.samples; ++s) {
-        const float* in = inputs.next(s % 2);
-        flush();
-        cudaDeviceSynchronize();
-        lab::launch_hold(lab::kHoldMicroseconds);
-        cudaEventRecord(start);
-        binding.launch(op, lab::Dtype::f32, plan, in, out.data(), job.n);
-        cudaEventRecord(stop);
-        cudaEventSynchronize(stop);
-        float ms = 0;
-        cudaEventElapsedTime(&ms, start, stop);
-        const std::vector<float> got = out.download();
-        write_file(speed_output_file(dir, s), got.data(), got.size() * sizeof(float));
-        lines << ms << '\n';
-    }
-    const std::string text = lines.str();
-    write_file(dir + "/speed.out", text.data(), text.size());
-    return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
-}
-
-// The speed job (protocol.hpp): every launch timed and its answer written down, nothing judged.
-int run_speed(const lab::RungBinding& binding, const SpeedJob& job, const std::string& dir)
-{
-    if (!job.op.empty()) return run_row_speed(binding, job, dir);
-    const lab::RungInfo& rung = lab::Registry::kit().get(binding.id);
-    lab::SpeedInputs inputs(job.n, job.seed);
-    const lab::FullReduction mine(binding, rung, lab::Op::sum, lab::Dtype::f32, job.n, job.block,
-                                  lab::device_status().shape, job.scheme);
-    cudaEvent_t start, stop;
-    cudaEventCreate(&start);
-    cudaEventCreate(&stop);
-    std::ostringstream lines;
-    for (int s = 0; s < job.warmup + job.samples; ++s) {
-        const float* in = inputs.next(s % 2);
-        cudaDeviceSynchronize();
-        lab::launch_hold(lab::kHoldMicroseconds);  // as lab::time_interleaved times the baseline: the GPU's time, not the host's wake-up
-        cudaEventRecord(start);
-        mine.run(in);
-        cudaEventRecord(stop);
-        cudaEventSynchronize(stop);
-        float ms = 0, got = 0;
-        cudaEventElapsedTime(&ms, start, stop);
-        cudaMemcpy(&got, mine.result(), sizeof got, cudaMemcpyDeviceToHost);
-        std::uint32_t got_bits;
-        std::memcpy(&got_bits, &got, sizeof got_bits);
-        lines << ms << ' ' << got_bits << '\n';
+    if (job.op.empty()) {
+        lab::SpeedInputs inputs(job.n, job.seed);
+        const lab::FullReduction mine(binding, rung, lab::Op::sum, lab::Dtype::f32, job.n, job.block, device.shape, job.scheme);
+        for (int s = 0; s < job.warmup + job.samples; ++s) {
+            const float* in = inputs.next(s % 2);
+            const float ms = timed_launch(start, stop, [&] { mine.run(in); });
+            float got = 0;
+            cudaMemcpy(&got, mine.result(), sizeof got, cudaMemcpyDeviceToHost);
+            std::uint32_t got_bits;
+            std::memcpy(&got_bits, &got, sizeof got_bits);
+            lines << ms << ' ' << got_bits << '\n';
+        }
+    } else {
+        const lab::Op op = lab::parse_op(job.op);
+        lab::RowSpeedInputs inputs(op, job.n / job.cols, job.cols, job.seed);
+        const lab::LaunchPlan plan = lab::plan_launch(rung, job.n, job.block, device.shape, 0, "", job.cols);
+        lab::DeviceBuffer<float> out(lab::output_count(plan, op));
+        const lab::L2Flush flush(device.l2_bytes, device.shape);
+        for (int s = 0; s < job.warmup + job.samples; ++s) {
+            const float* in = inputs.next(s % 2);
+            flush();
+            const float ms = timed_launch(start, stop, [&] { binding.launch(op, lab::Dtype::f32, plan, in, out.data(), job.n); });
+            const std::vector<float> got = out.download();
+            write_file(speed_output_file(dir, s), got.data(), got.size() * sizeof(float));
+            lines << ms << '\n';
+        }
     }
     const std::string text = lines.str();
     write_file(dir + "/speed.out", text.data(), text.size());
