@@ -75,6 +75,12 @@ __global__ void reduce_ticket(const T* in, std::size_t n, T* partials, unsigned*
 {
     __shared__ bool last;
     const T sum = block_sum(lab::thread_fold(in, n, T(0), Plus{}));
+    // A grid of one block (n up to kPerThread * blockDim.x) waits for nobody: its sum is the answer,
+    // with no partial, fence, ticket or second pass. At 2^12 floats and fewer that is the whole call.
+    if (gridDim.x == 1) {
+        if (threadIdx.x == 0) *out = sum;
+        return;
+    }
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = sum;
         // TODO(11-ticket, ~3 lines): make the partial visible to every block before anything
