@@ -87,16 +87,29 @@ double time_cpu_sum_ms(const std::vector<T>& values, int samples)
 template double time_cpu_sum_ms<int>(const std::vector<int>&, int);
 template double time_cpu_sum_ms<float>(const std::vector<float>&, int);
 
+namespace {
+
+// The streaming read over `reads` floats and a device-to-device copy of `copies`, timed in turn,
+// `before_each` (if any) before every sample: the read ceiling, and the copy's bytes read and
+// written over its time.
+Ceiling ceilings(std::size_t reads, std::size_t copies, const GpuShape& gpu, const std::function<void()>& before_each)
+{
+    DeviceBuffer<float> source(std::max(reads, copies)), target(copies), sink(1);
+    LAB_CUDA_CHECK(cudaMemset(source.data(), 0, source.bytes()));
+    const auto times = time_interleaved(
+        {{{}, [&] { launch_stream_read(source.data(), reads, sink.data(), gpu); }, {}},
+         {{}, [&] { LAB_CUDA_CHECK(cudaMemcpy(target.data(), source.data(), target.bytes(), cudaMemcpyDeviceToDevice)); }, {}}},
+        3, 20, before_each);
+    return Ceiling{static_cast<double>(reads * sizeof(float)) / (times[0].median_ms * 1e6),
+                   2.0 * static_cast<double>(target.bytes()) / (times[1].median_ms * 1e6)};
+}
+
+}  // namespace
+
 Ceiling measure_ceiling(std::size_t bytes, const GpuShape& gpu)
 {
     const std::size_t count = bytes / sizeof(float) / 4 * 4;
-    DeviceBuffer<float> source(count), target(count), sink(1);
-    LAB_CUDA_CHECK(cudaMemset(source.data(), 0, source.bytes()));
-    const auto times = time_interleaved(
-        {{{}, [&] { launch_stream_read(source.data(), count, sink.data(), gpu); }, {}},
-         {{}, [&] { LAB_CUDA_CHECK(cudaMemcpy(target.data(), source.data(), source.bytes(), cudaMemcpyDeviceToDevice)); }, {}}});
-    const double gb = static_cast<double>(source.bytes()) / 1e9;
-    return Ceiling{gb / (times[0].median_ms / 1e3), 2 * gb / (times[1].median_ms / 1e3)};
+    return ceilings(count, count, gpu, {});
 }
 
 L2Flush::L2Flush(std::size_t l2_bytes, const GpuShape& gpu)
@@ -109,15 +122,7 @@ void L2Flush::operator()() const { launch_stream_read(buffer_.data(), buffer_.si
 
 Ceiling measure_ceiling_at(std::size_t read_bytes, std::size_t copy_bytes, const GpuShape& gpu, const L2Flush& flush)
 {
-    const std::size_t reads = read_bytes / sizeof(float) / 4 * 4, copies = copy_bytes / sizeof(float);
-    DeviceBuffer<float> source(std::max(reads, copies)), target(copies), sink(1);
-    LAB_CUDA_CHECK(cudaMemset(source.data(), 0, source.bytes()));
-    const auto times = time_interleaved(
-        {{{}, [&] { launch_stream_read(source.data(), reads, sink.data(), gpu); }, {}},
-         {{}, [&] { LAB_CUDA_CHECK(cudaMemcpyAsync(target.data(), source.data(), target.bytes(), cudaMemcpyDeviceToDevice)); }, {}}},
-        3, 20, [&] { flush(); });
-    return Ceiling{static_cast<double>(reads * sizeof(float)) / (times[0].median_ms * 1e6),
-                   2.0 * static_cast<double>(target.bytes()) / (times[1].median_ms * 1e6)};
+    return ceilings(read_bytes / sizeof(float) / 4 * 4, copy_bytes / sizeof(float), gpu, [&] { flush(); });
 }
 
 // --- the inputs ----------------------------------------------------------------------------------
@@ -301,11 +306,11 @@ SpeedMeasurement measure_row_speed(const RungBinding& binding, const RungInfo& r
     return m;
 }
 
-Timing measure_row_baseline(const RungInfo& rung, Op op, RowSpeedInputs& inputs, const DeviceStatus& device)
+Timing measure_row_baseline(const RungInfo& rung, Op op, RowSpeedInputs& inputs, const DeviceStatus& device,
+                            const L2Flush& flush)
 {
     const LaunchPlan naive = plan_launch(rung, inputs.n(), 256, device.shape, 0, "", inputs.cols());
     DeviceBuffer<float> out(output_count(naive, op));
-    const L2Flush flush(device.l2_bytes, device.shape);
     return time_interleaved({timed_rows(row_baseline_binding(), rung, op, naive, out, inputs, 1)}, kRowWarmup, kRowSamples,
                             [&] { flush(); })
         .front();

@@ -73,7 +73,7 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
                     const double at = lab::row_ceiling(op, job.n, device.shape, flush);
                     m.ceiling = lab::Ceiling{at, at};
                     try {
-                        m.baseline_ms = lab::measure_row_baseline(rung, op, *row_inputs, device).median_ms;
+                        m.baseline_ms = lab::measure_row_baseline(rung, op, *row_inputs, device, flush).median_ms;
                     } catch (const lab::WrongAnswer& e) {
                         kit_fault = std::string("the kit's naive row kernel went wrong: ") + e.what();
                     }

@@ -240,8 +240,7 @@ TEST_P(Speed, FastEnough)
         GTEST_SKIP() << "speed is measured on a GPU only: the CPU backend checks correctness, not GPU speed.";
     const RungInfo& rung = Registry::kit().get(the_bound_rung().id);
     const SpeedCase& param = GetParam();
-    // A row kernel's speed is filed under "12_real_kernels/dot"; an array rung's under its id.
-    const std::string key = param.op.empty() ? rung.id : rung.id + "/" + param.op;
+    const std::string key = SpeedPlan::key_of(rung.id, param.op);
     std::optional<SpeedInputs> inputs;
     std::optional<RowSpeedInputs> row_inputs;
     if (param.op.empty()) inputs.emplace(param.n, 20261122);

@@ -192,10 +192,11 @@ double row_ceiling(Op op, std::size_t n, const GpuShape& gpu, const L2Flush& flu
 // What `op` must move over n floats with `plan`: its operands once, its output once, in bytes.
 double row_bytes(Op op, const LaunchPlan& plan, std::size_t n);
 
-// The kit's naive row kernel alone (block 256), timed and checked as measure_row_speed times it:
-// for the grader, which times the student's kernel in another process. Throws WrongAnswer if the
-// naive kernel itself goes wrong.
-Timing measure_row_baseline(const RungInfo& rung, Op op, RowSpeedInputs& inputs, const DeviceStatus& device);
+// The kit's naive row kernel alone (block 256), timed and checked as measure_row_speed times it,
+// `flush` before every sample: for the grader, which times the student's kernel in another process.
+// Throws WrongAnswer if the naive kernel itself goes wrong.
+Timing measure_row_baseline(const RungInfo& rung, Op op, RowSpeedInputs& inputs, const DeviceStatus& device,
+                            const L2Flush& flush);
 
 // The kit's baseline alone, timed as measure_speed times it (every answer checked): for a process
 // that must not load a rung's code, such as the grader, which times the rung in another process.

@@ -74,9 +74,14 @@ struct SpeedPlan {
         unsigned block = 256;
         std::string scheme;  // a driver rung's scheme to time ("ticket"); "" for the others
         std::string op;      // a row rung's kernel ("softmax"): one speed test each; "" for the others
-        // What its calibration is filed under: the rung, or for a row kernel "12_real_kernels/softmax".
-        std::string key() const { return op.empty() ? rung : rung + "/" + op; }
+        std::string key() const { return key_of(rung, op); }
     };
+    // What a speed test's calibration is filed under: the rung, or for a row kernel
+    // "12_real_kernels/softmax".
+    static std::string key_of(const std::string& rung, const std::string& op)
+    {
+        return op.empty() ? rung : rung + "/" + op;
+    }
     std::vector<Case> cases;  // the speed tests, with their block size
     std::vector<Calibration> calibrations;
 
