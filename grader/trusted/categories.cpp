@@ -2,11 +2,17 @@
 #include "categories.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <mutex>
 #include <optional>
 #include <thread>
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "lab/device.hpp"
 #include "lab/random.hpp"
@@ -116,12 +122,45 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
     }
 }
 
+CpuOrdersBuild::CpuOrdersBuild(const Rubric& rubric, const std::map<std::string, std::string>& files, int jobs)
+{
+    wanted_ = rubric.sanitizer.on() && rubric.sanitizer.thread_orders && !lab::device_status().emulated && !files.empty();
+    if (!wanted_) return;
+    std::cout << "  sanitizer: building the files again for the CPU backend's thread orders (beside the cases)\n" << std::flush;
+    worker_ = std::thread([this, files, jobs] {
+        // Below the cases in priority (nice is per thread on Linux, and the compilers inherit it): the
+        // runners feeding the GPU and the checks of their answers come first.
+        setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+        const auto started = std::chrono::steady_clock::now();
+        try {
+            tree_ = cpu_backend_tree(jobs, missing_);
+            if (!tree_.empty()) built_ = build_runners(files, jobs, tree_, false);
+        } catch (const std::exception& e) {
+            missing_ = std::string("the CPU backend's build failed: ") + e.what();
+        }
+        seconds_ = seconds_since(started);
+    });
+}
+
+CpuOrdersBuild::~CpuOrdersBuild()
+{
+    if (worker_.joinable()) worker_.join();
+}
+
+const Built& CpuOrdersBuild::wait(std::string& missing, double& seconds)
+{
+    if (worker_.joinable()) worker_.join();
+    missing = wanted_ ? missing_ : "the rubric's sanitizer.thread_orders is false";
+    seconds = seconds_;
+    return built_;
+}
+
 // The sanitizer category (sanitizer.hpp): for each rung that passes every visible case (or every
 // rung that built, when the rubric takes a penalty), an untimed pass over a few small cases under
 // compute-sanitizer's tools on a GPU and under the CPU backend's thread orders everywhere.
 void grade_sanitizer(Grade& g, const Rubric& rubric, const Built& built,
-                     const std::map<std::string, std::vector<PlannedCase>>& planned,
-                     const std::map<std::string, std::string>& files, Limits limits, const std::string& work, int jobs)
+                     const std::map<std::string, std::vector<PlannedCase>>& planned, CpuOrdersBuild& cpu_build,
+                     Limits limits, const std::string& work)
 {
     const SanitizerRules& rules = rubric.sanitizer;
     if (!rules.on()) return;
@@ -139,51 +178,57 @@ void grade_sanitizer(Grade& g, const Rubric& rubric, const Built& built,
     } else {
         base.orders = lab::thread_orders();
     }
-    std::string cpu_tree;
+    std::string cpu_missing;
     std::map<std::string, std::string> cpu_runners, cpu_logs;
-    std::string cpu_missing = gpu && !rules.thread_orders ? "the rubric's sanitizer.thread_orders is false" : "";
-    if (gpu && rules.thread_orders) {
-        std::cout << "  sanitizer: building the files again for the CPU backend's thread orders\n" << std::flush;
-        const auto build_started = std::chrono::steady_clock::now();
-        cpu_tree = cpu_backend_tree(jobs, cpu_missing);
-        if (!cpu_tree.empty()) {
-            std::map<std::string, std::string> subset;
-            for (const RungResult* r : chosen) subset[r->id] = files.at(r->id);
-            const Built cpu = build_runners(subset, jobs, cpu_tree, false);
-            cpu_runners = cpu.runners;
-            cpu_logs = cpu.logs;
-        }
-        g.phases["sanitizer_cpu_build"] = seconds_since(build_started);
+    if (gpu) {
+        double seconds = 0;
+        const Built& cpu = cpu_build.wait(cpu_missing, seconds);
+        cpu_runners = cpu.runners;
+        cpu_logs = cpu.logs;
+        if (cpu_build.wanted()) g.phases["sanitizer_cpu_build"] = seconds;
     }
-    limits.check_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const std::string main_tree = grading_build_dir();
-    for (RungResult* r : chosen) {
-        const lab::RungInfo& rung = lab::Registry::kit().get(r->id);
-        SanitizerRun run = base;
-        for (const std::string& tree : {main_tree, cpu_tree})
-            if (!tree.empty())
-                for (const std::string& path : submitted_paths(tree, r->id)) run.submitted.push_back(path);
-        if (gpu) {
-            run.runner = built.runners.at(r->id);
-            if (cpu_runners.count(r->id)) run.cpu_runner = cpu_runners.at(r->id);
-            else if (!cpu_missing.empty()) run.cpu_missing = cpu_missing;
-            else
-                run.cpu_missing = "the file did not build for the CPU backend:\n" +
-                                  (cpu_logs.count(r->id) ? cpu_logs.at(r->id) : std::string("(no message)"));
-        } else {
-            run.cpu_runner = built.runners.at(r->id);
+    const std::vector<std::string> trees{grading_build_dir(), gpu ? cpu_build.tree() : std::string()};
+    // On a GPU, a few rungs at once: each pass is a handful of small cases, mostly the tools' own
+    // start-up, and nothing here is timed. On the CPU backend one at a time: its runners use every core.
+    const int side_by_side = gpu ? static_cast<int>(std::min<std::size_t>(3, chosen.size())) : 1;
+    limits.check_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / side_by_side);
+    std::atomic<std::size_t> next{0};
+    std::mutex printing;
+    const auto pass_some = [&] {
+        for (std::size_t k; (k = next++) < chosen.size();) {
+            RungResult* r = chosen[k];
+            const lab::RungInfo& rung = lab::Registry::kit().get(r->id);
+            SanitizerRun run = base;
+            for (const std::string& tree : trees)
+                if (!tree.empty())
+                    for (const std::string& path : submitted_paths(tree, r->id)) run.submitted.push_back(path);
+            if (gpu) {
+                run.runner = built.runners.at(r->id);
+                if (cpu_runners.count(r->id)) run.cpu_runner = cpu_runners.at(r->id);
+                else if (!cpu_missing.empty()) run.cpu_missing = cpu_missing;
+                else
+                    run.cpu_missing = "the file did not build for the CPU backend:\n" +
+                                      (cpu_logs.count(r->id) ? cpu_logs.at(r->id) : std::string("(no message)"));
+            } else {
+                run.cpu_runner = built.runners.at(r->id);
+            }
+            const auto sanitizer_started = std::chrono::steady_clock::now();
+            run_sanitizer(rung, run, sanitizer_cases(planned.at(r->id), rules), limits, work + "/" + r->id + "-sanitizer",
+                          r->sanitizer);
+            r->phases["sanitizer"] = seconds_since(sanitizer_started);
+            score_sanitizer(*r, rubric);
+            const std::lock_guard<std::mutex> lock(printing);
+            std::printf("  %-20s sanitizer: %s\n", r->id.c_str(),
+                        r->sanitizer.findings.empty()
+                            ? ("nothing found" + std::string(r->sanitizer.note.empty() ? "" : " (" + r->sanitizer.note + ")")).c_str()
+                            : (std::to_string(r->sanitizer.findings.size()) + " finding(s): " + r->sanitizer.findings.front()).c_str());
+            std::fflush(stdout);
         }
-        const auto sanitizer_started = std::chrono::steady_clock::now();
-        run_sanitizer(rung, run, sanitizer_cases(planned.at(r->id), rules), limits, work + "/" + r->id + "-sanitizer",
-                      r->sanitizer);
-        r->phases["sanitizer"] = seconds_since(sanitizer_started);
-        score_sanitizer(*r, rubric);
-        std::printf("  %-20s sanitizer: %s\n", r->id.c_str(),
-                    r->sanitizer.findings.empty()
-                        ? ("nothing found" + std::string(r->sanitizer.note.empty() ? "" : " (" + r->sanitizer.note + ")")).c_str()
-                        : (std::to_string(r->sanitizer.findings.size()) + " finding(s): " + r->sanitizer.findings.front()).c_str());
-        std::fflush(stdout);
-    }
+    };
+    std::vector<std::thread> passes;
+    for (int t = 1; t < side_by_side; ++t) passes.emplace_back(pass_some);
+    pass_some();
+    for (std::thread& t : passes) t.join();
 }
 
 }  // namespace lab::grading

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "builder.hpp"
@@ -24,10 +25,36 @@ std::string device_name();
 // passes every visible case. `work`: where the runs keep their files.
 void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limits& limits, const std::string& work);
 
+// On a GPU machine, the sanitizer category's second build of the files, for the CPU backend's
+// thread orders: begun in the background as soon as the GPU runners are built, so that it compiles
+// while the GPU runs the cases (on an H100 it took 17 s of its own after them). Nothing to do where
+// the kernels already run on the CPU backend or the rubric runs no thread orders.
+class CpuOrdersBuild {
+public:
+    // `files`: rung id -> the file, for every rung whose GPU runner built.
+    CpuOrdersBuild(const Rubric& rubric, const std::map<std::string, std::string>& files, int jobs);
+    ~CpuOrdersBuild();
+    CpuOrdersBuild(const CpuOrdersBuild&) = delete;
+    CpuOrdersBuild& operator=(const CpuOrdersBuild&) = delete;
+    bool wanted() const { return wanted_; }
+    // Waits for the build. `missing`: why there are no CPU-backend runners at all ("" when there are).
+    const Built& wait(std::string& missing, double& seconds);
+    const std::string& tree() const { return tree_; }  // the CPU backend's build tree, once waited for
+
+private:
+    bool wanted_ = false;
+    std::thread worker_;
+    Built built_;
+    std::string tree_;
+    std::string missing_;
+    double seconds_ = 0;
+};
+
 // The sanitizer category (sanitizer.hpp): for each rung that passes every visible case (or every
-// rung that built, when the rubric takes a penalty), an untimed pass over a few small cases.
+// rung that built, when the rubric takes a penalty), an untimed pass over a few small cases. On a
+// GPU a few rungs' passes run at once (untimed, and the speed runs come only after the category).
 void grade_sanitizer(Grade& g, const Rubric& rubric, const Built& built,
-                     const std::map<std::string, std::vector<PlannedCase>>& planned,
-                     const std::map<std::string, std::string>& files, Limits limits, const std::string& work, int jobs);
+                     const std::map<std::string, std::vector<PlannedCase>>& planned, CpuOrdersBuild& cpu_build,
+                     Limits limits, const std::string& work);
 
 }  // namespace lab::grading

@@ -324,6 +324,12 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
             }
     }
     g.phases["integrity"] = seconds_since(phase_started);
+    // On a GPU machine the sanitizer's thread orders need the files built for the CPU backend too:
+    // that build runs beside the cases, on the cores they leave.
+    std::map<std::string, std::string> for_cpu_orders;
+    for (const auto& [id, runner] : built.runners)
+        if (!findings.count(id)) for_cpu_orders[id] = to_build.at(id);
+    CpuOrdersBuild cpu_orders(rubric, for_cpu_orders, jobs);
     phase_started = std::chrono::steady_clock::now();
     const std::string work = grading_build_dir() + "/grading/run";
     // Rungs are graded side by side: a few at once on a GPU (each runner has its own context, and no
@@ -395,7 +401,7 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     for (auto& t : graders) t.join();
     g.phases["cases"] = seconds_since(phase_started);
     phase_started = std::chrono::steady_clock::now();
-    grade_sanitizer(g, rubric, built, planned, to_build, limits, work, jobs);
+    grade_sanitizer(g, rubric, built, planned, cpu_orders, limits, work);
     g.phases["sanitizer"] = seconds_since(phase_started);
     if (!device.emulated) {
         phase_started = std::chrono::steady_clock::now();
