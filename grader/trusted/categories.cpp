@@ -144,12 +144,12 @@ CpuOrdersBuild::CpuOrdersBuild(const Rubric& rubric, const std::map<std::string,
 
 CpuOrdersBuild::~CpuOrdersBuild()
 {
-    if (worker_.joinable()) worker_.join();
+    finish();
 }
 
 const Built& CpuOrdersBuild::wait(std::string& missing, double& seconds)
 {
-    if (worker_.joinable()) worker_.join();
+    finish();
     missing = wanted_ ? missing_ : "the rubric's sanitizer.thread_orders is false";
     seconds = seconds_;
     return built_;

@@ -40,6 +40,11 @@ public:
     // Waits for the build. `missing`: why there are no CPU-backend runners at all ("" when there are).
     const Built& wait(std::string& missing, double& seconds);
     const std::string& tree() const { return tree_; }  // the CPU backend's build tree, once waited for
+    // Waits for the build, if any: nothing of it may still run while a speed sample is timed.
+    void finish()
+    {
+        if (worker_.joinable()) worker_.join();
+    }
 
 private:
     bool wanted_ = false;

@@ -403,6 +403,7 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     phase_started = std::chrono::steady_clock::now();
     grade_sanitizer(g, rubric, built, planned, cpu_orders, limits, work);
     g.phases["sanitizer"] = seconds_since(phase_started);
+    cpu_orders.finish();  // (where the sanitizer chose no rung it never waited for it)
     if (!device.emulated) {
         phase_started = std::chrono::steady_clock::now();
         grade_speed(g, rubric, built, limits, work);
