@@ -10,6 +10,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <cstdint>
@@ -22,6 +23,7 @@
 #include "intake.hpp"
 #include "integrity.hpp"
 #include "builder.hpp"
+#include "checker.hpp"
 #include "lab/process.hpp"
 #include "lab/registry.hpp"
 #include "lab/inputs.hpp"
@@ -614,6 +616,28 @@ TEST(Sanitizer, PointsOnlyWhenCleanAndCorrectAndAPenaltyNeverBelowZero)
 // A build log quotes a Latin-1 source line byte for byte; a runner's error text is whatever the
 // process wrote. Every report is written all the same, each valid UTF-8 (JSON, JUnit and HTML parse;
 // the bytes became U+FFFD): once, one such byte stopped lab-grade before it wrote any report.
+// The rungs graded side by side and the cases checked at once: every item once, and a failure in
+// any thread reaches the caller (a thread that let it escape would end lab-grade without reports).
+TEST(SideBySide, RunsEveryItemOnceAndHandsBackAFailureFromAnyThread)
+{
+    std::vector<std::atomic<int>> seen(50);
+    side_by_side(seen.size(), 3, [&](std::size_t k) { ++seen[k]; });
+    for (std::size_t k = 0; k < seen.size(); ++k) EXPECT_EQ(seen[k].load(), 1) << "item " << k;
+    for (const std::size_t failing : {std::size_t{0}, std::size_t{7}, std::size_t{49}}) {
+        std::atomic<int> ran{0};
+        try {
+            side_by_side(50, 3, [&](std::size_t k) {
+                ++ran;
+                if (k == failing) throw std::runtime_error("item " + std::to_string(k) + " failed");
+            });
+            ADD_FAILURE() << "the failure of item " << failing << " was not handed back";
+        } catch (const std::runtime_error& e) {
+            EXPECT_EQ(std::string(e.what()), "item " + std::to_string(failing) + " failed");
+        }
+        EXPECT_GE(ran.load(), static_cast<int>(failing) + 1);
+    }
+}
+
 TEST(Reports, AreWrittenWhateverBytesALogOrAKernelGave)
 {
     Grade g;

@@ -2,7 +2,6 @@
 #include "categories.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -190,45 +189,38 @@ void grade_sanitizer(Grade& g, const Rubric& rubric, const Built& built,
     const std::vector<std::string> trees{grading_build_dir(), gpu ? cpu_build.tree() : std::string()};
     // On a GPU, a few rungs at once: each pass is a handful of small cases, mostly the tools' own
     // start-up, and nothing here is timed. On the CPU backend one at a time: its runners use every core.
-    const int side_by_side = gpu ? static_cast<int>(std::min<std::size_t>(3, chosen.size())) : 1;
-    limits.check_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / side_by_side);
-    std::atomic<std::size_t> next{0};
+    const int rungs_at_once = gpu ? static_cast<int>(std::min<std::size_t>(3, chosen.size())) : 1;
+    limits.check_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / rungs_at_once);
     std::mutex printing;
-    const auto pass_some = [&] {
-        for (std::size_t k; (k = next++) < chosen.size();) {
-            RungResult* r = chosen[k];
-            const lab::RungInfo& rung = lab::Registry::kit().get(r->id);
-            SanitizerRun run = base;
-            for (const std::string& tree : trees)
-                if (!tree.empty())
-                    for (const std::string& path : submitted_paths(tree, r->id)) run.submitted.push_back(path);
-            if (gpu) {
-                run.runner = built.runners.at(r->id);
-                if (cpu_runners.count(r->id)) run.cpu_runner = cpu_runners.at(r->id);
-                else if (!cpu_missing.empty()) run.cpu_missing = cpu_missing;
-                else
-                    run.cpu_missing = "the file did not build for the CPU backend:\n" +
-                                      (cpu_logs.count(r->id) ? cpu_logs.at(r->id) : std::string("(no message)"));
-            } else {
-                run.cpu_runner = built.runners.at(r->id);
-            }
-            const auto sanitizer_started = std::chrono::steady_clock::now();
-            run_sanitizer(rung, run, sanitizer_cases(planned.at(r->id), rules), limits, work + "/" + r->id + "-sanitizer",
-                          r->sanitizer);
-            r->phases["sanitizer"] = seconds_since(sanitizer_started);
-            score_sanitizer(*r, rubric);
-            const std::lock_guard<std::mutex> lock(printing);
-            std::printf("  %-20s sanitizer: %s\n", r->id.c_str(),
-                        r->sanitizer.findings.empty()
-                            ? ("nothing found" + std::string(r->sanitizer.note.empty() ? "" : " (" + r->sanitizer.note + ")")).c_str()
-                            : (std::to_string(r->sanitizer.findings.size()) + " finding(s): " + r->sanitizer.findings.front()).c_str());
-            std::fflush(stdout);
+    side_by_side(chosen.size(), rungs_at_once, [&](std::size_t k) {
+        RungResult* r = chosen[k];
+        const lab::RungInfo& rung = lab::Registry::kit().get(r->id);
+        SanitizerRun run = base;
+        for (const std::string& tree : trees)
+            if (!tree.empty())
+                for (const std::string& path : submitted_paths(tree, r->id)) run.submitted.push_back(path);
+        if (gpu) {
+            run.runner = built.runners.at(r->id);
+            if (cpu_runners.count(r->id)) run.cpu_runner = cpu_runners.at(r->id);
+            else if (!cpu_missing.empty()) run.cpu_missing = cpu_missing;
+            else
+                run.cpu_missing = "the file did not build for the CPU backend:\n" +
+                                  (cpu_logs.count(r->id) ? cpu_logs.at(r->id) : std::string("(no message)"));
+        } else {
+            run.cpu_runner = built.runners.at(r->id);
         }
-    };
-    std::vector<std::thread> passes;
-    for (int t = 1; t < side_by_side; ++t) passes.emplace_back(pass_some);
-    pass_some();
-    for (std::thread& t : passes) t.join();
+        const auto sanitizer_started = std::chrono::steady_clock::now();
+        run_sanitizer(rung, run, sanitizer_cases(planned.at(r->id), rules), limits, work + "/" + r->id + "-sanitizer",
+                      r->sanitizer);
+        r->phases["sanitizer"] = seconds_since(sanitizer_started);
+        score_sanitizer(*r, rubric);
+        const std::lock_guard<std::mutex> lock(printing);
+        std::printf("  %-20s sanitizer: %s\n", r->id.c_str(),
+                    r->sanitizer.findings.empty()
+                        ? ("nothing found" + std::string(r->sanitizer.note.empty() ? "" : " (" + r->sanitizer.note + ")")).c_str()
+                        : (std::to_string(r->sanitizer.findings.size()) + " finding(s): " + r->sanitizer.findings.front()).c_str());
+        std::fflush(stdout);
+    });
 }
 
 }  // namespace lab::grading

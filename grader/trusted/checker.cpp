@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
+#include <mutex>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -395,6 +397,29 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
 }  // namespace
 
 
+void side_by_side(std::size_t count, int threads, const std::function<void(std::size_t)>& each)
+{
+    std::atomic<std::size_t> next{0};
+    std::mutex failing;
+    std::exception_ptr first;
+    const auto some = [&] {
+        for (std::size_t k; (k = next++) < count;) {
+            try {
+                each(k);
+            } catch (...) {
+                const std::lock_guard<std::mutex> lock(failing);
+                if (!first) first = std::current_exception();
+                next = count;  // nothing more starts
+            }
+        }
+    };
+    std::vector<std::thread> others;
+    for (int t = 1; t < threads && static_cast<std::size_t>(t) < count; ++t) others.emplace_back(some);
+    some();
+    for (std::thread& t : others) t.join();
+    if (first) std::rethrow_exception(first);
+}
+
 std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& runner,
                                       const std::vector<PlannedCase>& cases, const std::vector<std::string>& orders,
                                       const Limits& limits, const std::string& work_dir,
@@ -447,25 +472,18 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
         if (job_of[i] != std::string::npos) results[i].seconds = outcome.seconds[job_of[i]];
     const auto checking_started = Clock::now();
     // Each case is checked on its own; `limits.check_threads` of them at a time.
-    std::atomic<std::size_t> next{0};
-    auto check_some = [&] {
-        for (std::size_t i; (i = next++) < cases.size();) {
-            const std::size_t job = job_of[i];
-            if (job == std::string::npos) continue;
-            CaseResult& r = results[i];
-            if (!outcome.lost[job].empty()) {
-                r.status = "failed";
-                r.message = "rung " + rung.id + ", case " + r.name + ": " + outcome.lost[job];
-                continue;
-            }
-            with_type(cases[i].c.dtype(),
-                      [&](auto type) { check_job<decltype(type)>(rung, cases[i], job, shown_orders, work_dir, r); });
+    side_by_side(cases.size(), limits.check_threads, [&](std::size_t i) {
+        const std::size_t job = job_of[i];
+        if (job == std::string::npos) return;
+        CaseResult& r = results[i];
+        if (!outcome.lost[job].empty()) {
+            r.status = "failed";
+            r.message = "rung " + rung.id + ", case " + r.name + ": " + outcome.lost[job];
+            return;
         }
-    };
-    std::vector<std::thread> checkers;
-    for (int t = 1; t < limits.check_threads; ++t) checkers.emplace_back(check_some);
-    check_some();
-    for (auto& t : checkers) t.join();
+        with_type(cases[i].c.dtype(),
+                  [&](auto type) { check_job<decltype(type)>(rung, cases[i], job, shown_orders, work_dir, r); });
+    });
     if (times) {
         times->starting = std::max(0.0, outside_cases);
         times->checking = std::chrono::duration<double>(Clock::now() - checking_started).count();

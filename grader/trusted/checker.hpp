@@ -7,6 +7,7 @@
 // the case it was running, and a fresh runner starts at the next one.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,11 @@ struct PlannedCase {
     bool ends_exactly = false;
 };
 
+
+// each(k) for every k in [0, count), `threads` of them at a time (this thread one of them): the
+// rungs graded side by side, the cases checked at once. An exception in any stops the others from
+// starting more, and the first is thrown here once every thread has stopped.
+void side_by_side(std::size_t count, int threads, const std::function<void(std::size_t)>& each);
 
 struct Limits {
     double case_seconds = 60, rung_seconds = 600;

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <ctime>
 #include <chrono>
 #include <mutex>
@@ -335,70 +334,63 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     // Rungs are graded side by side: a few at once on a GPU (each runner has its own context, and no
     // speed is measured here), one at a time on the CPU backend, whose runners use every core.
     const auto& rungs = lab::Registry::kit().rungs();
-    const int side_by_side = device.emulated ? 1 : 3;
-    limits.check_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / side_by_side);
+    const int rungs_at_once = device.emulated ? 1 : 3;
+    limits.check_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / rungs_at_once);
     g.rungs.resize(rungs.size());
-    std::atomic<std::size_t> next{0};
     std::mutex printing;
-    auto grade_some = [&] {
-        for (std::size_t k; (k = next++) < rungs.size();) {
-            const lab::RungInfo& rung = rungs[k];
-            RungResult& r = g.rungs[k];
-            if (reused.count(rung.id)) {
-                r = reused.at(rung.id);
-                r.title = rung.title;
-                r.reused = true;
-                const std::lock_guard<std::mutex> lock(printing);
-                std::printf("  %-20s %7.2f / %5.2f   reused (unchanged since %s)\n", r.id.c_str(), r.score(), r.max(),
-                            r.graded_at.c_str());
-                continue;
-            }
-            r.id = rung.id;
+    side_by_side(rungs.size(), rungs_at_once, [&](std::size_t k) {
+        const lab::RungInfo& rung = rungs[k];
+        RungResult& r = g.rungs[k];
+        if (reused.count(rung.id)) {
+            r = reused.at(rung.id);
             r.title = rung.title;
-            r.submitted = intake.files.count(rung.id) > 0;
-            r.built = built.runners.count(rung.id) > 0 && !findings.count(rung.id);  // built, and its runner used
-            if (built.logs.count(rung.id)) r.build_log = built.logs.at(rung.id);
-            if (unfinished.count(rung.id)) r.build_log = unfinished.at(rung.id);
-            if (refused.count(rung.id)) r.build_log = refused.at(rung.id);
-            if (findings.count(rung.id)) {
-                r.build_log.clear();
-                for (const Finding& f : findings.at(rung.id)) {
-                    r.findings.push_back(f.text());
-                    r.build_log += f.text() + "\n";
-                }
-            }
-            r.unrun = !r.submitted                ? "not submitted"
-                      : refused.count(rung.id)    ? "refused by the screen (its build log says why)"
-                      : unfinished.count(rung.id) ? "unfinished (TODO lines left)"
-                      : findings.count(rung.id)   ? "refused by the integrity checks"
-                      : !r.built                  ? "did not build"
-                                                  : "";
-            // The rung's time is run_and_check's, which its phases (case_phases) cover part by part.
-            if (r.built) {
-                RungTimes times;
-                const auto rung_started = std::chrono::steady_clock::now();
-                r.cases = run_and_check(rung, built.runners.at(rung.id), planned.at(rung.id), orders(), limits,
-                                        work + "/" + rung.id, replay_command, &times);
-                r.seconds = seconds_since(rung_started);
-                case_phases(r, times);
-                r.reuse_key = key_of(rung.id);
-                r.graded_at = g.graded_at;
-            }
-            score_rung(r, rubric, !device.emulated);
+            r.reused = true;
             const std::lock_guard<std::mutex> lock(printing);
-            std::printf("  %-20s %7.2f / %5.2f   %s\n", r.id.c_str(), r.score(), r.max(),
-                        !r.built ? r.unrun.c_str()
-                                 : (std::to_string(r.count("passed")) + " passed, " + std::to_string(r.count("failed")) +
-                                    " failed, " + std::to_string(r.count("skipped")) + " not run here (" +
-                                    std::to_string(static_cast<int>(r.seconds)) + " s)")
-                                       .c_str());
-            std::fflush(stdout);
+            std::printf("  %-20s %7.2f / %5.2f   reused (unchanged since %s)\n", r.id.c_str(), r.score(), r.max(),
+                        r.graded_at.c_str());
+            return;
         }
-    };
-    std::vector<std::thread> graders;
-    for (int t = 1; t < side_by_side; ++t) graders.emplace_back(grade_some);
-    grade_some();
-    for (auto& t : graders) t.join();
+        r.id = rung.id;
+        r.title = rung.title;
+        r.submitted = intake.files.count(rung.id) > 0;
+        r.built = built.runners.count(rung.id) > 0 && !findings.count(rung.id);  // built, and its runner used
+        if (built.logs.count(rung.id)) r.build_log = built.logs.at(rung.id);
+        if (unfinished.count(rung.id)) r.build_log = unfinished.at(rung.id);
+        if (refused.count(rung.id)) r.build_log = refused.at(rung.id);
+        if (findings.count(rung.id)) {
+            r.build_log.clear();
+            for (const Finding& f : findings.at(rung.id)) {
+                r.findings.push_back(f.text());
+                r.build_log += f.text() + "\n";
+            }
+        }
+        r.unrun = !r.submitted                ? "not submitted"
+                  : refused.count(rung.id)    ? "refused by the screen (its build log says why)"
+                  : unfinished.count(rung.id) ? "unfinished (TODO lines left)"
+                  : findings.count(rung.id)   ? "refused by the integrity checks"
+                  : !r.built                  ? "did not build"
+                                              : "";
+        // The rung's time is run_and_check's, which its phases (case_phases) cover part by part.
+        if (r.built) {
+            RungTimes times;
+            const auto rung_started = std::chrono::steady_clock::now();
+            r.cases = run_and_check(rung, built.runners.at(rung.id), planned.at(rung.id), orders(), limits,
+                                    work + "/" + rung.id, replay_command, &times);
+            r.seconds = seconds_since(rung_started);
+            case_phases(r, times);
+            r.reuse_key = key_of(rung.id);
+            r.graded_at = g.graded_at;
+        }
+        score_rung(r, rubric, !device.emulated);
+        const std::lock_guard<std::mutex> lock(printing);
+        std::printf("  %-20s %7.2f / %5.2f   %s\n", r.id.c_str(), r.score(), r.max(),
+                    !r.built ? r.unrun.c_str()
+                             : (std::to_string(r.count("passed")) + " passed, " + std::to_string(r.count("failed")) +
+                                " failed, " + std::to_string(r.count("skipped")) + " not run here (" +
+                                std::to_string(static_cast<int>(r.seconds)) + " s)")
+                                   .c_str());
+        std::fflush(stdout);
+    });
     g.phases["cases"] = seconds_since(phase_started);
     phase_started = std::chrono::steady_clock::now();
     grade_sanitizer(g, rubric, built, planned, cpu_orders, limits, work);
