@@ -92,8 +92,8 @@ public:
 // each shape, picked by `seed`, or by the clock when it is empty).
 int run(const Kit& kit, bool all_cases, const std::string& seed);
 // ./lab selftest: `only` "", "cpu" or "cuda"; `seed` the CPU backend's sample of the reference
-// solutions' larger cases ("" for a fresh one).
-int selftest(const Kit& kit, const std::string& only, const std::string& seed);
+// solutions' larger cases ("" for a fresh one); `all`: the kit tests labelled "long" too.
+int selftest(const Kit& kit, const std::string& only, const std::string& seed, bool all);
 int doctor(const Kit& kit);
 int test(const Kit& kit, const std::string& key);  // "" for every rung
 // The student's loop: rung NN ("": the first not done) built and checked small cases first

@@ -52,11 +52,19 @@ int main(int argc, char** argv)
         CLI::App* selftest_command =
             command(app, "selftest", everyone, "the kit's own test suite",
                     "Every solution passes, every untouched exercise fails with its to-do list, exercises/ matches what\n"
-                    "solutions/ generates, the CPU backend catches planted bugs; under CUDA too where nvcc is installed.");
+                    "solutions/ generates, the CPU backend catches planted bugs; under CUDA too where nvcc is installed.\n"
+                    "The grader's corpus: the reference and a few of each kind (alternative, cheat, hostile, mistake);\n"
+                    "--all grades every entry and runs the long tests too (grade-all, Slurm, the CI templates, the\n"
+                    "release), some 15 minutes more on 2 cores. CI runs both.");
         static std::string selftest_seed;
+        static bool selftest_all = false;
         selftest_command->add_option("--only", only, "one backend")->check(CLI::IsMember({"cpu", "cuda"}));
         selftest_command->add_option("--seed", selftest_seed, "the CPU backend's sample of larger cases, as a run printed it");
-        selftest_command->callback([&] { kit.require_instructor_kit("selftest"); status = selftest(kit, only, selftest_seed); });
+        selftest_command->add_flag("--all", selftest_all, "every kit test: the whole corpus and the long tests too");
+        selftest_command->callback([&] {
+            kit.require_instructor_kit("selftest");
+            status = selftest(kit, only, selftest_seed, selftest_all);
+        });
 
         command(app, "doctor", everyone, "check what the kit needs; as root, install the missing Debian packages")
             ->callback([&] { status = doctor(kit); });
