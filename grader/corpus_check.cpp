@@ -18,6 +18,8 @@
 //              without it must have no finding at all
 //   "sanitizer_findings": the same for the sanitizer category's findings
 //   "sanitizer": "full", "zero" or "penalty": the sanitizer part's points
+//   "technique": "full" or "zero": the technique part's points (the part must be there and graded)
+//   "lessons": "measured": the rung's lesson numbers and the reference's are all there
 // Any of these may instead be an object of values by backend, {"cuda": ..., "cpu": ...}: a GPU's
 // tools and the CPU backend's thread orders see different things. A backend it does not name has
 // no such expectation.
@@ -190,6 +192,25 @@ int main(int argc, char** argv)
             }
         } else if (!sanitized.empty()) {
             mismatch(id, "the sanitizer category found what no one planted: " + lab::json_text(sanitized));
+        }
+        if (w.contains("technique")) {
+            const nlohmann::json* technique = nullptr;
+            for (const auto& part : rung.at("parts"))
+                if (part.at("name") == "technique") technique = &part;
+            const std::string wanted_points = w.at("technique");
+            if (!technique || !technique->at("graded").get<bool>()) {
+                mismatch(id, "expected a graded technique part, found none");
+            } else {
+                const double points = technique->at("score"), most = technique->at("max");
+                if ((wanted_points == "full" && !(most > 0 && points == most)) || (wanted_points == "zero" && points != 0))
+                    mismatch(id, "expected " + wanted_points + " technique points, got " + std::to_string(points) + " of " +
+                                     std::to_string(most) + ": " + technique->at("note").get<std::string>());
+            }
+        }
+        if (w.value("lessons", "") == "measured") {
+            const auto& lessons = rung.at("lessons");
+            if (lessons.at("yours").size() < 9 || lessons.at("reference").size() < 9)
+                mismatch(id, "expected its lesson numbers and the reference's, got " + lab::json_text(lessons));
         }
         // "sanitizer": "full", "zero" or "penalty" (below zero): the sanitizer part's points, where graded
         // (a text, or an object of texts by backend).

@@ -8,8 +8,8 @@ seconds, each phase's seconds, and its slowest case."""
 import json
 import sys
 
-GRADE_PHASES = ["intake", "build", "integrity", "cases", "sanitizer", "sanitizer_cpu_build", "speed"]
-RUNG_PHASES = ["preparing", "runner_start", "visible_cases", "hidden_cases", "large_cases", "checking", "sanitizer", "speed"]
+GRADE_PHASES = ["intake", "build", "integrity", "cases", "sanitizer", "sanitizer_cpu_build", "lessons", "speed"]
+RUNG_PHASES = ["preparing", "runner_start", "visible_cases", "hidden_cases", "large_cases", "checking", "sanitizer", "lessons", "speed"]
 
 
 def table(path):

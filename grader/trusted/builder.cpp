@@ -169,7 +169,28 @@ std::string cpu_backend_tree(int jobs, std::string& why)
     return dir;
 }
 
-Built build_runners(const std::map<std::string, std::string>& files, int jobs, const std::string& dir, bool inspect)
+std::map<std::string, std::string> reference_explainers(const std::string& dir, const std::vector<std::string>& ids,
+                                                        int jobs, std::string& why)
+{
+    // A tree of the solutions builds the reference as lab-explain-ID, one of the exercises as
+    // lab-explain-reference-ID beside the exercise's (common/tools/CMakeLists.txt).
+    const bool exercises = lab::try_read_file(dir + "/CMakeCache.txt").value_or("").find("\nLAB_TREE:STRING=exercises\n") != std::string::npos;
+    std::map<std::string, std::string> programs;
+    std::vector<std::string> command{"cmake", "--build", dir, "-j", std::to_string(jobs)};
+    for (const std::string& id : ids) {
+        const std::string target = (exercises ? "lab-explain-reference-" : "lab-explain-") + id;
+        programs[id] = dir + "/common/tools/" + target;
+        command.insert(command.end(), {"--target", target});
+    }
+    const std::string log = dir + "/grading/explain-reference.log";
+    fs::create_directories(dir + "/grading");
+    if (ids.empty() || run(command, log) == 0) return programs;
+    why = "the reference's explain programs did not build (see " + log + ")";
+    return {};
+}
+
+Built build_runners(const std::map<std::string, std::string>& files, int jobs, const std::string& dir, bool inspect,
+                    bool explain)
 {
     const std::string grading = dir + "/grading";
     fs::create_directories(grading + "/submission");
@@ -200,7 +221,8 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs, c
                 std::ofstream(path, std::ios::trunc)
                     << "// lab-grade writes the submission's " << id << ".cu here before it builds lab-runner-" << id << ".\n";
             } else if (name.rfind("lab-runner-", 0) == 0 || name.rfind("grade_kernel_", 0) == 0 ||
-                       path.find("/grade_kernel_") != std::string::npos || path.find("/grader/keep/") != std::string::npos) {
+                       path.find("/grade_kernel_") != std::string::npos || path.find("/grader/keep/") != std::string::npos ||
+                       name.rfind("lab-explain-grade-", 0) == 0 || path.find("/lab_explain_grade_") != std::string::npos) {
                 fs::remove(it->path(), ignored);
             }
         }
@@ -208,6 +230,10 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs, c
         std::ofstream(grading + "/submission/" + id + ".cu", std::ios::trunc) << contents;
         args.push_back("--target");
         args.push_back("lab-runner-" + id);
+        if (explain) {
+            args.push_back("--target");
+            args.push_back("lab-explain-grade-" + id);
+        }
     }
     if (files.empty()) return built;
     args.push_back("--");
@@ -240,6 +266,12 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs, c
     spec.limits = build_limits(jobs);
     const auto started = fs::file_time_type::clock::now();
     run_confined(args, spec, grading + "/build.log");
+    for (const auto& [id, contents] : files) {
+        std::error_code error;
+        const std::string explainer = dir + "/grader/lab-explain-grade-" + id;
+        if (explain && fs::exists(explainer, error) && fs::last_write_time(explainer, error) >= started - std::chrono::seconds(1))
+            built.explainers[id] = explainer;
+    }
     for (const auto& [id, contents] : files) {
         const std::string runner = dir + "/grader/lab-runner-" + id;
         if (inspect)

@@ -123,17 +123,22 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
 
 CpuOrdersBuild::CpuOrdersBuild(const Rubric& rubric, const std::map<std::string, std::string>& files, int jobs)
 {
-    wanted_ = rubric.sanitizer.on() && rubric.sanitizer.thread_orders && !lab::device_status().emulated && !files.empty();
+    orders_ = rubric.sanitizer.on() && rubric.sanitizer.thread_orders;
+    const bool lessons = rubric.lessons.measure;
+    wanted_ = (orders_ || lessons) && !lab::device_status().emulated && !files.empty();
     if (!wanted_) return;
-    std::cout << "  sanitizer: building the files again for the CPU backend's thread orders (beside the cases)\n" << std::flush;
-    worker_ = std::thread([this, files, jobs] {
+    std::cout << "  building the files again for the CPU backend ("
+              << (orders_ && lessons ? "the sanitizer's thread orders and the lessons" : orders_ ? "the sanitizer's thread orders" : "the lessons")
+              << "), beside the cases\n"
+              << std::flush;
+    worker_ = std::thread([this, files, jobs, lessons] {
         // Below the cases in priority (nice is per thread on Linux, and the compilers inherit it): the
         // runners feeding the GPU and the checks of their answers come first.
         setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
         const auto started = std::chrono::steady_clock::now();
         try {
             tree_ = cpu_backend_tree(jobs, missing_);
-            if (!tree_.empty()) built_ = build_runners(files, jobs, tree_, false);
+            if (!tree_.empty()) built_ = build_runners(files, jobs, tree_, false, lessons);
         } catch (const std::exception& e) {
             missing_ = std::string("the CPU backend's build failed: ") + e.what();
         }
@@ -149,7 +154,7 @@ CpuOrdersBuild::~CpuOrdersBuild()
 const Built& CpuOrdersBuild::wait(std::string& missing, double& seconds)
 {
     finish();
-    missing = wanted_ ? missing_ : "the rubric's sanitizer.thread_orders is false";
+    missing = wanted_ ? missing_ : "nothing asked for the CPU backend's build";
     seconds = seconds_;
     return built_;
 }
@@ -182,8 +187,12 @@ void grade_sanitizer(Grade& g, const Rubric& rubric, const Built& built,
     if (gpu) {
         double seconds = 0;
         const Built& cpu = cpu_build.wait(cpu_missing, seconds);
-        cpu_runners = cpu.runners;
-        cpu_logs = cpu.logs;
+        if (cpu_build.for_orders()) {
+            cpu_runners = cpu.runners;
+            cpu_logs = cpu.logs;
+        } else {
+            cpu_missing = "the rubric's sanitizer.thread_orders is false";
+        }
         if (cpu_build.wanted()) g.phases["sanitizer_cpu_build"] = seconds;
     }
     const std::vector<std::string> trees{grading_build_dir(), gpu ? cpu_build.tree() : std::string()};

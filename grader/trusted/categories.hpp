@@ -25,10 +25,11 @@ std::string device_name();
 // passes every visible case. `work`: where the runs keep their files.
 void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limits& limits, const std::string& work);
 
-// On a GPU machine, the sanitizer category's second build of the files, for the CPU backend's
-// thread orders: begun in the background as soon as the GPU runners are built, so that it compiles
-// while the GPU runs the cases (on an H100 it took 17 s of its own after them). Nothing to do where
-// the kernels already run on the CPU backend or the rubric runs no thread orders.
+// On a GPU machine, the second build of the files for the CPU backend: runners for the sanitizer
+// category's thread orders, and explain programs for the lessons (lessons.hpp). Begun in the
+// background as soon as the GPU runners are built, so that it compiles while the GPU runs the cases
+// (on an H100 it took 17 s of its own after them). Nothing to do where the kernels already run on
+// the CPU backend, or the rubric runs no thread orders and measures no lessons.
 class CpuOrdersBuild {
 public:
     // `files`: rung id -> the file, for every rung whose GPU runner built.
@@ -37,6 +38,7 @@ public:
     CpuOrdersBuild(const CpuOrdersBuild&) = delete;
     CpuOrdersBuild& operator=(const CpuOrdersBuild&) = delete;
     bool wanted() const { return wanted_; }
+    bool for_orders() const { return orders_; }  // the rubric runs the sanitizer's thread orders
     // Waits for the build. `missing`: why there are no CPU-backend runners at all ("" when there are).
     const Built& wait(std::string& missing, double& seconds);
     const std::string& tree() const { return tree_; }  // the CPU backend's build tree, once waited for
@@ -47,7 +49,7 @@ public:
     }
 
 private:
-    bool wanted_ = false;
+    bool wanted_ = false, orders_ = false;
     std::thread worker_;
     Built built_;
     std::string tree_;

@@ -397,6 +397,28 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
 }  // namespace
 
 
+LimitedRun run_limited(const std::vector<std::string>& argv, const std::string& dir, const Limits& limits, double seconds)
+{
+    SandboxSpec spec;
+    spec.writable = {dir};
+    spec.limits = limits.runner;
+    const Sandbox sandbox(argv, spec);
+    LimitedRun ended;
+    const pid_t pid = lab::process::start(sandbox.argv(), sandbox.options(dir + "/runner.log", true));
+    if (pid < 0) return ended;
+    const auto started = Clock::now();
+    while (std::chrono::duration<double>(Clock::now() - started).count() < seconds) {
+        if (waitpid(pid, &ended.status, WNOHANG) == pid) {
+            ended.exited = true;
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (!ended.exited) lab::process::kill_group(pid);
+    ended.limit = sandbox.limit_reached();
+    return ended;
+}
+
 void side_by_side(std::size_t count, int threads, const std::function<void(std::size_t)>& each)
 {
     std::atomic<std::size_t> next{0};

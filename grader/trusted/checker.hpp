@@ -45,6 +45,17 @@ struct Limits {
     SandboxLimits runner;   // each runner's CPU time, files, processes and memory
 };
 
+// How a program run by run_limited ended.
+struct LimitedRun {
+    bool exited = false;  // on its own (else stopped at the time limit)
+    int status = 0;       // waitpid's status, when it exited
+    std::string limit;    // a limit its sandbox reached
+};
+
+// `argv` run in a sandbox that can write only `dir` (its output to dir/runner.log), within the
+// runners' limits and at most `seconds`; stopped, with every process it started, past them.
+LimitedRun run_limited(const std::vector<std::string>& argv, const std::string& dir, const Limits& limits, double seconds);
+
 // The runner's job for one planned case, with the canary, guard and poison values of its type.
 Job job_for(const PlannedCase& p);
 

@@ -21,6 +21,7 @@
 #include "builder.hpp"
 #include "reuse.hpp"
 #include "categories.hpp"
+#include "lessons.hpp"
 #ifndef LAB_RELEASE
 #include "grade_all.hpp"  // not in a student release, which has no batch/
 #include "lms.hpp"
@@ -306,7 +307,8 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     g.phases["intake"] = seconds_since(started);
     std::cout << "  building " << to_build.size() << " runners\n" << std::flush;
     auto phase_started = std::chrono::steady_clock::now();
-    const Built built = build_runners(to_build, jobs);
+    // Without a GPU this tree is the CPU backend's: the lessons' explain programs build with the runners.
+    const Built built = build_runners(to_build, jobs, grading_build_dir(), true, device.emulated && rubric.lessons.measure);
     g.phases["build"] = seconds_since(phase_started);
     phase_started = std::chrono::steady_clock::now();
     // The integrity checks read what the compilers made of each file: a rung that uses what it may
@@ -396,6 +398,18 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     grade_sanitizer(g, rubric, built, planned, cpu_orders, limits, work);
     g.phases["sanitizer"] = seconds_since(phase_started);
     cpu_orders.finish();  // (where the sanitizer chose no rung it never waited for it)
+    if (rubric.lessons.measure) {
+        phase_started = std::chrono::steady_clock::now();
+        std::string missing;
+        double unused = 0;
+        if (device.emulated) {
+            grade_lessons(g, rubric, built.explainers, grading_build_dir(), "", limits, jobs, work);
+        } else {
+            const Built& cpu = cpu_orders.wait(missing, unused);
+            grade_lessons(g, rubric, cpu.explainers, cpu_orders.tree(), missing, limits, jobs, work);
+        }
+        g.phases["lessons"] = seconds_since(phase_started);
+    }
     if (!device.emulated) {
         phase_started = std::chrono::steady_clock::now();
         grade_speed(g, rubric, built, limits, work);

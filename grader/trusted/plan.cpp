@@ -10,6 +10,7 @@
 
 #include "lab/cuda.hpp"
 #include "lab/device.hpp"
+#include "lab/lesson_numbers.hpp"
 #include "lab/plan.hpp"
 #include "lab/suite_plan.hpp"
 
@@ -130,6 +131,69 @@ void score_rung(RungResult& rung, const Rubric& rubric, bool gpu, const SpeedVer
     }
     if (speed.max > 0) rung.parts.push_back(speed);
     score_sanitizer(rung, rubric);
+    score_technique(rung, rubric);
+}
+
+std::string lesson_text(const std::string& metric, double value)
+{
+    int digits = 2;
+    for (const LessonNumber& number : lesson_numbers())
+        if (metric == number.name) digits = number.digits;
+    char text[48];
+    std::snprintf(text, sizeof text, "%.*f", digits, value);
+    return text;
+}
+
+void score_technique(RungResult& rung, const Rubric& rubric)
+{
+    rung.parts.erase(std::remove_if(rung.parts.begin(), rung.parts.end(), [](const Part& p) { return p.name == "technique"; }),
+                     rung.parts.end());
+    std::vector<const TechniqueCriterion*> criteria;
+    for (const TechniqueCriterion& c : rubric.lessons.technique)
+        if (c.rung == rung.id) criteria.push_back(&c);
+    if (criteria.empty()) return;
+    Part part;
+    part.name = "technique";
+    for (const TechniqueCriterion* c : criteria) part.max += c->points;
+    const LessonResult& l = rung.lessons;
+    const bool visible_pass = rung.count("failed", 0) == 0 && rung.count("passed", 0) > 0;
+    if (!rung.built) {
+        part.note = rung.unrun;
+    } else if (!l.measured()) {
+        part.note = "not earned: the kernel's lesson numbers were not measured" + (l.note.empty() ? "" : " (" + l.note + ")");
+    } else {
+        if (!visible_pass) part.note = "not earned: technique counts once every visible case passes";
+        for (const TechniqueCriterion* c : criteria) {
+            const double yours = l.yours.at(c->metric);
+            const auto reference = l.reference.find(c->metric);
+            std::string bound, missing;
+            bool met = true;
+            for (const auto& [limit, most] : {std::pair{c->at_most, true}, std::pair{c->at_least, false}}) {
+                if (limit < 0) continue;
+                double value = limit;
+                std::string shown = lesson_text(c->metric, limit);
+                if (c->of_reference) {
+                    if (reference == l.reference.end()) {
+                        missing = " (the reference's number was not measured)";
+                        met = false;
+                        continue;
+                    }
+                    value = limit * reference->second;
+                    shown = lesson_text(c->metric, value) + " (" + lesson_text("", limit) + " x the reference's " +
+                            lesson_text(c->metric, reference->second) + ")";
+                }
+                // A hair of room for the last digit of a ratio: 1.0000001 wavefronts is 1.
+                met = met && (most ? yours <= value * (1 + 1e-9) : yours >= value * (1 - 1e-9));
+                bound += std::string(bound.empty() ? "" : " and ") + (most ? "at most " : "at least ") + shown;
+            }
+            const bool earned = met && visible_pass;
+            if (earned) part.score += c->points;
+            part.note += std::string(part.note.empty() ? "" : "\n") + (met ? "met: " : "missed: ") + c->says + " (" +
+                         c->metric + " " + lesson_text(c->metric, yours) + ", " + bound + ")" + missing;
+        }
+    }
+    part.score = std::round(part.score * 1e6) / 1e6;
+    rung.parts.push_back(part);
 }
 
 void score_sanitizer(RungResult& rung, const Rubric& rubric)

@@ -35,6 +35,14 @@ void score_rung(RungResult& rung, const Rubric& rubric, bool gpu, const SpeedVer
 // penalty (never below zero for the rung). score_rung calls it too.
 void score_sanitizer(RungResult& rung, const Rubric& rubric);
 
+// The rung's technique part (the rubric's [[lessons.technique]] criteria for it; none: no part):
+// each criterion's points where its lesson number is within its bound and every visible case
+// passes. score_rung calls it too.
+void score_technique(RungResult& rung, const Rubric& rubric);
+
+// A lesson number as the reports show it (lab/lesson_numbers.hpp's digits).
+std::string lesson_text(const std::string& metric, double value);
+
 // "./lab replay 07 --op sum --input float --n 1025 --block 256 --seed 0x..." for one case (with
 // --grid for the rungs whose grid is not fixed by n, and --offset for a misaligned input).
 std::string replay_command(const RungInfo& rung, const Case& c, const LaunchPlan& plan);

@@ -10,7 +10,9 @@
 #include <stdexcept>
 
 #include "lab/json_text.hpp"
+#include "lab/lesson_numbers.hpp"
 #include "lab/text.hpp"
+#include "plan.hpp"
 
 namespace lab::grading {
 
@@ -168,8 +170,9 @@ json internal(const Grade& g)
         }
         const json sanitizer = {{"ran", r.sanitizer.ran()}, {"checks", r.sanitizer.checks},
                                 {"findings", r.sanitizer.findings}, {"note", r.sanitizer.note}};
+        const json lessons = {{"yours", r.lessons.yours}, {"reference", r.lessons.reference}, {"note", r.lessons.note}};
         rungs.push_back({{"id", r.id}, {"submitted", r.submitted}, {"built", r.built}, {"unrun", r.unrun},
-                         {"build_log", r.build_log}, {"findings", r.findings}, {"sanitizer", sanitizer},
+                         {"build_log", r.build_log}, {"findings", r.findings}, {"sanitizer", sanitizer}, {"lessons", lessons},
                          {"score", r.score()}, {"max", r.max()}, {"seconds", r.seconds}, {"phases", r.phases},
                          {"gbps", r.gbps}, {"reuse_key", r.reuse_key}, {"graded_at", r.graded_at},
                          {"reused", r.reused}, {"parts", parts}, {"cases", cases}});
@@ -198,6 +201,12 @@ RungResult rung_from_json(const json& j)
     r.sanitizer.checks = sanitizer.at("checks").get<std::vector<std::string>>();
     r.sanitizer.findings = sanitizer.at("findings").get<std::vector<std::string>>();
     r.sanitizer.note = sanitizer.at("note").get<std::string>();
+    if (j.contains("lessons")) {
+        const json& lessons = j.at("lessons");
+        r.lessons.yours = lessons.at("yours").get<std::map<std::string, double>>();
+        r.lessons.reference = lessons.at("reference").get<std::map<std::string, double>>();
+        r.lessons.note = lessons.at("note").get<std::string>();
+    }
     r.seconds = j.at("seconds").get<double>();
     r.phases = j.at("phases").get<std::map<std::string, double>>();
     r.gbps = j.at("gbps").get<double>();
@@ -292,17 +301,54 @@ std::string junit(const Grade& g)
     return out.str();
 }
 
+// Every measured rung's lesson numbers beside the reference's (lab/lesson_numbers.hpp), as
+// information; "" when none was measured.
+std::string lessons_table(const Grade& g)
+{
+    std::ostringstream out;
+    std::string notes;
+    bool any = false;
+    for (const RungResult& r : g.rungs) {
+        any |= r.lessons.measured();
+        if (r.built && !r.lessons.measured() && !r.lessons.note.empty()) notes += "- " + r.id + ": " + r.lessons.note + "\n";
+    }
+    if (!any && notes.empty()) return "";
+    out << "\n### The lessons, measured\n\nEach kernel run once on the CPU backend at n = 2^20 in blocks of 256, every "
+           "load and store counted as `./lab explain` counts them; the reference's number in brackets. Information: "
+           "points only where the rubric grades technique.\n\n| Rung |";
+    for (const LessonNumber& number : lesson_numbers()) out << " " << number.what << " |";
+    out << "\n|---|";
+    for (std::size_t k = 0; k < lesson_numbers().size(); ++k) out << "---|";
+    out << "\n";
+    for (const RungResult& r : g.rungs) {
+        if (!r.lessons.measured()) continue;
+        out << "| " << r.id << " |";
+        for (const LessonNumber& number : lesson_numbers()) {
+            const auto yours = r.lessons.yours.find(number.name);
+            const auto reference = r.lessons.reference.find(number.name);
+            out << " " << (yours == r.lessons.yours.end() ? "-" : lesson_text(number.name, yours->second));
+            if (reference != r.lessons.reference.end()) out << " (" << lesson_text(number.name, reference->second) << ")";
+            out << " |";
+        }
+        out << "\n";
+    }
+    if (!notes.empty()) out << "\nNot measured:\n\n" << notes;
+    return out.str();
+}
+
 std::string markdown(const Grade& g)
 {
     std::ostringstream out;
     out << "## Grade: " << points(g.score()) << " / " << points(g.max()) << "\n\n" << header(g) << "\n\n";
-    bool any_sanitizer = false;
+    bool any_sanitizer = false, any_technique = false;
     for (const RungResult& r : g.rungs)
-        for (const Part& p : r.parts) any_sanitizer |= p.name == "sanitizer";
+        for (const Part& p : r.parts) any_sanitizer |= p.name == "sanitizer", any_technique |= p.name == "technique";
     std::vector<std::string> columns{"visible", "hidden", "speed"};
     if (any_sanitizer) columns.push_back("sanitizer");
-    out << "| Rung | Visible cases | Hidden cases | Speed " << (any_sanitizer ? "| Sanitizer " : "") << "| Points |\n|---|---|---|---|"
-        << (any_sanitizer ? "---|" : "") << "---|\n";
+    if (any_technique) columns.push_back("technique");
+    out << "| Rung | Visible cases | Hidden cases | Speed " << (any_sanitizer ? "| Sanitizer " : "")
+        << (any_technique ? "| Technique " : "") << "| Points |\n|---|---|---|---|" << (any_sanitizer ? "---|" : "")
+        << (any_technique ? "---|" : "") << "---|\n";
     for (const RungResult& r : g.rungs) {
         out << "| " << r.id << " ";
         for (const std::string& part : columns) {
@@ -312,7 +358,7 @@ std::string markdown(const Grade& g)
             if (!p) out << "| - ";
             else if (!r.built) out << "| " << r.unrun << " ";
             else if (!p->graded) out << "| not graded ";
-            else if (part == "speed") out << "| " << points(p->score) << " / " << points(p->max) << " ";
+            else if (part == "speed" || part == "technique") out << "| " << points(p->score) << " / " << points(p->max) << " ";
             else if (part == "sanitizer")
                 out << "| " << points(p->score) << " / " << points(p->max)
                     << (r.sanitizer.findings.empty() ? "" : " (" + std::to_string(r.sanitizer.findings.size()) + " found)") << " ";
@@ -325,6 +371,7 @@ std::string markdown(const Grade& g)
     if (!g.late.note.empty())
         out << "\n**Late policy:** " << g.late.note
             << (g.late.fraction > 0 ? " (" + points(g.earned()) + " points earned, " + points(g.score()) + " counted)" : "") << ".\n";
+    out << lessons_table(g);
     std::string reused;
     for (const RungResult& r : g.rungs)
         if (r.reused) reused += (reused.empty() ? "" : ", ") + r.id + " (graded " + r.graded_at + ")";
@@ -346,6 +393,12 @@ std::string markdown(const Grade& g)
             out << "\n### " << r.id << ": sanitizer findings\n\n";
             for (const std::string& f : r.sanitizer.findings) out << "- " << f << "\n";
         }
+        for (const Part& p : r.parts)
+            if (p.name == "technique" && r.built) {
+                out << "\n### " << r.id << ": technique, " << points(p.score) << " / " << points(p.max) << "\n\n";
+                std::istringstream lines(p.note);
+                for (std::string line; std::getline(lines, line);) out << "- " << line << "\n";
+            }
     }
     if (!g.refused.empty()) {
         out << "\n### Files refused\n\n";
@@ -390,6 +443,28 @@ std::string html(const Grade& g, const std::string& md)
         out << "</svg>\n";
     } else {
         out << "<p>No speed was measured in this run (no GPU, or speed not graded), so there is no chart of GB/s.</p>\n";
+    }
+    bool any_lessons = false;
+    for (const RungResult& r : g.rungs) any_lessons |= r.lessons.measured();
+    if (any_lessons) {
+        out << "<h2>The lessons, measured</h2>\n<p>Each kernel run once on the CPU backend at n = 2^20 in blocks of 256; "
+               "the reference's number in brackets. Information: points only where the rubric grades technique.</p>\n"
+               "<table><tr><th>Rung</th>";
+        for (const LessonNumber& number : lesson_numbers()) out << "<th>" << lab::xml_escape(number.what) << "</th>";
+        out << "</tr>\n";
+        for (const RungResult& r : g.rungs) {
+            if (!r.lessons.measured()) continue;
+            out << "<tr><td>" << lab::xml_escape(r.id) << "</td>";
+            for (const LessonNumber& number : lesson_numbers()) {
+                const auto yours = r.lessons.yours.find(number.name);
+                const auto reference = r.lessons.reference.find(number.name);
+                out << "<td>" << (yours == r.lessons.yours.end() ? "-" : lesson_text(number.name, yours->second))
+                    << (reference == r.lessons.reference.end() ? "" : " (" + lesson_text(number.name, reference->second) + ")")
+                    << "</td>";
+            }
+            out << "</tr>\n";
+        }
+        out << "</table>\n";
     }
     out << "<h2>Summary</h2>\n<pre>" << lab::xml_escape(md) << "</pre>\n<h2>Every case</h2>\n<table><tr><th>Rung</th><th>Case</th>"
         << "<th>Result</th><th>Message</th></tr>\n";

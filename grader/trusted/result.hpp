@@ -57,6 +57,16 @@ struct SanitizerResult {
     bool ran() const { return !checks.empty(); }
 };
 
+// The lesson numbers of one rung (lab/lesson_numbers.hpp), measured as ./lab explain measures them:
+// the submission's kernel and the reference's, each run once at the teaching size on the CPU
+// backend (grader/trusted/lessons.hpp). Information in every report; points only where the rubric
+// grades technique ([[lessons.technique]]).
+struct LessonResult {
+    std::map<std::string, double> yours, reference;  // by number's name; empty when not measured
+    std::string note;                                // what was measured, or why not
+    bool measured() const { return !yours.empty(); }
+};
+
 struct RungResult {
     std::string id, title;
     bool submitted = false, built = false;
@@ -64,6 +74,7 @@ struct RungResult {
     std::string build_log;  // what the compiler said when it did not build, or the TODO lines left
     std::vector<std::string> findings;  // the integrity checks' findings: where, the rule, what
     SanitizerResult sanitizer;
+    LessonResult lessons;
     std::vector<CaseResult> cases;
     std::vector<Part> parts;
     double seconds = 0;

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <toml++/toml.h>
 
+#include "lab/lesson_numbers.hpp"
 #include "lab/registry.hpp"
 #include "lab/text.hpp"
 
@@ -123,7 +124,7 @@ Rubric load_rubric(const std::string& path)
                                  std::string(e.description()));
     }
     const Reader r{path};
-    r.only(doc, "", {"course", "points", "limits", "no_gpu", "gpu", "rungs", "sanitizer", "integrity", "late"});
+    r.only(doc, "", {"course", "points", "limits", "no_gpu", "gpu", "rungs", "sanitizer", "lessons", "integrity", "late"});
     Rubric rubric;
     rubric.path = path;
     if (const auto* course = r.table(doc, "course", "")) {
@@ -185,6 +186,44 @@ Rubric load_rubric(const std::string& path)
         if (const toml::node* node = t->get("thread_orders")) {
             if (!node->is_boolean()) r.fail(*node, "sanitizer.thread_orders", "must be true or false");
             s.thread_orders = *node->value<bool>();
+        }
+    }
+    if (const auto* t = r.table(doc, "lessons", "")) {
+        LessonRules& l = rubric.lessons;
+        r.only(*t, "lessons.", {"measure", "technique"});
+        if (const toml::node* node = t->get("measure")) {
+            if (!node->is_boolean()) r.fail(*node, "lessons.measure", "must be true or false");
+            l.measure = *node->value<bool>();
+        }
+        if (const toml::node* node = t->get("technique")) {
+            if (!node->is_array_of_tables())
+                r.fail(*node, "lessons.technique", "must be a list of criteria ([[lessons.technique]] tables)");
+            for (const auto& item : *node->as_array()) {
+                const toml::table& c = *item.as_table();
+                const std::string where = "lessons.technique.";
+                r.only(c, where, {"rung", "metric", "at_most", "at_least", "of_reference", "points", "says"});
+                TechniqueCriterion criterion;
+                for (const char* key : {"rung", "metric"})
+                    if (!c.get(key)) r.fail(c, where + key, "is missing: each criterion names a rung and a metric");
+                r.text(c, "rung", where, criterion.rung, {});
+                const RungInfo* rung = Registry::kit().find(criterion.rung);
+                if (!rung || rung->id != criterion.rung) r.fail(*c.get("rung"), where + "rung", "no such rung (./lab list shows them)");
+                std::set<std::string> metrics;
+                for (const lab::LessonNumber& number : lab::lesson_numbers()) metrics.insert(number.name);
+                r.text(c, "metric", where, criterion.metric, metrics);
+                r.number(c, "at_most", where, criterion.at_most, 0);
+                r.number(c, "at_least", where, criterion.at_least, 0);
+                if (!c.get("at_most") && !c.get("at_least")) r.fail(c, where + "at_most", "is missing: give at_most, at_least or both");
+                if (const toml::node* reference = c.get("of_reference")) {
+                    if (!reference->is_boolean()) r.fail(*reference, where + "of_reference", "must be true or false");
+                    criterion.of_reference = *reference->value<bool>();
+                }
+                r.number(c, "points", where, criterion.points, 0);
+                r.text(c, "says", where, criterion.says, {});
+                if (criterion.says.empty()) criterion.says = criterion.metric;
+                l.technique.push_back(std::move(criterion));
+            }
+            if (!l.measure) r.fail(*node, "lessons.technique", "grades what lessons.measure = false leaves unmeasured");
         }
     }
     if (const auto* t = r.table(doc, "late", "")) {

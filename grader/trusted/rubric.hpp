@@ -27,6 +27,23 @@ struct SanitizerRules {
     bool on() const { return points > 0 || penalty > 0; }
 };
 
+// One criterion of technique ([[lessons.technique]]): rung `rung`'s lesson number `metric`
+// (lab/lesson_numbers.hpp) within a bound, worth `points` once every visible case passes. The bound
+// is `at_most` and/or `at_least`, as given, or times the reference's number with `of_reference`.
+struct TechniqueCriterion {
+    std::string rung, metric, says;
+    double at_most = -1, at_least = -1;  // -1: no such bound
+    bool of_reference = false;
+    double points = 1;
+};
+
+// The lessons ([lessons]): every rung measured as ./lab explain measures it, its numbers beside the
+// reference's in the reports; points for technique only where criteria are given.
+struct LessonRules {
+    bool measure = true;
+    std::vector<TechniqueCriterion> technique;
+};
+
 // The late policy ([late]): points taken off a submission handed in after its due time, by the
 // day (or part of one) past the grace period, as a fraction of the points it earned.
 struct LatePolicy {
@@ -66,6 +83,7 @@ struct Rubric {
     std::vector<std::string> cpu_visible_groups, cpu_hidden_groups;  // empty: every group
     std::vector<std::string> gpu_visible_groups, gpu_hidden_groups;
     SanitizerRules sanitizer;
+    LessonRules lessons;
     LatePolicy late;
 
     const RungPoints& for_rung(const std::string& id) const;

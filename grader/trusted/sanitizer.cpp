@@ -101,34 +101,6 @@ double tool_seconds(const Limits& limits, std::size_t cases)
     return std::min(limits.rung_seconds, limits.case_seconds * 3.0 * static_cast<double>(cases + 1));
 }
 
-struct Ended {
-    bool exited = false;   // on its own (else stopped at the time limit)
-    int status = 0;
-    std::string limit;     // a limit its sandbox reached
-};
-
-Ended run_confined(const std::vector<std::string>& argv, const std::string& dir, const Limits& limits, double seconds)
-{
-    SandboxSpec spec;
-    spec.writable = {dir};
-    spec.limits = limits.runner;
-    const Sandbox sandbox(argv, spec);
-    Ended ended;
-    const pid_t pid = lab::process::start(sandbox.argv(), sandbox.options(dir + "/runner.log", true));
-    if (pid < 0) return ended;
-    const auto started = Clock::now();
-    while (std::chrono::duration<double>(Clock::now() - started).count() < seconds) {
-        if (waitpid(pid, &ended.status, WNOHANG) == pid) {
-            ended.exited = true;
-            break;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    if (!ended.exited) lab::process::kill_group(pid);
-    ended.limit = sandbox.limit_reached();
-    return ended;
-}
-
 void run_tool(const RungInfo& rung, const SanitizerRun& run, const std::string& tool, const std::vector<PlannedCase>& cases,
               const Limits& limits, const std::string& work_dir, SanitizerResult& result)
 {
@@ -144,7 +116,7 @@ void run_tool(const RungInfo& rung, const SanitizerRun& run, const std::string& 
                                   "--log-file", log, "--print-limit", "20", "--show-backtrace", "no"};
     argv.insert(argv.end(), {run.runner, dir + "/request.json", dir, "0"});
     const double seconds = tool_seconds(limits, cases.size());
-    const Ended ended = run_confined(argv, dir, limits, seconds);
+    const LimitedRun ended = run_limited(argv, dir, limits, seconds);
     const std::string shown_as = "exercises/" + rung.id + ".cu";
     const ToolLog parsed = read_tool_log(read_runner_file(log, kLogBytes).value_or(""), run.submitted, shown_as);
     result.checks.push_back(tool);
