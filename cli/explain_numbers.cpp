@@ -174,6 +174,12 @@ std::vector<std::string> gaps(const Measured& yours, const Measured& reference,
         found.push_back(fixed(warps) + " warps at work per block, the reference " + fixed(ref_warps));
     const double read = number(yours.total, "global_read"), ref_read = number(reference.total, "global_read");
     if (ref_read > 0 && read > 1.2 * ref_read) found.push_back(megabytes(read) + " read from device memory, the reference " + megabytes(ref_read));
+    // A barrier more per block than the reference: one the lesson does without (rung 05's last warp).
+    const double barriers = yours.grid > 0 ? number(yours.total, "barriers") / yours.grid : 0;
+    const double ref_barriers = reference.grid > 0 ? number(reference.total, "barriers") / reference.grid : 0;
+    if (ref_barriers > 0 && barriers > ref_barriers + 0.5)
+        found.push_back(fixed(barriers) + " __syncthreads() per block, the reference " + fixed(ref_barriers) +
+                        " (a barrier the reference does without)");
     return found;
 }
 

@@ -77,7 +77,12 @@ function(lab_add_explain_program target id source)
   string(REPLACE "-" "_" kernel "${target}_kernel")
   lab_add_rung_kernel(${kernel} ${id} "${source}")
   target_compile_options(${kernel} PRIVATE -fsanitize=thread --param=tsan-instrument-func-entry-exit=0)
-  add_executable(${target} "${PROJECT_SOURCE_DIR}/common/tools/explain.cpp")
+  # The program's main is the same for every rung (it finds its rung at run time): compiled once.
+  if(NOT TARGET lab_explain_main)
+    add_library(lab_explain_main OBJECT "${PROJECT_SOURCE_DIR}/common/tools/explain.cpp")
+    target_link_libraries(lab_explain_main PRIVATE lab_device)
+  endif()
+  add_executable(${target} $<TARGET_OBJECTS:lab_explain_main>)
   target_link_libraries(${target} PRIVATE ${kernel} lab_explain_hooks lab_device)
 endfunction()
 

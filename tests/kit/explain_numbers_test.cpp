@@ -19,13 +19,13 @@ namespace en = lab::cli::explain_numbers;
 // One launch of `grid` blocks over 2^20 elements with these figures: lanes per instruction,
 // wavefronts per shared request, sectors and the fewest per device request, warps per block.
 Measured measured(const std::string& who, double lanes, double wavefronts, double sectors, double least, double warps,
-                  double grid = 4096, double read = 4 << 20)
+                  double grid = 4096, double read = 4 << 20, double barriers = 9)
 {
     const double instructions = 1000, shared = 100, global = 100;
     const json total = {{"instructions", instructions}, {"lanes", lanes * instructions}, {"warps", warps * grid},
                         {"shared_requests", shared}, {"shared_wavefronts", wavefronts * shared},
                         {"global_requests", global}, {"global_sectors", sectors * global}, {"global_least_sectors", least * global},
-                        {"global_read", read}, {"global_written", 16384}, {"barriers", 9 * grid}, {"warp_syncs", 0},
+                        {"global_read", read}, {"global_written", 16384}, {"barriers", barriers * grid}, {"warp_syncs", 0},
                         {"shuffles", 0}, {"lane_histogram", {{"32", instructions}}}};
     const json data = {{"n", 1 << 20}, {"error", ""}, {"launches", json::array({{{"grid", grid}, {"total", total}}})}};
     return en::measured_from(who, data);
@@ -70,6 +70,11 @@ TEST(ExplainNumbers, GapsNameWhatFallsShortAndItsLine)
     EXPECT_TRUE(has(more, "28.56 sectors per device-memory request where 3.67 would do (scattered loads)"));
     EXPECT_TRUE(has(more, "56.0 warps at work per block, the reference 21.0"));
     EXPECT_TRUE(has(more, "8.39 MB read from device memory, the reference 4.19 MB"));
+    EXPECT_FALSE(has(more, "__syncthreads()"));
+    // Rung 05 with its barrier kept at stride 32: 4 per block against 3.
+    const auto barrier = en::gaps(measured("yours", 31, 1, 4, 4, 15, 2048, 4 << 20, 4), measured("reference", 31, 1, 4, 4, 15, 2048, 4 << 20, 3), {});
+    ASSERT_EQ(barrier.size(), 1u);
+    EXPECT_EQ(barrier[0], "4.0 __syncthreads() per block, the reference 3.0 (a barrier the reference does without)");
 }
 
 TEST(ExplainNumbers, SincePreviousGivesWhatTheRungChangedPerThousandElements)
