@@ -578,11 +578,7 @@ TEST(Sanitizer, PointsOnlyWhenCleanAndCorrectAndAPenaltyNeverBelowZero)
     pass.status = "passed";
     pass.group = "edges";
     r.cases = {pass};
-    auto sanitizer_part = [&]() {
-        for (const Part& p : r.parts)
-            if (p.name == "sanitizer") return p;
-        return Part{};
-    };
+    auto sanitizer_part = [&]() { return r.part("sanitizer") ? *r.part("sanitizer") : Part{}; };
     // Nothing ran (no case small enough, say): no points, and the part is not graded.
     r.sanitizer.note = "no visible case small enough for the pass runs here";
     score_rung(r, rubric, true);

@@ -161,11 +161,7 @@ TEST(Lessons, TechniqueEarnsWithinItsBoundOnlyOnceEveryVisibleCasePasses)
     pass.status = "passed";
     pass.group = "edges";
     r.cases = {pass};
-    const auto technique = [&]() {
-        for (const Part& p : r.parts)
-            if (p.name == "technique") return p;
-        return Part{};
-    };
+    const auto technique = [&]() { return r.part("technique") ? *r.part("technique") : Part{}; };
     // Not measured: nothing earned, and the report says why.
     r.lessons.note = "not measured: the file did not build for the CPU backend's measurement";
     score_rung(r, rubric, false);

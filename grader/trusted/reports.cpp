@@ -342,7 +342,7 @@ std::string markdown(const Grade& g)
     out << "## Grade: " << points(g.score()) << " / " << points(g.max()) << "\n\n" << header(g) << "\n\n";
     bool any_sanitizer = false, any_technique = false;
     for (const RungResult& r : g.rungs)
-        for (const Part& p : r.parts) any_sanitizer |= p.name == "sanitizer", any_technique |= p.name == "technique";
+        any_sanitizer |= r.part("sanitizer") != nullptr, any_technique |= r.part("technique") != nullptr;
     std::vector<std::string> columns{"visible", "hidden", "speed"};
     if (any_sanitizer) columns.push_back("sanitizer");
     if (any_technique) columns.push_back("technique");
@@ -352,9 +352,7 @@ std::string markdown(const Grade& g)
     for (const RungResult& r : g.rungs) {
         out << "| " << r.id << " ";
         for (const std::string& part : columns) {
-            const Part* p = nullptr;
-            for (const Part& q : r.parts)
-                if (q.name == part) p = &q;
+            const Part* p = r.part(part);
             if (!p) out << "| - ";
             else if (!r.built) out << "| " << r.unrun << " ";
             else if (!p->graded) out << "| not graded ";
@@ -393,12 +391,11 @@ std::string markdown(const Grade& g)
             out << "\n### " << r.id << ": sanitizer findings\n\n";
             for (const std::string& f : r.sanitizer.findings) out << "- " << f << "\n";
         }
-        for (const Part& p : r.parts)
-            if (p.name == "technique" && r.built) {
-                out << "\n### " << r.id << ": technique, " << points(p.score) << " / " << points(p.max) << "\n\n";
-                std::istringstream lines(p.note);
-                for (std::string line; std::getline(lines, line);) out << "- " << line << "\n";
-            }
+        if (const Part* p = r.part("technique"); p && r.built) {
+            out << "\n### " << r.id << ": technique, " << points(p->score) << " / " << points(p->max) << "\n\n";
+            std::istringstream lines(p->note);
+            for (std::string line; std::getline(lines, line);) out << "- " << line << "\n";
+        }
     }
     if (!g.refused.empty()) {
         out << "\n### Files refused\n\n";

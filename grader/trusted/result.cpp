@@ -33,6 +33,13 @@ int RungResult::count(const std::string& status, int hidden) const
     return n;
 }
 
+const Part* RungResult::part(const std::string& name) const
+{
+    for (const Part& p : parts)
+        if (p.name == name) return &p;
+    return nullptr;
+}
+
 double Grade::earned() const
 {
     double total = 0;

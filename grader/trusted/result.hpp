@@ -93,6 +93,7 @@ struct RungResult {
     double score() const;
     double max() const;
     int count(const std::string& status, int hidden = -1) const;  // hidden: -1 any, 0 visible, 1 hidden
+    const Part* part(const std::string& name) const;              // nullptr when it has no such part
 };
 
 // The late policy's verdict on one submission (the rubric's [late]).
