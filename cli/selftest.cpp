@@ -4,7 +4,8 @@
 // own tests pass (the planted mistakes are caught, the grader gives its corpus's quick entries
 // their verdicts, the handouts, the CPU backend's checks; with --all the long ones too: the whole
 // corpus, grade-all, Slurm, the CI templates, the release), and exercises/ matches what solutions/
-// generates. Without a GPU, build/cuda-solutions is built only with --all. Quiet: a progress line per phase; the tables and the failures only when something fails.
+// generates. Without a GPU, build/cuda-solutions is built only with --all. Quiet: a progress line
+// per phase; the tables and the failures only when something fails.
 #include <chrono>
 #include <cstdio>
 #include <ctime>

@@ -266,18 +266,17 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs, c
     spec.limits = build_limits(jobs);
     const auto started = fs::file_time_type::clock::now();
     run_confined(args, spec, grading + "/build.log");
-    for (const auto& [id, contents] : files) {
+    // A program this build made (not one left from before it).
+    const auto made_now = [&](const std::string& program) {
         std::error_code error;
-        const std::string explainer = dir + "/grader/lab-explain-grade-" + id;
-        if (explain && fs::exists(explainer, error) && fs::last_write_time(explainer, error) >= started - std::chrono::seconds(1))
-            built.explainers[id] = explainer;
-    }
+        return fs::exists(program, error) && fs::last_write_time(program, error) >= started - std::chrono::seconds(1);
+    };
     for (const auto& [id, contents] : files) {
-        const std::string runner = dir + "/grader/lab-runner-" + id;
+        const std::string runner = dir + "/grader/lab-runner-" + id, explainer = dir + "/grader/lab-explain-grade-" + id;
+        if (explain && made_now(explainer)) built.explainers[id] = explainer;
         if (inspect)
             if (CompiledRung c = compiled_files(inspected.at(id), id); !c.objects.empty()) built.compiled[id] = std::move(c);
-        std::error_code error;
-        if (fs::exists(runner, error) && fs::last_write_time(runner, error) >= started - std::chrono::seconds(1)) {
+        if (made_now(runner)) {
             built.runners[id] = runner;
             continue;
         }

@@ -65,13 +65,6 @@ std::map<std::string, double> measure(const RungInfo& rung, const std::string& p
 
 }  // namespace
 
-std::map<std::string, double> read_lessons(const std::string& path)
-{
-    const auto text = read_runner_file(path, kMeasurementBytes);
-    if (!text) throw std::runtime_error("no measurement at " + path);
-    return measure_lessons(nlohmann::json::parse(*text));
-}
-
 void grade_lessons(Grade& g, const Rubric& rubric, const std::map<std::string, std::string>& explainers,
                    const std::string& tree, const std::string& missing, const Limits& limits, int jobs,
                    const std::string& work)

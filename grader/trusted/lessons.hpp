@@ -30,8 +30,4 @@ void grade_lessons(Grade& g, const Rubric& rubric, const std::map<std::string, s
                    const std::string& tree, const std::string& missing, const Limits& limits, int jobs,
                    const std::string& work);
 
-// One measurement's numbers, from the explain program's JSON file as it left it (at most a few MB
-// read); throws std::runtime_error saying what is wrong with it.
-std::map<std::string, double> read_lessons(const std::string& path);
-
 }  // namespace lab::grading

@@ -198,6 +198,8 @@ Rubric load_rubric(const std::string& path)
         if (const toml::node* node = t->get("technique")) {
             if (!node->is_array_of_tables())
                 r.fail(*node, "lessons.technique", "must be a list of criteria ([[lessons.technique]] tables)");
+            std::set<std::string> metrics;
+            for (const lab::LessonNumber& number : lab::lesson_numbers()) metrics.insert(number.name);
             for (const auto& item : *node->as_array()) {
                 const toml::table& c = *item.as_table();
                 const std::string where = "lessons.technique.";
@@ -208,8 +210,6 @@ Rubric load_rubric(const std::string& path)
                 r.text(c, "rung", where, criterion.rung, {});
                 const RungInfo* rung = Registry::kit().find(criterion.rung);
                 if (!rung || rung->id != criterion.rung) r.fail(*c.get("rung"), where + "rung", "no such rung (./lab list shows them)");
-                std::set<std::string> metrics;
-                for (const lab::LessonNumber& number : lab::lesson_numbers()) metrics.insert(number.name);
                 r.text(c, "metric", where, criterion.metric, metrics);
                 r.number(c, "at_most", where, criterion.at_most, 0);
                 r.number(c, "at_least", where, criterion.at_least, 0);
