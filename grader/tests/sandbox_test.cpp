@@ -208,4 +208,34 @@ TEST(Sandbox, HidesAFolderThatLiesInTmp)
     fs::remove_all(writable);
 }
 
+// The folders beside the build tree (the kit's build/: other trees, a test's copies of the kit, a
+// folder a corpus entry plants) come and go while a grading runs. One removed after the sandbox's
+// plan was made and before it started once stopped the sandbox from starting ("Can't mount tmpfs
+// on ...: No such file or directory"), and one made in between was in sight. Both are planted here.
+TEST(Sandbox, KeepsUpWithFoldersBesideTheTree)
+{
+    SKIP_WITHOUT_A_SANDBOX();
+    const std::string build = grading_build_dir(), beside = fs::path(build).parent_path().string();
+    if (!(beside.rfind(lab::kit_root() + "/", 0) == 0))
+        GTEST_SKIP() << "this build tree (" << build << ") does not lie in a folder of the kit's own";
+    const std::string tag = std::to_string(getpid());
+    const std::string gone = beside + "/sandbox-test-gone-" + tag, late = beside + "/sandbox-test-late-" + tag;
+    fs::create_directories(gone);
+    fs::remove_all(late);
+    const std::string log = sandbox_test_dir() + ".beside";
+    const Sandbox sandbox({"/bin/sh", "-c", "cat '" + late + "/secret' 2>/dev/null; test -f '" + build +
+                                                "/CMakeCache.txt' && echo sees-its-tree; echo done"},
+                          SandboxSpec{});
+    fs::remove_all(gone);
+    fs::create_directories(late);
+    std::ofstream(late + "/secret") << "made-after-the-plan\n";
+    const int status = lab::process::run(sandbox.argv(), sandbox.options(log));
+    std::ifstream in(log);
+    const std::string printed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    fs::remove(log);
+    fs::remove_all(late);
+    EXPECT_EQ(status, 0) << printed;
+    EXPECT_EQ(printed, "sees-its-tree\ndone\n");
+}
+
 }  // namespace

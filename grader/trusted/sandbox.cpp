@@ -182,8 +182,17 @@ Layout layout_of(const SandboxSpec& spec)
         parents.push_back(above);
     std::sort(parents.begin(), parents.end());
     parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+    // A folder hidden whole is hidden as one mount, the tree inside it seen again, rather than
+    // entry by entry: what is made there after the sandbox's plan (a test's scratch, a class's next
+    // submission) is hidden too, and what is removed meanwhile leaves no mount point missing (one
+    // grading's sandbox once failed to start when another removed the folder it planted beside).
+    std::vector<std::string> wholesale;
     for (const fs::path& parent : parents) {
         const bool whole = inside(parent.string(), kit) && parent.string() != kit;
+        if (whole && inside(build, parent.string())) {
+            if (parent.string() != build) wholesale.push_back(parent.string());
+            continue;
+        }
         for (const auto& entry : fs::directory_iterator(parent, error)) {
             const std::string path = entry.path().string(), name = entry.path().filename().string();
             if (!entry.is_directory(error) || entry.is_symlink(error) || inside(build, path) || inside(kit, path)) continue;
@@ -205,10 +214,19 @@ Layout layout_of(const SandboxSpec& spec)
             l.hidden_files.push_back(path);
         }
     }
-    // What lies in a hidden folder is hidden with it (and has no mount point left to cover).
+    for (const auto& path : wholesale)
+        if (fs::is_directory(path, error)) l.hidden_dirs.push_back(path);
+    // What lies in a hidden folder is hidden with it (and has no mount point left to cover), unless
+    // something between them is seen again (the build tree in a folder hidden whole).
+    const auto seen_again_between = [&](const std::string& p, const std::string& d) {
+        for (const auto* list : {&l.seen, &l.readable, &l.writable})
+            for (const auto& e : *list)
+                if (e != d && inside(e, d) && inside(p, e)) return true;
+        return false;
+    };
     const auto in_other_hidden = [&](const std::string& p) {
         return std::any_of(l.hidden_dirs.begin(), l.hidden_dirs.end(),
-                           [&](const std::string& d) { return d != p && inside(p, d); });
+                           [&](const std::string& d) { return d != p && inside(p, d) && !seen_again_between(p, d); });
     };
     std::vector<std::string> dirs, files;
     for (const auto& d : l.hidden_dirs)
@@ -244,17 +262,27 @@ std::vector<std::string> bwrap_command(const std::vector<std::string>& command, 
         if (access(p, F_OK) == 0) w.insert(w.end(), {"--ro-bind", p, p});
     if (spec.gpu)
         for (const auto& node : gpu_nodes()) w.insert(w.end(), {"--dev-bind", node, node});
-    // Mounts stack in order: fresh folders, the kit seen again in them, writable trees, then the
-    // secrets over them, then what may be seen or written inside a hidden folder.
-    for (const auto& f : l.fresh) w.insert(w.end(), {"--size", std::to_string(kFreshBytes), "--tmpfs", f});
-    for (const auto& s : l.seen) w.insert(w.end(), {"--ro-bind", s, s});
-    for (const auto& path : l.writable)
-        if (!inside_any(path, l.hidden_dirs)) w.insert(w.end(), {"--bind", path, path});
-    for (const auto& d : l.hidden_dirs) w.insert(w.end(), {"--tmpfs", d});
-    for (const auto& f : l.hidden_files) w.insert(w.end(), {"--ro-bind", empty_file(), f});
-    for (const auto& path : l.readable) w.insert(w.end(), {"--ro-bind", path, path});
-    for (const auto& path : l.writable)
-        if (inside_any(path, l.hidden_dirs)) w.insert(w.end(), {"--bind", path, path});
+    // Mounts stack outermost first, so that each lands on what is mounted around it: a fresh /tmp,
+    // the kit and its build tree seen again in it, a folder hidden whole around the tree, the tree
+    // seen again inside that, the secrets in the tree, what may be read or written inside them.
+    // At one path: fresh, seen, hidden, readable, writable (the last one mounted is what shows).
+    struct Mount {
+        std::string path;
+        int order;
+        std::vector<std::string> args;
+    };
+    std::vector<Mount> mounts;
+    for (const auto& f : l.fresh) mounts.push_back({f, 0, {"--size", std::to_string(kFreshBytes), "--tmpfs", f}});
+    for (const auto& s : l.seen) mounts.push_back({s, 1, {"--ro-bind", s, s}});
+    for (const auto& d : l.hidden_dirs) mounts.push_back({d, 2, {"--tmpfs", d}});
+    for (const auto& f : l.hidden_files) mounts.push_back({f, 2, {"--ro-bind", empty_file(), f}});
+    for (const auto& path : l.readable) mounts.push_back({path, 3, {"--ro-bind", path, path}});
+    for (const auto& path : l.writable) mounts.push_back({path, 4, {"--bind", path, path}});
+    const auto depth = [](const std::string& path) { return std::count(path.begin(), path.end(), '/'); };
+    std::stable_sort(mounts.begin(), mounts.end(), [&](const Mount& a, const Mount& b) {
+        return depth(a.path) != depth(b.path) ? depth(a.path) < depth(b.path) : a.order < b.order;
+    });
+    for (const auto& m : mounts) w.insert(w.end(), m.args.begin(), m.args.end());
     w.push_back("--clearenv");
     for (const auto& [name, value] : passed_environment()) w.insert(w.end(), {"--setenv", name, value});
     w.insert(w.end(), kBwrapIsolation.begin(), kBwrapIsolation.end());
