@@ -130,7 +130,7 @@ int run_logged(const std::vector<std::string>& argv, const std::string& log,
         if (ready <= 0) {
             // Nothing to read, and the child has ended: done, even if something it started still
             // holds the pipe open.
-            if (!exited && waitpid(pid, &status, WNOHANG) == pid) exited = true;
+            if (!exited && process::ended(pid, status)) exited = true;
             if (exited) break;
             continue;
         }

@@ -9,10 +9,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <sstream>
+#include <thread>
 
 extern char** environ;
 
@@ -148,6 +150,24 @@ int wait(pid_t pid)
         if (errno != EINTR) return -1;
     }
     return status;
+}
+
+bool ended(pid_t pid, int& status)
+{
+    int seen = 0;
+    if (waitpid(pid, &seen, WNOHANG) != pid) return false;
+    status = seen;
+    return true;
+}
+
+bool wait_for(pid_t pid, double seconds, int& status, int poll_ms)
+{
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    for (;;) {
+        if (ended(pid, status)) return true;
+        if (std::chrono::steady_clock::now() >= until) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(poll_ms));
+    }
 }
 
 int exit_code(int status)

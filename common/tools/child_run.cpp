@@ -129,7 +129,7 @@ ChildRun run_child(const std::vector<std::string>& argv, int timeout, const std:
         }
         // Still running with its output closed, or its output still held open by something it
         // started: either way the program itself is waited for.
-        if (!ended && waitpid(pid, &status, WNOHANG) == pid) ended = true;
+        if (!ended && lab::process::ended(pid, status)) ended = true;
         if (ended && open) {
             pollfd p{pipe_fds[0], POLLIN, 0};
             if (poll(&p, 1, 0) <= 0) open = false;  // whatever it wrote has been read
@@ -151,7 +151,7 @@ ChildRun run_child(const std::vector<std::string>& argv, int timeout, const std:
                 if (!go_on) {
                     run.stopped = true;
                     kill(-pid, SIGKILL);
-                    waitpid(pid, &status, 0);
+                    status = lab::process::wait(pid);
                     ended = true;
                     open = false;
                 }
@@ -160,7 +160,7 @@ ChildRun run_child(const std::vector<std::string>& argv, int timeout, const std:
         if (!ended && clock::now() > deadline) {
             run.timed_out = true;
             kill(-pid, SIGKILL);
-            waitpid(pid, &status, 0);
+            status = lab::process::wait(pid);
             ended = true;
             open = false;
         }

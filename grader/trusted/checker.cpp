@@ -227,8 +227,7 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
         bool exited = false, stopped = false;
         std::string stop_reason;
         while (true) {
-            const pid_t done = waitpid(child.pid, &status, WNOHANG);
-            if (done == child.pid) {
+            if (lab::process::ended(child.pid, status)) {
                 exited = true;
                 child.pid = -1;
                 break;
@@ -406,14 +405,7 @@ LimitedRun run_limited(const std::vector<std::string>& argv, const std::string& 
     LimitedRun ended;
     const pid_t pid = lab::process::start(sandbox.argv(), sandbox.options(dir + "/runner.log", true));
     if (pid < 0) return ended;
-    const auto started = Clock::now();
-    while (std::chrono::duration<double>(Clock::now() - started).count() < seconds) {
-        if (waitpid(pid, &ended.status, WNOHANG) == pid) {
-            ended.exited = true;
-            break;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    ended.exited = lab::process::wait_for(pid, seconds, ended.status);
     if (!ended.exited) lab::process::kill_group(pid);
     ended.limit = sandbox.limit_reached();
     return ended;
@@ -564,15 +556,8 @@ SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJ
     std::ofstream(request_path) << to_json(request);
     Child child = start_runner(runner, request_path, work_dir, "speed", limits);
     int status = 0;
-    bool exited = false;
-    while (std::chrono::duration<double>(Clock::now() - child.started).count() < limits.case_seconds) {
-        if (waitpid(child.pid, &status, WNOHANG) == child.pid) {
-            exited = true;
-            break;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    if (!exited) {
+    const double left = limits.case_seconds - std::chrono::duration<double>(Clock::now() - child.started).count();
+    if (!lab::process::wait_for(child.pid, left, status, 5)) {
         kill_runner(child);
         result.wrong = "the speed case ran past the rubric's " + std::to_string(static_cast<int>(limits.case_seconds)) +
                        " s limit for one case";

@@ -44,6 +44,12 @@ pid_t start(const std::vector<std::string>& argv, const Options& options = {});
 
 // Waits for the child and returns its raw wait status.
 int wait(pid_t pid);
+// Whether the child has ended, without waiting; when it has, its raw wait status in `status` (it
+// is reaped: ask once).
+bool ended(pid_t pid, int& status);
+// Waits up to `seconds` for the child to end, looking every `poll_ms`: as ended() once it has;
+// false when the time ran out first (the child still runs).
+bool wait_for(pid_t pid, double seconds, int& status, int poll_ms = 20);
 // The exit code of a raw wait status; 128 + the signal for a child killed by one.
 int exit_code(int status);
 // Starts argv and waits for it: its exit code as above, or -1 when it could not be started.
