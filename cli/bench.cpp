@@ -44,7 +44,7 @@ int bench(const Kit& kit, const std::string& dir)
     kit.require_toolchain();
     const std::string preset = kit.preset_for("solutions");
     kit.configure_and_build(preset, {"lab-bench"});
-    const std::string program = kit.tool(preset, "common/tools/lab-bench");
+    const std::string program = kit.tool(preset, "authoring/lab-bench");
     if (kit.is_cpu(preset)) {
         return kit.run({program});
     }
@@ -54,8 +54,8 @@ int bench(const Kit& kit, const std::string& dir)
                  out + "/rows_sweep.csv"}) != 0)
         throw Failure("the benchmark failed (see above)");
     const std::string python = kit.python_with("matplotlib");
-    if (kit.run({python, kit.root + "/grader/plot_bench.py", out + "/results.csv", out + "/gbps.png"}) == 0 &&
-        kit.run({python, kit.root + "/grader/plot_rows.py", out + "/rows_sweep.csv", out + "/rows_sweep.png"}) == 0)
+    if (kit.run({python, kit.root + "/authoring/plot_bench.py", out + "/results.csv", out + "/gbps.png"}) == 0 &&
+        kit.run({python, kit.root + "/authoring/plot_rows.py", out + "/rows_sweep.csv", out + "/rows_sweep.png"}) == 0)
         say("wrote " + out + "/results.csv, rows_sweep.csv, results.md, gbps.png and rows_sweep.png");
     else
         say("wrote " + out + "/results.csv, rows_sweep.csv and results.md (a plot failed: see above)");

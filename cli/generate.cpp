@@ -1,6 +1,6 @@
 // ./lab generate [--force]: rewrites exercises/ and the README's rung table from solutions/ and rungs.json
 // (never an exercise file edited since it wrote it, unless --force); ./lab release OUT: the students'
-// repository (grader/release.cpp).
+// repository (authoring/release.cpp).
 
 #include "kit.hpp"
 
@@ -10,7 +10,7 @@ int generate(const Kit& kit, bool force)
 {
     kit.require_toolchain();
     kit.configure_and_build("cpu-solutions", {"lab-generate"});
-    std::vector<std::string> command{kit.tool("cpu-solutions", "grader/lab-generate")};
+    std::vector<std::string> command{kit.tool("cpu-solutions", "authoring/lab-generate")};
     if (force) command.push_back("--force");
     return kit.run(command);
 }
@@ -20,7 +20,7 @@ int release(const Kit& kit, const std::vector<std::string>& args)
     if (args.empty()) throw Failure("usage: ./lab release OUT [--skip-build-check]", 2);
     kit.require_toolchain();
     kit.configure_and_build("cpu-solutions", {"lab-release"});
-    std::vector<std::string> command{kit.tool("cpu-solutions", "grader/lab-release")};
+    std::vector<std::string> command{kit.tool("cpu-solutions", "authoring/lab-release")};
     command.insert(command.end(), args.begin(), args.end());
     return kit.run(command);
 }

@@ -50,7 +50,7 @@ int run(const Kit& kit, bool all_cases, const std::string& seed)
     if (!cpu) {
         Phase phase("timing the rungs");
         const std::string log = kit.tree(preset) + "/bench.log";
-        bench_status = run_logged({kit.tool(preset, "common/tools/lab-bench"), "--tsv", bench}, log, [&](const std::string& line) {
+        bench_status = run_logged({kit.tool(preset, "authoring/lab-bench"), "--tsv", bench}, log, [&](const std::string& line) {
             if (line.rfind("timing ", 0) == 0) phase.update(line.substr(0, line.find(" ...")));
         });
         stop_if_interrupted("no results of this run are kept");

@@ -222,7 +222,7 @@ int selftest(const Kit& kit, const std::string& only, const std::string& seed, b
         if (!sample.empty())
             say("(the reference solutions' larger cases: one of each shape, seed " + sample + "; ./lab run --all-cases runs them all)");
         kit_tests(kit, "cpu-solutions", all);
-        generator = kit.tool("cpu-solutions", "grader/lab-generate");
+        generator = kit.tool("cpu-solutions", "authoring/lab-generate");
     }
     // Without a GPU the CUDA tree can only be built (its kernels' files are compiled with nvcc in
     // build/cpu-solutions already): the second build of the kit that takes, on 2 cores, a third of
@@ -247,7 +247,7 @@ int selftest(const Kit& kit, const std::string& only, const std::string& seed, b
             }
             kit.build_with_progress("cuda-solutions", gpu_targets());
         }
-        if (generator.empty()) generator = kit.tool("cuda-solutions", "grader/lab-generate");
+        if (generator.empty()) generator = kit.tool("cuda-solutions", "authoring/lab-generate");
     }
     if (generator.empty() || !fs::exists(generator)) kit.build_with_progress(cpu ? "cpu-solutions" : "cuda-solutions", {"lab-generate"});
     {

@@ -2,7 +2,7 @@
 """Draws the row-shape sweep (lab-bench --full --sweep-csv) as each row kernel's share of the
 ceiling against the matrix's shape: the rung's reference solid, the cub::BlockReduce kernel dashed.
 
-    python3 grader/plot_rows.py rows_sweep.csv rows_sweep.png
+    python3 authoring/plot_rows.py rows_sweep.csv rows_sweep.png
 """
 import csv
 import sys

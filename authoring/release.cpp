@@ -71,13 +71,14 @@ bool withheld(const std::string& path)
 {
     // Of grader/, a release keeps the summary table of ./lab test and the runner and checker that
     // ./lab replay builds; never the hidden cases, the rubric, the corpus or the instructor's tools.
+    // Of authoring/, only the benchmark (./lab bench NN) and its CMakeLists.txt.
     static const std::vector<std::string> prefixes = {"solutions/", "grader/corpus/", "grader/batch/", "grader/ci/", "grader/tests/",
-                                                      "grader/schemas/", "grader/skeleton.", "tests/kit/", "tests/emulator/",
+                                                      "grader/schemas/", "authoring/skeleton.", "tests/kit/", "tests/emulator/",
                                                       "tests/constructs/", ".ci/"};
     static const std::set<std::string> files = {"tests/mutants.json", "README.md", "grader/README.md",
-                                                "grader/hidden_cases.json", "grader/rubric.toml", "grader/generate.cpp",
-                                                "grader/release.cpp", "grader/corpus_check.cpp",
-                                                "grader/plot_bench.py", "grader/plot_rows.py"};
+                                                "grader/hidden_cases.json", "grader/rubric.toml", "grader/corpus_check.cpp",
+                                                "authoring/README.md", "authoring/generate.cpp", "authoring/release.cpp",
+                                                "authoring/plot_bench.py", "authoring/plot_rows.py"};
     if (files.count(path)) return true;
     for (const std::string& p : prefixes)
         if (path.rfind(p, 0) == 0) return true;

@@ -1,0 +1,46 @@
+// Kit tool (lab-bench, bench.cpp): what the benchmark measured, and its reports (bench_report.cpp):
+// the CSV the plots read, and the Markdown tables handouts/benchmark/GPU/results.md holds.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "lab/cases.hpp"
+#include "lab/device.hpp"
+#include "lab/speed_plan.hpp"
+
+namespace lab_bench {
+
+// One kernel at one size.
+struct Row {
+    std::string kernel;  // a rung id, "cub", or "cpu"; the row rung's "12_real_kernels/softmax"
+    std::string size;    // "2^24" or "509.6 MB ints"; the row rung's "4096x4096"
+    lab::Dtype dtype = lab::Dtype::f32;
+    std::size_t n = 0;
+    double ms = 0, min_ms = 0, gbps = 0;
+    std::size_t launches = 0;
+    double bytes = 0;    // what the kernel must move at least: its input once (and a row rung's output)
+    double ceiling = 0;  // the in-run ceiling for that kind of traffic, GB/s (a row kernel's: over as many bytes)
+    unsigned block = 0;  // a row kernel's block; 0 for the rest
+};
+
+struct Size {
+    std::string label;
+    lab::Dtype dtype;
+    std::size_t n;
+};
+
+// `value` printed with a printf pattern ("%.1f").
+std::string format(const char* pattern, double value);
+// The row of `kernel` at `size`; nullptr when there is none.
+const Row* find(const std::vector<Row>& rows, const std::string& kernel, const std::string& size);
+
+// The row-shape sweep as a table: a line per kernel, a column per shape.
+std::string sweep_markdown(const std::vector<Row>& sweep);
+void write_csv(const std::string& path, const std::vector<Row>& rows, const lab::DeviceStatus& device);
+// The report: bandwidth of every kernel at every size, then the details the README quotes.
+std::string markdown(const std::vector<Row>& rows, const std::vector<Size>& sizes, const lab::DeviceStatus& device,
+                     const lab::Ceiling& ceiling);
+
+}  // namespace lab_bench
