@@ -15,6 +15,7 @@
 
 #include "lab/cuda.hpp"
 #include "lab/exit_status.hpp"
+#include "suite.hpp"
 
 namespace {
 
@@ -66,6 +67,7 @@ int main(int argc, char** argv)
     lab::cpu::echo_errors(false);  // every error reaches the test's own message
 #endif
     testing::InitGoogleTest(&argc, argv);
+    lab::testing::register_rung_tests();
     if (const char* results = std::getenv("LAB_RESULTS"); results && *results)
         testing::UnitTest::GetInstance()->listeners().Append(new ResultsFile(results));
     return RUN_ALL_TESTS();
