@@ -183,14 +183,18 @@ void report_deferred_errors()
     if (!errors.empty()) ADD_FAILURE() << "freeing the case's device memory reported an error:\n" << errors;
 }
 
-// One catalogue case: launch the rung's kernel once, check every output slot.
-class KernelTest : public ::testing::Test {
-public:
-    explicit KernelTest(Case c) : c_(std::move(c)) {}
-
+// A test that runs the rung's kernel: the to-do list and the GPU checked before it, the errors that
+// freeing device memory deferred reported after it.
+class KernelRun : public ::testing::Test {
 protected:
     void SetUp() override { require_ready_to_run_kernels(); }
     void TearDown() override { report_deferred_errors(); }
+};
+
+// One catalogue case: launch the rung's kernel once, check every output slot.
+class KernelTest : public KernelRun {
+public:
+    explicit KernelTest(Case c) : c_(std::move(c)) {}
 
 private:
     void TestBody() override
@@ -202,13 +206,9 @@ private:
 
 // Ratios measured in this run, never absolute times: the rung against the kit's own baseline kernel
 // (never the student's code) and this GPU's bandwidth, every timed answer checked (lab/speed.hpp).
-class SpeedTest : public ::testing::Test {
+class SpeedTest : public KernelRun {
 public:
     explicit SpeedTest(SpeedCase s) : param_(std::move(s)) {}
-
-protected:
-    void SetUp() override { require_ready_to_run_kernels(); }
-    void TearDown() override { report_deferred_errors(); }
 
 private:
     void TestBody() override;
