@@ -51,6 +51,21 @@ std::string fixture_of(Op op)
     return name;
 }
 
+TestName kernel_test_name(const RungInfo& rung, Op op, const Case& c)
+{
+    return {rung.test_prefix() + "/" + fixture_of(op), "MatchesReference/" + c.name};
+}
+
+TestName launcher_test_name(const RungInfo& rung, unsigned block)
+{
+    return {rung.test_prefix() + "/Launcher", "RejectsBlockSize/b" + std::to_string(block)};
+}
+
+TestName speed_test_name(const RungInfo& rung, const SpeedCase& s)
+{
+    return {rung.test_prefix() + "/Speed", "FastEnough/" + s.name()};
+}
+
 std::size_t device_bytes(const Case& c)
 {
     const std::size_t element = 4;  // int and float alike
@@ -66,7 +81,7 @@ std::vector<PlannedTest> planned_tests(const RungInfo& rung, bool racecheck)
     for (Op op : kAllOps)
         for (const Case& c : rung_cases(rung, op)) {
             PlannedTest t;
-            t.name = t.runs = prefix + fixture_of(op) + ".MatchesReference/" + c.name;
+            t.name = t.runs = kernel_test_name(rung, op, c).full();
             t.gpu_only = c.gpu_only;
             t.device_bytes = c.gpu_only ? device_bytes(c) : 0;
             t.group = c.group;
@@ -79,13 +94,13 @@ std::vector<PlannedTest> planned_tests(const RungInfo& rung, bool racecheck)
         }
     for (unsigned block : rejected_block_sizes(rung)) {
         PlannedTest t;
-        t.name = t.runs = prefix + "Launcher.RejectsBlockSize/b" + std::to_string(block);
+        t.name = t.runs = launcher_test_name(rung, block).full();
         t.kind = TestKind::launcher;
         tests.push_back(t);
     }
     for (const SpeedCase& s : speed_cases(rung)) {
         PlannedTest t;
-        t.name = t.runs = prefix + "Speed.FastEnough/" + s.name();
+        t.name = t.runs = speed_test_name(rung, s).full();
         t.kind = TestKind::speed;
         t.gpu_only = true;
         tests.push_back(t);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <optional>
 
@@ -304,21 +305,18 @@ private:
 
 void register_rung_tests()
 {
-    or_exit([] {
+    // Under the plan's names (lab/suite_plan.hpp), in its order (planned_tests).
+    const auto add = [](const TestName& name, std::function<::testing::Test*()> make) {
+        ::testing::RegisterTest(name.suite.c_str(), name.test.c_str(), nullptr, nullptr, __FILE__, __LINE__, std::move(make));
+    };
+    or_exit([&] {
         const RungInfo& rung = this_rung();
-        const std::string prefix = rung.test_prefix() + "/";
-        // In the plan's order (lab/suite_plan.hpp: planned_tests), under its names.
         for (Op op : kAllOps)
             for (const Case& c : rung_cases(rung, op))
-                ::testing::RegisterTest((prefix + fixture_of(op)).c_str(), ("MatchesReference/" + c.name).c_str(), nullptr,
-                                        nullptr, __FILE__, __LINE__, [c]() -> ::testing::Test* { return new KernelTest(c); });
+                add(kernel_test_name(rung, op, c), [c] { return new KernelTest(c); });
         for (unsigned block : rejected_block_sizes(rung))
-            ::testing::RegisterTest((prefix + "Launcher").c_str(), ("RejectsBlockSize/b" + std::to_string(block)).c_str(),
-                                    nullptr, nullptr, __FILE__, __LINE__,
-                                    [block]() -> ::testing::Test* { return new LauncherTest(block); });
-        for (const SpeedCase& s : speed_cases(rung))
-            ::testing::RegisterTest((prefix + "Speed").c_str(), ("FastEnough/" + s.name()).c_str(), nullptr, nullptr,
-                                    __FILE__, __LINE__, [s]() -> ::testing::Test* { return new SpeedTest(s); });
+            add(launcher_test_name(rung, block), [block] { return new LauncherTest(block); });
+        for (const SpeedCase& s : speed_cases(rung)) add(speed_test_name(rung, s), [s] { return new SpeedTest(s); });
         return 0;
     });
 }

@@ -68,6 +68,17 @@ std::vector<SpeedCase> speed_cases(const RungInfo& rung);
 // "Sum", "Max", ..., "SoftmaxOnline": the fixture a case of this operator runs in.
 std::string fixture_of(Op op);
 
+// A test's name as gtest registers it, a suite and a test joined by a dot:
+// "Ex03/Sum" and "MatchesReference/float_n1025_b256". The plan and the suites (tests/support)
+// both name tests with these.
+struct TestName {
+    std::string suite, test;
+    std::string full() const { return suite + "." + test; }
+};
+TestName kernel_test_name(const RungInfo& rung, Op op, const Case& c);
+TestName launcher_test_name(const RungInfo& rung, unsigned block);
+TestName speed_test_name(const RungInfo& rung, const SpeedCase& s);
+
 // Device memory a kernel case needs: its input with the canaries, and room to spare.
 std::size_t device_bytes(const Case& c);
 
