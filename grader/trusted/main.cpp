@@ -114,7 +114,7 @@ std::string check_device_in_sandbox(std::string& seen)
     const std::string expected = outside.emulated ? "the CPU backend" : outside.name;
     if (status == 0 && seen == expected) return "";
     // The sandbox's own complaint (bubblewrap's, or the unshare fallback's script's) is no fault of CUDA.
-    if (seen.rfind("bwrap: ", 0) == 0 || seen.rfind("lab sandbox (unshare): ", 0) == 0)
+    if (sandbox_not_made(seen))
         return "the sandbox (" + isolation().name + ") could not be made: " + seen + " (exit " + std::to_string(status) +
                "); run `lab-grade sandbox` to see how it is made here";
     return "inside the sandbox (" + isolation().name + ") the device is \"" + seen + "\" (exit " + std::to_string(status) +

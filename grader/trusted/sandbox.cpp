@@ -214,8 +214,7 @@ Layout layout_of(const SandboxSpec& spec)
             l.hidden_files.push_back(path);
         }
     }
-    for (const auto& path : wholesale)
-        if (fs::is_directory(path, error)) l.hidden_dirs.push_back(path);
+    l.hidden_dirs.insert(l.hidden_dirs.end(), wholesale.begin(), wholesale.end());
     // What lies in a hidden folder is hidden with it (and has no mount point left to cover), unless
     // something between them is seen again (the build tree in a folder hidden whole).
     const auto seen_again_between = [&](const std::string& p, const std::string& d) {
@@ -298,6 +297,9 @@ std::string shell_quoted(const std::string& text)
     return q + "'";
 }
 
+// How the unshare fallback's script begins a line saying why it could not make the sandbox.
+constexpr const char* kUnshareComplaint = "lab sandbox (unshare): ";
+
 // The same sandbox made without bubblewrap: `unshare` gives new mount, network, IPC, host-name and
 // process namespaces, a script makes the mounts, and `setpriv` drops every capability before the
 // command runs, so that it can undo none of them (and, with no network namespace of its own to
@@ -362,7 +364,7 @@ std::vector<std::string> unshare_command(const std::vector<std::string>& command
     }
     if (stage.empty()) stage = "/mnt";
     std::ostringstream s;
-    s << "fail() { echo \"lab sandbox (unshare): $*\" >&2; exit 126; }\n"
+    s << "fail() { echo \"" << kUnshareComplaint << "$*\" >&2; exit 126; }\n"
       << "mount --make-rprivate / || fail 'cannot make the mounts private'\n"
       << "mount -t tmpfs lab-stage " << shell_quoted(stage) << " || fail 'cannot make the staging folder'\n";
     for (std::size_t k = 0; k < keeps.size(); ++k) {
@@ -543,6 +545,11 @@ lab::process::Options Sandbox::options(const std::string& log, bool append) cons
 std::string Sandbox::limit_reached() const
 {
     return cgroup_->limit_reached();
+}
+
+bool sandbox_not_made(const std::string& line)
+{
+    return line.rfind("bwrap: ", 0) == 0 || line.rfind(kUnshareComplaint, 0) == 0;
 }
 
 std::string isolation_summary(const SandboxLimits& limits)

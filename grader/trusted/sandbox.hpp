@@ -71,6 +71,10 @@ private:
     std::unique_ptr<Cgroup> cgroup_;
 };
 
+// Whether a line of a sandboxed run's output is the sandbox's own complaint that it could not be
+// made (bubblewrap's, or the unshare fallback's script's) rather than the program's.
+bool sandbox_not_made(const std::string& line);
+
 // The sentence every report gives: which isolation, what it hides, which limits hold.
 std::string isolation_summary(const SandboxLimits& limits);
 
