@@ -102,7 +102,7 @@ std::string student_readme(const lab::Registry& registry)
         << "through CTest once they are built.\n\n"
         << "Both set up what they need on a fresh Debian or Ubuntu machine (as root they install the missing\n"
         << "packages; otherwise they print the `apt-get install` line). Without a GPU every kernel runs on the kit's\n"
-        << "CPU backend (`common/CPU_BACKEND.md`), which also catches what a GPU would get silently wrong.\n\n"
+        << "CPU backend (`cpu_backend/CPU_BACKEND.md`), which also catches what a GPU would get silently wrong.\n\n"
         << "While a rung's TODO lines are there, its tests list them instead of running your kernel: replace each\n"
         << "stub with your code and delete the TODO line. A failing case names the input (`float_n1025_b256`), the first\n"
         << "wrong block, what was expected and what came back, the likely cause and the TODO it points to, and the\n"

@@ -35,7 +35,7 @@ RungRun run_rung(const Kit& kit, const std::string& preset, const RungInfo& rung
     r.junit = kit.tree(preset) + "/" + batch.tag + "_" + rung.id + ".xml";
     r.log = kit.tree(preset) + "/" + batch.tag + "_" + rung.id + ".log";
     fs::remove(r.junit);  // a result from an earlier run is never read as this one's
-    std::vector<std::string> command{kit.tool(preset, "common/lab-case"), "batch", "--rung", rung.id, "--exe",
+    std::vector<std::string> command{kit.tool(preset, "judge/lab-case"), "batch", "--rung", rung.id, "--exe",
                                      kit.tool(preset, "tests/" + batch.program + rung.id), "--backend",
                                      kit.is_cpu(preset) ? "cpu" : "cuda", "--junit", r.junit, "--progress-lines"};
     if (!batch.sample.empty()) command.insert(command.end(), {"--sample", batch.sample});
@@ -80,7 +80,7 @@ std::vector<RungRun> run_rungs(const Kit& kit, const std::string& preset, const 
 
 std::string programs_fingerprint(const Kit& kit, const std::string& preset)
 {
-    std::vector<std::string> files{kit.tool(preset, "common/lab-case"), kit.root + "/rungs.json",
+    std::vector<std::string> files{kit.tool(preset, "judge/lab-case"), kit.root + "/rungs.json",
                                    kit.root + "/tests/cases.json", kit.root + "/tests/speed.json"};
     for (const RungInfo& rung : Registry::kit().rungs()) files.push_back(kit.tool(preset, "tests/test_" + rung.id));
     std::string each;  // "FILE HASH" lines: FNV-1a 64 of each file's bytes, as ./lab check stamps a file

@@ -34,7 +34,7 @@ int bench_rung(const Kit& kit, const std::string& key)
     // come from.
     int status = 0;
     for (const SpeedCase& s : speed)
-        status |= kit.run({kit.tool(preset, "common/lab-case"), "check", "--rung", rung.id, "--exe",
+        status |= kit.run({kit.tool(preset, "judge/lab-case"), "check", "--rung", rung.id, "--exe",
                            kit.tool(preset, "tests/" + test), "--backend", "cuda", "--case", s.name()});
     return status;
 }

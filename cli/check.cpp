@@ -20,7 +20,7 @@ int check_rung(const Kit& kit, const RungInfo& rung, const std::string& case_nam
     const std::string test = "test_" + rung.id;
     kit.build_quietly(preset, {"lab-case", test}, kit.tree(preset) + "/build-" + rung.id + ".log");
     std::filesystem::create_directories(std::filesystem::path(progress_file(kit, rung)).parent_path());
-    std::vector<std::string> command{kit.tool(preset, "common/lab-case"), "check", "--rung", rung.id, "--exe",
+    std::vector<std::string> command{kit.tool(preset, "judge/lab-case"), "check", "--rung", rung.id, "--exe",
                                      kit.tool(preset, "tests/" + test), "--backend", kit.is_cpu(preset) ? "cpu" : "cuda"};
     if (!case_name.empty()) command.insert(command.end(), {"--case", case_name});
     else command.insert(command.end(), {"--progress", progress_file(kit, rung), "--stamp", stamp_of(exercise_file(kit, rung))});

@@ -1,6 +1,6 @@
 // ./lab explain [NN] [--n N] [--block B] [--json FILE]: why a kernel is slow, measured on the
 // student's own code. Runs the student's exercises/NN_name.cu once on the CPU backend with every
-// memory access measured (lab/cpu/explain.hpp; the programs are lab-explain-NN, common/tools),
+// memory access measured (lab/cpu/explain.hpp; the programs are lab-explain-NN, harness/explain),
 // and beside it the rung's reference and the previous rung's reference where the kit has them:
 // active lanes per warp instruction, warps at work, shared-memory wavefronts per request (bank
 // conflicts), device-memory sectors per request and bytes, barriers and warp calls; step by step
@@ -41,7 +41,7 @@ Measured measure(const Kit& kit, const std::string& who, const std::string& prog
     const std::string out = kit.tree(kPreset) + "/explain/" + fs::path(program).filename().string() + ".json";
     fs::create_directories(fs::path(out).parent_path());
     fs::remove(out);
-    std::vector<std::string> command{kit.tool(kPreset, "common/tools/" + program), "--json", out};
+    std::vector<std::string> command{kit.tool(kPreset, "harness/explain/" + program), "--json", out};
     command.insert(command.end(), args.begin(), args.end());
     process::Options options;
     options.output = out + ".log";
@@ -224,7 +224,7 @@ std::string find_ncu()
 
 // On a machine with a GPU: each measured kernel launched once more on the GPU (lab-explain-NN of
 // the CUDA tree, the grid the model measured) under Nsight Compute, its counters
-// (common/explain_counters.json) kept in the measurement's "gpu" and printed beside the model's.
+// (harness/explain/explain_counters.json) kept in the measurement's "gpu" and printed beside the model's.
 // Says in one line, and carries on, where ncu is missing or its counters are denied.
 void measure_on_gpu(const Kit& kit, const RungInfo& rung, std::vector<Measured>& measured,
                     const std::vector<std::string>& programs, const std::vector<std::string>& args)
@@ -238,7 +238,7 @@ void measure_on_gpu(const Kit& kit, const RungInfo& rung, std::vector<Measured>&
         return;
     }
     kit.build_quietly(preset, programs, kit.tree(preset) + "/build-explain-" + rung.id + ".log");
-    const json metrics = json::parse(read_file(kit.root + "/common/explain_counters.json")).at("metrics");
+    const json metrics = json::parse(read_file(kit.root + "/harness/explain/explain_counters.json")).at("metrics");
     std::string list;
     for (const auto& [name, names] : metrics.items())
         for (const auto& m : names) list += (list.empty() ? "" : ",") + m.get<std::string>();
@@ -246,7 +246,7 @@ void measure_on_gpu(const Kit& kit, const RungInfo& rung, std::vector<Measured>&
         const std::string out = kit.tree(preset) + "/explain/" + programs[k] + ".ncu.txt";
         fs::create_directories(fs::path(out).parent_path());
         std::vector<std::string> command{ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
-                                         "--metrics", list, kit.tool(preset, "common/tools/" + programs[k])};
+                                         "--metrics", list, kit.tool(preset, "harness/explain/" + programs[k])};
         command.insert(command.end(), args.begin(), args.end());
         if (rung.grid == GridPolicy::sm_count) command.insert(command.end(), {"--grid", measured[k].data.at("grid").dump()});
         command.insert(command.end(), {"--json", out + ".json"});
@@ -384,7 +384,7 @@ int explain(const Kit& kit, const std::string& key, const std::string& n, const 
                 d.value("variant", "").empty() ? (d.at("grid").dump() + " blocks").c_str()
                                                : ("scheme " + d.value("variant", "")).c_str(),
                 d.value("op", "").c_str());
-    std::printf("The kit's model of a GPU from every load and store of your code (common/CPU_BACKEND.md, \"Measuring a kernel\"),\n"
+    std::printf("The kit's model of a GPU from every load and store of your code (cpu_backend/CPU_BACKEND.md, \"Measuring a kernel\"),\n"
                 "not a GPU's counters. Memory instructions only; a thread's local variables are registers.\n\n");
     std::printf("  %-66s", "");
     for (const Measured& m : measured) std::printf(" %16s", m.who.c_str());
@@ -407,7 +407,7 @@ int explain(const Kit& kit, const std::string& key, const std::string& n, const 
         std::printf("\nYour kernel stopped with an error: %s. The numbers are what it did until then; ./lab check %s says more.\n",
                     d.value("error", "").c_str(), rung->number.c_str());
     if (!html_out.empty()) {
-        std::vector<std::string> command{kit.tool(kPreset, "common/tools/lab-explain-" + rung->id), "--page", html_out};
+        std::vector<std::string> command{kit.tool(kPreset, "harness/explain/lab-explain-" + rung->id), "--page", html_out};
         for (const Measured& m : measured) command.push_back(m.who + "=" + m.file);
         process::Options options;
         options.output = kit.tree(kPreset) + "/explain/page.log";

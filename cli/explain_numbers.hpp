@@ -37,7 +37,7 @@ std::vector<std::string> gaps(const Measured& yours, const Measured& reference,
                               const std::function<std::string(Kind)>& worst_line_of);
 
 // Nsight Compute on a GPU (./lab explain with a GPU): `ncu --csv --page raw --print-units base`'s
-// output, its rows of kernels added up by the names of common/explain_counters.json's "metrics" (a
+// output, its rows of kernels added up by the names of harness/explain/explain_counters.json's "metrics" (a
 // name -> the metrics it sums). Throws std::runtime_error where a metric's column is missing; an
 // empty object where the output has no kernel rows.
 nlohmann::json ncu_counters(const std::string& output, const nlohmann::json& metrics);

@@ -2,7 +2,7 @@
 # something is missing.
 #   LAB_BACKEND=cuda  kernels are compiled by nvcc and run on the GPU
 #   LAB_BACKEND=cpu   the same kernel sources are compiled by the host compiler and run by the
-#                     kit's emulator (common/src/cpu), so every kernel case runs without a GPU
+#                     kit's emulator (cpu_backend/src), so every kernel case runs without a GPU
 #   LAB_BACKEND=auto  cuda when this machine has an NVIDIA GPU and nvcc, cpu otherwise
 set(LAB_BACKEND "auto" CACHE STRING "cuda, cpu, or auto (cuda when a GPU and nvcc are present)")
 set_property(CACHE LAB_BACKEND PROPERTY STRINGS auto cuda cpu)

@@ -18,13 +18,13 @@ function(lab_rung_field out id field)
 endfunction()
 
 # lab_rung_definitions(<out> <id> <kernel's rung> <file compiled> <kernel file>): the definitions
-# common/src/rung_glue.cu reads (its header says what each means).
+# harness/src/rung_glue.cu reads (its header says what each means).
 function(lab_rung_definitions out id kernel_rung compiled source)
   string(SUBSTRING ${kernel_rung} 0 2 number)
   lab_rung_field(form ${kernel_rung} form)
   string(TOUPPER "${form}" form)
   set(definitions LAB_RUNG_SOURCE="${compiled}" LAB_RUNG_ORIGINAL="${source}" LAB_RUNG_ID="${id}"
-      LAB_RUNG_NS=ex${number} LAB_FORM_${form})
+      LAB_RUNG_NS=ex${number} LAB_FORM_${form})  # ex03: RungInfo::kernel_namespace()
   # A driver rung's schemes, one definition each: LAB_RUNG_SCHEME_0=multipass, ...
   list(FIND LAB_RUNG_IDS ${kernel_rung} index)
   string(JSON schemes ERROR_VARIABLE none LENGTH "${LAB_REGISTRY_JSON}" rungs ${index} variants)
@@ -40,9 +40,9 @@ endfunction()
 
 # lab_add_rung_kernel(<target> <id> <kernel file> [<kernel's rung>]): an object library holding
 # rung <id>'s kernel from <kernel file> (exercises/, solutions/, or a planted mistake), bound to the
-# kit's entry shape by common/src/rung_glue.cu. When the file holds another rung's kernel, <kernel's
+# kit's entry shape by harness/src/rung_glue.cu. When the file holds another rung's kernel, <kernel's
 # rung> names it: its form and namespace are used, and <id>'s plan and tests. On the CPU backend the
-# file first goes through lab-cpu-rewrite (common/tools/cpu_rewrite.cpp).
+# file first goes through lab-cpu-rewrite (cpu_backend/src/cpu_rewrite.cpp).
 function(lab_add_rung_kernel target id source)
   set(kernel_rung ${id})
   if(ARGC GREATER 3)
@@ -52,7 +52,7 @@ function(lab_add_rung_kernel target id source)
     message(FATAL_ERROR "rungs.json lists ${id}, but ${source} does not exist")
   endif()
   if(LAB_ACTIVE_BACKEND STREQUAL "cuda")
-    add_library(${target} OBJECT "${PROJECT_SOURCE_DIR}/common/src/rung_glue.cu")
+    add_library(${target} OBJECT "${PROJECT_SOURCE_DIR}/harness/src/rung_glue.cu")
     set(compiled "${source}")
     # Line numbers in the kernels for compute-sanitizer and cuda-gdb (no effect on speed), and
     # constexpr standard functions (std::numeric_limits) usable in device code.
@@ -60,7 +60,7 @@ function(lab_add_rung_kernel target id source)
   else()
     set(compiled "${CMAKE_BINARY_DIR}/cpu_sources/${target}.cu")
     lab_cpu_rewrite("${source}" "${compiled}")
-    add_library(${target} OBJECT "${PROJECT_SOURCE_DIR}/common/src/cpu/rung_glue.cpp" "${compiled}")
+    add_library(${target} OBJECT "${PROJECT_SOURCE_DIR}/harness/src/rung_glue_cpu.cpp" "${compiled}")
     set_source_files_properties("${compiled}" PROPERTIES HEADER_FILE_ONLY ON)
   endif()
   lab_rung_definitions(definitions ${id} ${kernel_rung} "${compiled}" "${source}")
@@ -70,16 +70,16 @@ endfunction()
 
 # lab_add_explain_program(<target> <id> <kernel file>): on the CPU backend, the program that runs rung
 # <id>'s kernel from <kernel file> once with every load and store measured (./lab explain;
-# common/CPU_BACKEND.md, "Measuring a kernel"): the kernel compiled with GCC's thread-sanitizer
-# instrumentation, each load, store and atomic a call that common/src/cpu/explain_hooks.cpp answers
-# (no sanitizer runtime), linked with common/tools/explain.cpp.
+# cpu_backend/CPU_BACKEND.md, "Measuring a kernel"): the kernel compiled with GCC's thread-sanitizer
+# instrumentation, each load, store and atomic a call that cpu_backend/src/explain_hooks.cpp answers
+# (no sanitizer runtime), linked with harness/explain/explain.cpp.
 function(lab_add_explain_program target id source)
   string(REPLACE "-" "_" kernel "${target}_kernel")
   lab_add_rung_kernel(${kernel} ${id} "${source}")
   target_compile_options(${kernel} PRIVATE -fsanitize=thread --param=tsan-instrument-func-entry-exit=0)
   # The program's main is the same for every rung (it finds its rung at run time): compiled once.
   if(NOT TARGET lab_explain_main)
-    add_library(lab_explain_main OBJECT "${PROJECT_SOURCE_DIR}/common/tools/explain.cpp")
+    add_library(lab_explain_main OBJECT "${PROJECT_SOURCE_DIR}/harness/explain/explain.cpp")
     target_link_libraries(lab_explain_main PRIVATE lab_device)
   endif()
   add_executable(${target} $<TARGET_OBJECTS:lab_explain_main>)
@@ -93,8 +93,9 @@ function(lab_nvcc_command out id source object)
   lab_rung_definitions(definitions ${id} ${id} "${source}" "${source}")
   list(TRANSFORM definitions PREPEND "-D")
   set(${out} "${LAB_NVCC}" -std=c++17 --expt-relaxed-constexpr ${LAB_NVCC_GENCODE}
-      "-I${PROJECT_SOURCE_DIR}/common/include" ${definitions}
-      -MD -MF "${object}.d" -x cu -c "${PROJECT_SOURCE_DIR}/common/src/rung_glue.cu" -o "${object}" PARENT_SCOPE)
+      "-I${PROJECT_SOURCE_DIR}/kit/include" "-I${PROJECT_SOURCE_DIR}/harness/include"
+      "-I${PROJECT_SOURCE_DIR}/cpu_backend/include" ${definitions}
+      -MD -MF "${object}.d" -x cu -c "${PROJECT_SOURCE_DIR}/harness/src/rung_glue.cu" -o "${object}" PARENT_SCOPE)
 endfunction()
 
 # lab_nvcc_check(<target> <id> <kernel file> [<keep dir>]): on the CPU backend with LAB_NVCC_CHECKED,
@@ -111,7 +112,7 @@ function(lab_nvcc_check target id source)
   endif()
   add_custom_command(OUTPUT "${object}"
     COMMAND ${command}
-    DEPENDS "${source}" "${PROJECT_SOURCE_DIR}/common/src/rung_glue.cu"
+    DEPENDS "${source}" "${PROJECT_SOURCE_DIR}/harness/src/rung_glue.cu"
     DEPFILE "${object}.d"
     COMMENT "Compiling ${source} with nvcc as a GPU build would"
     VERBATIM)
@@ -148,7 +149,7 @@ endfunction()
 # lab_add_rung_tests(<test program target> <rung id>): declares the rung's tests to ctest. The list
 # comes from the kit's plan (lab-case ctest: the registry, the catalogue and the speed plan), never
 # from the program, which holds the student's code; every test runs through lab-case, which judges
-# it (common/tools/case_runner.cpp).
+# it (judge/case_runner.cpp).
 function(lab_add_rung_tests target id)
   set(list_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake")
   set(sanitizer "")

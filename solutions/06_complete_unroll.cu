@@ -3,7 +3,7 @@
 // `if (kBlockSize >= ...)` below is settled by the compiler: the steps a block size does not need
 // vanish, and no loop, counter or loop test is left. The shared array shrinks to the block's own
 // size. The kit picks the instantiation that matches the launch's block size (one dispatcher for
-// every rung: lab::with_block_size in common/include/lab/dispatch.hpp).
+// every rung: lab::with_block_size in harness/include/lab/dispatch.hpp).
 // Preconditions: blockDim.x == kBlockSize, a power of two from 64 to 1024; one block per
 // 2 * kBlockSize elements.
 #include "lab/kernel.hpp"

@@ -202,9 +202,9 @@ TEST(Integrity, ReadsTheFilesOwnLinesAfterPreprocessing)
     compiled.student_file = "/build/grading/submission/07_coarsening.cu";
     compiled.shown_as = "exercises/07_coarsening.cu";
     const std::string text =
-        "# 1 \"/kit/common/src/rung_glue.cu\"\n"
+        "# 1 \"/kit/harness/src/rung_glue.cu\"\n"
         "# 1 \"/usr/local/cuda/include/cuda_runtime.h\" 1\n"
-        "# 2 \"/kit/common/src/rung_glue.cu\" 2\n"
+        "# 2 \"/kit/harness/src/rung_glue.cu\" 2\n"
         "int atomicAdd_is_fine_here;\n"
         "# 1 \"/build/grading/submission/07_coarsening.cu\" 1\n"
         "\n"
@@ -310,19 +310,19 @@ TEST(Integrity, IncludesAndRuntimeCallsOfTheFilesOwnLines)
     CompiledRung compiled;
     compiled.student_file = "/build/grading/submission/10_any_length.cu";
     compiled.shown_as = "exercises/10_any_length.cu";
-    compiled.include_roots = {"/kit/common/include"};
+    compiled.include_roots = {"/kit/kit/include", "/kit/harness/include", "/kit/cpu_backend/include"};
     compiled.runtime_calls = {"cudaMalloc", "cudaFree", "cudaMemsetAsync", "cudaMemcpyAsync"};
     const auto found = [&](const std::string& own) {
-        const std::string text = "# 1 \"/kit/common/src/rung_glue.cu\"\n"
+        const std::string text = "# 1 \"/kit/harness/src/rung_glue.cu\"\n"
                                  "# 1 \"/usr/local/cuda/include/cuda_runtime.h\" 1\n"
-                                 "# 2 \"/kit/common/src/rung_glue.cu\" 2\n"
+                                 "# 2 \"/kit/harness/src/rung_glue.cu\" 2\n"
                                  "# 1 \"/build/grading/submission/10_any_length.cu\" 1\n" + own;
         std::vector<std::string> said;
         for (const Finding& f : check_preprocessed(rung, text, compiled)) said.push_back(f.where + " [" + f.rule + "]");
         return said;
     };
     const std::vector<std::string> none;
-    EXPECT_EQ(found("# 1 \"/kit/common/include/lab/kernel.hpp\" 1\nint k;\n"
+    EXPECT_EQ(found("# 1 \"/kit/harness/include/lab/kernel.hpp\" 1\nint k;\n"
                     "# 2 \"/build/grading/submission/10_any_length.cu\" 2\n"
                     "# 1 \"/usr/include/c++/12/vector\" 1 3\nint v;\n"
                     "# 3 \"/build/grading/submission/10_any_length.cu\" 2\n"
@@ -331,7 +331,7 @@ TEST(Integrity, IncludesAndRuntimeCallsOfTheFilesOwnLines)
               none);
     EXPECT_EQ(found("# 1 \"/build/cpu_sources/rung_10_any_length.cu\" 1\nint r;\n"
                     "# 2 \"/build/grading/submission/10_any_length.cu\" 2\n"
-                    "# 1 \"/kit/common/include/../../tests/mutants.json\" 1\nint m;\n"
+                    "# 1 \"/kit/harness/include/../../tests/mutants.json\" 1\nint m;\n"
                     "# 3 \"/build/grading/submission/10_any_length.cu\" 2\n"),
               (std::vector<std::string>{"exercises/10_any_length.cu:1 [source]", "exercises/10_any_length.cu:2 [source]"}));
     EXPECT_EQ(found("void f(int* d, int* s) { cudaMalloc(&d, 4); cudaMemcpyAsync(d, s, 4, cudaMemcpyDeviceToDevice); }\n"
@@ -523,7 +523,7 @@ TEST(SanitizerLog, ARunCutShortOrForgedHasNoSummary)
                         {}, kShown);
     EXPECT_FALSE(log.summary);
     // Locations outside the student's file (the kit's glue) are not theirs.
-    log = read_tool_log("========= Invalid __global__ read\n=========     at f()+0x10 in /kit/common/src/rung_glue.cu:40\n"
+    log = read_tool_log("========= Invalid __global__ read\n=========     at f()+0x10 in /kit/harness/src/rung_glue.cu:40\n"
                         "========= ERROR SUMMARY: 2 errors\n", {kSubmitted}, kShown);
     EXPECT_EQ(log.count, 2);
     EXPECT_TRUE(log.locations.empty());

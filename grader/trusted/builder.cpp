@@ -108,7 +108,7 @@ CompiledRung compiled_files(const InspectPaths& paths, const std::string& id)
     std::sort(c.ptx.begin(), c.ptx.end());
     std::sort(c.preprocessed.begin(), c.preprocessed.end());
     const std::string kit = lab::kit_root();
-    c.include_roots = {kit + "/common/include"};
+    c.include_roots = {kit + "/kit/include", kit + "/harness/include", kit + "/cpu_backend/include"};
     // What the reference calls of the CUDA runtime from its own lines (its comments aside).
     if (const auto reference = lab::try_read_file(kit + "/solutions/" + id + ".cu")) {
         static const std::regex call(R"(\b(cuda[A-Z]\w*)\s*\()");
@@ -173,13 +173,13 @@ std::map<std::string, std::string> reference_explainers(const std::string& dir, 
                                                         int jobs, std::string& why)
 {
     // A tree of the solutions builds the reference as lab-explain-ID, one of the exercises as
-    // lab-explain-reference-ID beside the exercise's (common/tools/CMakeLists.txt).
+    // lab-explain-reference-ID beside the exercise's (harness/explain/CMakeLists.txt).
     const bool exercises = lab::try_read_file(dir + "/CMakeCache.txt").value_or("").find("\nLAB_TREE:STRING=exercises\n") != std::string::npos;
     std::map<std::string, std::string> programs;
     std::vector<std::string> command{"cmake", "--build", dir, "-j", std::to_string(jobs)};
     for (const std::string& id : ids) {
         const std::string target = (exercises ? "lab-explain-reference-" : "lab-explain-") + id;
-        programs[id] = dir + "/common/tools/" + target;
+        programs[id] = dir + "/harness/explain/" + target;
         command.insert(command.end(), {"--target", target});
     }
     const std::string log = dir + "/grading/explain-reference.log";

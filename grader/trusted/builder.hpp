@@ -19,7 +19,7 @@ struct Built {
     // file compiled, even where the runner did not link).
     std::map<std::string, CompiledRung> compiled;
     // rung id -> the file's explain program (the kernel built for the CPU backend with every load and
-    // store counted, common/tools/explain.cpp), where one was asked for and built.
+    // store counted, harness/explain/explain.cpp), where one was asked for and built.
     std::map<std::string, std::string> explainers;
 };
 

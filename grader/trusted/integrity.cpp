@@ -157,7 +157,7 @@ void check_object(const lab::RungInfo& rung, const std::string& path, const ElfO
 {
     const std::string where = shown_as + " as compiled (" + fs::path(path).filename().string() + ")";
     const auto add = [&](const std::string& rule, const std::string& what) { out.push_back({where, rule, what}); };
-    const std::string rung_ns = "ex" + rung.number;
+    const std::string rung_ns = rung.kernel_namespace();
     const bool libraries = forbids(rung, "libraries");
     // Weak definitions <new> makes inline; C names the CUDA runtime and driver own.
     static const std::regex placement(R"(operator (new|delete)(\[\])?\((unsigned long|void\*), void\*\))"),

@@ -14,7 +14,7 @@ namespace lab::grading {
 // atomicSub of the constant 1, on a 32- or 64-bit counter), must come after a fence of GPU or system
 // scope that itself comes after the thread's last store to memory other blocks can read (and after
 // its last ticket): write the partial, fence, then take the ticket, as the CPU backend demands at run
-// time (common/CPU_BACKEND.md, "Tickets"), so that a GPU grading and a CPU grading give one verdict.
+// time (cpu_backend/CPU_BACKEND.md, "Tickets"), so that a GPU grading and a CPU grading give one verdict.
 // A ticket that is itself a release at GPU scope (atom.release.gpu, atom.acq_rel.gpu) is its own
 // fence. The order is the PTX's, function by function, through calls: a helper (__noinline__) that
 // takes a ticket first thing asks every caller for the fence; one that fences or stores passes that

@@ -52,7 +52,7 @@ std::uint64_t kit_fingerprint()
         std::vector<std::string> files;
         for (const char* top : {"CMakeLists.txt", "rungs.json", "tests/cases.json", "tests/speed.json"})
             files.push_back(lab::kit_path(top));
-        for (const char* dir : {"common", "grader", "cmake"}) {
+        for (const char* dir : {"kit", "harness", "cpu_backend", "judge", "grader", "cmake"}) {
             std::error_code error;
             for (fs::recursive_directory_iterator it(lab::kit_path(dir), error), end; !error && it != end; it.increment(error))
                 if (it->is_regular_file(error) && it->path().string().find("__pycache__") == std::string::npos)

@@ -284,7 +284,7 @@ def fig_11(path):
 
 def row_share_owners(start, cols, threads):
     """Which thread holds each element of a row that starts at element `start` of a 16-byte aligned
-    matrix, as lab::RowShare (common/include/lab/kernel.hpp) shares it: the elements before the
+    matrix, as lab::RowShare (harness/include/lab/kernel.hpp) shares it: the elements before the
     first 16-byte boundary one to a thread, then groups of four, group g to thread g % threads, then
     the elements after the last whole group one to a thread."""
     head = min((4 - start % 4) % 4, cols)

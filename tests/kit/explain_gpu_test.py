@@ -8,9 +8,9 @@
                                                   Kit.ExplainAgreesWithTheGpu (CUDA tree): ncu on each
                                                   reference's launch agrees with MODEL.json
 
-TOOLS is a tree's common/tools (lab-explain-NN). Every rung's reference, rung 12 with each operator,
+TOOLS is a tree's harness/explain (lab-explain-NN). Every rung's reference, rung 12 with each operator,
 at the teaching size (n = 2^20, blocks of 256); a rung that sizes its grid to the device (07-09) runs
-on the GPU with the grid the model measured. The rules (common/explain_counters.json names the
+on the GPU with the grid the model measured. The rules (harness/explain/explain_counters.json names the
 metrics, summed over the run's kernels):
   - shared requests and wavefronts within 10%;
   - bank conflicts (the model: wavefronts beyond one per request) within 10%, give or take 2% of the
@@ -33,7 +33,7 @@ import tempfile
 from pathlib import Path
 
 KIT = Path(__file__).resolve().parents[2]
-COUNTERS = json.loads((KIT / "common" / "explain_counters.json").read_text())["metrics"]
+COUNTERS = json.loads((KIT / "harness" / "explain" / "explain_counters.json").read_text())["metrics"]
 MODEL_KEYS = ["shared_requests", "shared_wavefronts", "global_requests", "global_sectors", "global_read", "global_written"]
 
 
