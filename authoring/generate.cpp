@@ -15,9 +15,10 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <vector>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "lab/random.hpp"
 #include "lab/registry.hpp"
@@ -39,10 +40,8 @@ std::string read_or_fail(const std::string& path)
 // Returns true when `path` already holds `text`; otherwise writes it (or, when checking, reports it).
 bool sync_file(const std::string& path, const std::string& text, bool check)
 {
-    std::ifstream existing(path, std::ios::binary);
-    std::ostringstream current;
-    if (existing) current << existing.rdbuf();
-    if (existing && current.str() == text) return true;
+    const std::optional<std::string> existing = lab::try_read_file(path);
+    if (existing == text) return true;
     if (check) {
         std::cerr << "out of date: " << path << (existing ? "" : " (missing)") << '\n';
         return false;

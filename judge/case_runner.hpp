@@ -38,9 +38,8 @@ struct Options {
 enum class Status { passed, failed, skipped, left_out };
 
 // Cases of one test program that end at a time limit (the CPU backend's per-launch limit, or this
-// runner's own): once this many have, the rung's remaining cases fail at once instead of each
-// running into the same wall.
-constexpr int kHangsBeforeStopping = 3;
+// runner's own): the kit's one rule for when to stop (lab/exit_status.hpp).
+using lab::exit_status::kHangsBeforeStopping;
 
 inline std::string not_run_after_hangs(const std::string& rung, std::size_t count, const std::string& first)
 {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "lab/cases.hpp"
+#include "lab/exit_status.hpp"
 #include "lab/plan.hpp"
 #include "lab/registry.hpp"
 #include "protocol.hpp"
@@ -40,7 +41,7 @@ void side_by_side(std::size_t count, int threads, const std::function<void(std::
 
 struct Limits {
     double case_seconds = 60, rung_seconds = 600;
-    int hung_before_giving_up = 3;
+    int hung_before_giving_up = lab::exit_status::kHangsBeforeStopping;  // the kit's one rule, as lab-case's
     int check_threads = 1;  // cases checked at once, once the runner is done
     SandboxLimits runner;   // each runner's CPU time, files, processes and memory
 };

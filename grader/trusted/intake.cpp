@@ -5,11 +5,11 @@
 #include <archive_entry.h>
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 #include "lab/registry.hpp"
+#include "lab/text.hpp"
 
 namespace lab::grading {
 
@@ -117,12 +117,7 @@ Intake from_directory(const fs::path& root)
             c.refuse(path, "not a regular file");
             continue;
         }
-        c.consider(path, fs::file_size(it->path()), [&] {
-            std::ifstream in(it->path(), std::ios::binary);
-            std::stringstream text;
-            text << in.rdbuf();
-            return text.str();
-        });
+        c.consider(path, fs::file_size(it->path()), [&] { return lab::read_file(it->path().string()); });
     }
     return c.finish();
 }

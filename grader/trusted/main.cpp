@@ -16,6 +16,7 @@
 #include <map>
 #include <random>
 #include <sstream>
+#include <optional>
 #include <thread>
 
 #include "builder.hpp"
@@ -445,10 +446,8 @@ int replay(const std::string& key, const std::string& op, const std::string& inp
         return 2;
     }
     const std::string source = file.empty() ? lab::kit_path("exercises/" + rung.id + ".cu") : file;
-    std::ifstream in(source);
-    if (!in) throw std::runtime_error("cannot read " + source);
-    std::stringstream contents;
-    contents << in.rdbuf();
+    const std::optional<std::string> contents = lab::try_read_file(source);
+    if (!contents) throw std::runtime_error("cannot read " + source);
     PlannedCase p;
     p.c.op = lab::parse_op(op);
     p.c.input = lab::parse_input_kind(input);
@@ -463,7 +462,7 @@ int replay(const std::string& key, const std::string& op, const std::string& inp
                std::to_string(block) + (offset ? "_o" + std::to_string(offset) : "");
     p.c.variant = scheme;
     p.plan = lab::plan_launch(rung, n, block, device.shape, grid, scheme, cols);
-    const Built built = build_runners({{rung.id, contents.str()}}, static_cast<int>(std::thread::hardware_concurrency()));
+    const Built built = build_runners({{rung.id, *contents}}, static_cast<int>(std::thread::hardware_concurrency()));
     if (!built.runners.count(rung.id)) {
         std::cout << source << " did not build:\n" << built.logs.at(rung.id) << '\n';
         return 1;

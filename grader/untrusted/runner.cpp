@@ -26,6 +26,7 @@
 #include "lab/plan.hpp"
 #include "lab/registry.hpp"
 #include "lab/rung.hpp"
+#include "lab/text.hpp"
 #include "lab/speed.hpp"
 #include "protocol.hpp"
 
@@ -218,10 +219,7 @@ int main(int argc, char** argv)
     lab::cpu::echo_errors(false);
 #endif
     try {
-        std::ifstream file(argv[1]);
-        std::stringstream text;
-        text << file.rdbuf();
-        const Request request = parse_request(text.str());
+        const Request request = parse_request(lab::read_file(argv[1]));
         const std::string dir = argv[2];
         const lab::RungBinding& binding = lab::the_bound_rung();
         if (binding.id != request.rung) {

@@ -4,12 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "lab/registry.hpp"
 #include "lab/speed_plan.hpp"
+#include "lab/text.hpp"
 #include "lab/usage_error.hpp"
 
 namespace lab {
@@ -166,11 +167,9 @@ const SpeedPlan& SpeedPlan::kit()
 {
     static const SpeedPlan plan = [] {
         const std::string path = kit_path("tests/speed.json");
-        std::ifstream file(path);
-        if (!file) throw UsageError("cannot open the speed thresholds " + path);
-        std::stringstream text;
-        text << file.rdbuf();
-        return parse(text.str(), path);
+        const std::optional<std::string> text = try_read_file(path);
+        if (!text) throw UsageError("cannot open the speed thresholds " + path);
+        return parse(*text, path);
     }();
     return plan;
 }

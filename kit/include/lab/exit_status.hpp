@@ -11,4 +11,8 @@ constexpr int kSkipped = 77;
 // case it was on is judged as it stands, and the next case starts in a fresh process.
 constexpr int kStickyError = 86;
 
+// Cases of one rung that end at a time limit before the runner (lab-case's, or the grader's
+// checker) stops running the rest: they fail at once instead of each running into the same wall.
+constexpr int kHangsBeforeStopping = 3;
+
 }  // namespace lab::exit_status
