@@ -69,8 +69,9 @@ std::vector<std::string> tracked_files(const std::string& root, const std::strin
 // What students must not have (paths relative to the kit; a folder ends with /).
 bool withheld(const std::string& path)
 {
-    // Of grader/, a release keeps the summary table of ./lab test and the runner and checker that
-    // ./lab replay builds; never the hidden cases, the rubric, the corpus or the instructor's tools.
+    // Of grader/, a release keeps the summary table of ./lab test and lab-grade, which ./lab replay
+    // builds with the judge's runner and checker (judge/, kept whole); never the hidden cases, the
+    // rubric, the corpus or the instructor's tools.
     // Of authoring/, only the benchmark (./lab bench NN) and its CMakeLists.txt.
     static const std::vector<std::string> prefixes = {"solutions/", "grader/corpus/", "grader/batch/", "grader/ci/", "grader/tests/",
                                                       "grader/schemas/", "authoring/skeleton.", "tests/kit/", "tests/emulator/",

@@ -23,7 +23,7 @@
 #include "intake.hpp"
 #include "integrity.hpp"
 #include "builder.hpp"
-#include "checker.hpp"
+#include "judge.hpp"
 #include "lab/process.hpp"
 #include "lab/registry.hpp"
 #include "lab/inputs.hpp"
@@ -632,6 +632,50 @@ TEST(SideBySide, RunsEveryItemOnceAndHandsBackAFailureFromAnyThread)
         }
         EXPECT_GE(ran.load(), static_cast<int>(failing) + 1);
     }
+}
+
+// The judge starts a runner only as its caller's confinement says (the grader's sandbox), never
+// the command as given, and starts nothing when it was given no confinement.
+class RecordingConfinement : public lab::judge::Confinement {
+public:
+    RecordingConfinement(const std::vector<std::string>& command, const std::string& dir)
+        : argv_{"/bin/sh", "-c", "echo \"$0\" > \"$1\"/confined", command.front(), dir}
+    {
+    }
+    const std::vector<std::string>& argv() const override { return argv_; }
+    lab::process::Options options(const std::string& log, bool append) const override
+    {
+        lab::process::Options o;
+        o.output = log;
+        o.append = append;
+        return o;
+    }
+    std::string limit_reached() const override { return ""; }
+
+private:
+    std::vector<std::string> argv_;
+};
+
+TEST(Judge, StartsARunnerOnlyThroughItsConfinement)
+{
+    const std::string dir = fs::temp_directory_path() / ("judge-confinement-" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string never = dir + "/never-run";
+    Limits limits;
+    EXPECT_THROW(run_limited({"/bin/touch", never}, dir, limits, 5), std::logic_error);
+    EXPECT_FALSE(fs::exists(never)) << "run without a confinement";
+    int made = 0;
+    limits.confine = [&](const std::vector<std::string>& command, const std::string& writable, const RunnerLimits&) {
+        ++made;
+        return std::make_unique<RecordingConfinement>(command, writable);
+    };
+    const LimitedRun ended = run_limited({"/bin/touch", never}, dir, limits, 5);
+    EXPECT_TRUE(ended.exited);
+    EXPECT_EQ(made, 1);
+    EXPECT_FALSE(fs::exists(never)) << "the command ran as given, not as its confinement said";
+    EXPECT_EQ(lab::read_file(dir + "/confined"), "/bin/touch\n");
+    fs::remove_all(dir);
 }
 
 TEST(Reports, AreWrittenWhateverBytesALogOrAKernelGave)

@@ -1,4 +1,4 @@
-// TRUSTED SIDE. Builds one runner per submitted rung (grader/untrusted/runner.cpp with the
+// TRUSTED SIDE. Builds one runner per submitted rung (judge/untrusted/runner.cpp with the
 // submission's kernel file) in this grader's own build tree: the kit's registry, harness and CMake
 // are the grader's, never the submission's. Every runner is rebuilt from the file just taken in;
 // none is reused from an earlier submission.

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "builder.hpp"
-#include "checker.hpp"
+#include "judge.hpp"
 #include "plan.hpp"
 #include "result.hpp"
 #include "rubric.hpp"

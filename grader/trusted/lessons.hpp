@@ -17,7 +17,7 @@
 #include <map>
 #include <string>
 
-#include "checker.hpp"
+#include "judge.hpp"
 #include "result.hpp"
 #include "rubric.hpp"
 

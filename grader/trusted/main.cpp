@@ -28,7 +28,7 @@
 #include "lms.hpp"
 #include "similarity.hpp"
 #endif
-#include "checker.hpp"
+#include "judge.hpp"
 #include "intake.hpp"
 #include "integrity.hpp"
 #include "lab/cuda.hpp"
@@ -92,6 +92,7 @@ Limits limits_of(const Rubric& rubric)
     limits.runner.file_bytes = std::uint64_t{256} << 20;  // far more than honest results need
     limits.runner.memory_bytes = static_cast<std::uint64_t>(rubric.memory_mib) << 20;
     limits.runner.processes = static_cast<int>(rubric.processes);
+    limits.confine = sandboxed_runner;
     return limits;
 }
 
@@ -469,6 +470,7 @@ int replay(const std::string& key, const std::string& op, const std::string& inp
     }
     Limits limits;
     limits.hung_before_giving_up = 1;
+    limits.confine = sandboxed_runner;
     const auto results = run_and_check(rung, built.runners.at(rung.id), {p}, orders(), limits,
                                        grading_build_dir() + "/grading/replay", replay_command);
     const CaseResult& r = results.front();

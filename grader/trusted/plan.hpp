@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "checker.hpp"
+#include "judge.hpp"
 #include "rubric.hpp"
 
 namespace lab::grading {

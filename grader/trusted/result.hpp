@@ -8,31 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "case_result.hpp"
+
 namespace lab::grading {
 
-struct CaseResult {
-    std::string name;        // "float_n1025_b256"
-    std::string group;       // its catalogue group ("edges", "hidden_spikes", ...)
-    bool hidden = false;     // from grader/hidden_cases.json: shown to the student without its inputs
-    std::string op, input;
-    std::uint64_t n = 0, seed = 0, offset = 0;
-    unsigned block = 0, grid = 0;
-    std::string status;      // "passed", "failed" or "skipped" (not graded here, with the reason)
-    std::string message;     // what is wrong, or why it was skipped
-    std::string expected, got;  // for a wrong answer: the first wrong slot's
-    long first_wrong_block = -1;
-    std::string replay;      // one command that replays it on the student's machine
-    // How it went under each thread order (the CPU backend's; one order on a GPU), for the
-    // sanitizer category: the orders it passed and failed in, whether the block results differed
-    // between orders, what the kernel's failure said, and whether it wrote outside its output.
-    std::vector<std::string> passed_orders, failed_orders;
-    bool orders_differ = false, overran = false;
-    std::string kernel_error;
-    // The patterns lab/diagnosis.hpp recognised in its failure (reads_past_end, fails_reverse_only,
-    // ...): what the class summary groups a class's failures by.
-    std::vector<std::string> causes;
-    double seconds = -1;  // the runner's time in this case (every thread order); -1 when it did not run
-};
+// One case's result, as the judge's checker decides it (judge/case_result.hpp).
+using judge::CaseResult;
 
 // One group of cases of a part: it earns its share of the part's points (the rubric's "partial").
 struct GroupScore {

@@ -528,6 +528,15 @@ Sandbox::Sandbox(const std::vector<std::string>& command, const SandboxSpec& spe
 {
 }
 
+std::unique_ptr<judge::Confinement> sandboxed_runner(const std::vector<std::string>& command, const std::string& dir,
+                                                     const SandboxLimits& limits)
+{
+    SandboxSpec spec;
+    spec.writable = {dir};
+    spec.limits = limits;
+    return std::make_unique<Sandbox>(command, spec);
+}
+
 lab::process::Options Sandbox::options(const std::string& log, bool append) const
 {
     lab::process::Options options;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cgroup.hpp"
+#include "confinement.hpp"
 #include "lab/process.hpp"
 
 namespace lab::grading {
@@ -38,12 +39,8 @@ const std::string& bwrap();
 // corpus, the build tree's grading folder): the report folder and the rubric of this run.
 void hide_in_sandbox(const std::string& path);
 
-struct SandboxLimits {
-    std::uint64_t cpu_seconds = 0;   // per process (RLIMIT_CPU)
-    std::uint64_t file_bytes = 0;    // per file written (RLIMIT_FSIZE)
-    int processes = 0;               // processes and threads at once (a cgroup's pids.max)
-    std::uint64_t memory_bytes = 0;  // all its processes together (a cgroup's memory limit)
-};
+// The limits a sandboxed command runs within: the judge's runner limits (judge/confinement.hpp).
+using SandboxLimits = judge::RunnerLimits;
 
 struct SandboxSpec {
     std::vector<std::string> writable;  // bound read-write (inside hidden folders too)
@@ -54,22 +51,27 @@ struct SandboxSpec {
 
 // One confined run of a command: its command line, and what the process that runs it is started
 // with (limits, its cgroup). Lives as long as the child: at its end, what is left of it is killed.
-class Sandbox {
+class Sandbox : public judge::Confinement {
 public:
     Sandbox(const std::vector<std::string>& command, const SandboxSpec& spec);
-    const std::vector<std::string>& argv() const { return argv_; }
+    const std::vector<std::string>& argv() const override { return argv_; }
     // What every sandboxed child is started with: its output into `log` (appended to when
     // `append`), a session of its own (no terminal; one process group to kill), stdin from
     // /dev/null, the limits, no core files, and its cgroup.
-    lab::process::Options options(const std::string& log, bool append = false) const;
+    lab::process::Options options(const std::string& log, bool append = false) const override;
     // "" or what stopped it: a limit its cgroup reached (memory, processes).
-    std::string limit_reached() const;
+    std::string limit_reached() const override;
 
 private:
     std::vector<std::string> argv_;
     SandboxLimits limits_;
     std::unique_ptr<Cgroup> cgroup_;
 };
+
+// How the grader confines every runner the judge starts (judge::Limits::confine): a sandbox whose
+// only writable folder is `dir`.
+std::unique_ptr<judge::Confinement> sandboxed_runner(const std::vector<std::string>& command, const std::string& dir,
+                                                     const SandboxLimits& limits);
 
 // Whether a line of a sandboxed run's output is the sandbox's own complaint that it could not be
 // made (bubblewrap's, or the unshare fallback's script's) rather than the program's.

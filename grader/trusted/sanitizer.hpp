@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "checker.hpp"
+#include "judge.hpp"
 #include "result.hpp"
 #include "rubric.hpp"
 

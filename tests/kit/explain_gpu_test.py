@@ -21,7 +21,8 @@ metrics, summed over the run's kernels):
   - DRAM bytes read within 10% of the model's bytes read;
   - DRAM bytes written: at this size the L2 cache (50 MB) keeps what a kernel writes, and it reaches
     DRAM after the kernel, so ncu counts next to nothing; the test asks only that it be no more than
-    the model's bytes written.
+    the model's bytes written, in the least of up to three measurements (write-backs of lines other
+    launches left dirty only add to the count).
 A failure names the rung, the number, both values and the rule."""
 import csv
 import json
@@ -155,6 +156,17 @@ def main(argv):
     failures = []
     for entry in recorded:
         gpu = on_gpu(tools, entry, ncu)
+        # DRAM writes are counted by the memory, not by the kernel: a line some earlier launch or
+        # Nsight Compute's own replay left dirty in the L2 can be written back during this one
+        # (rung 03's sum once read 24,576 bytes where it writes 16,384). Such traffic only adds, so
+        # where that rule alone fails the kernel is measured again, at most twice, and the least
+        # count is compared; a model that undercounts still fails every time.
+        for _ in range(2):
+            failed = [name for name, _, _, _, ok in compare(entry, gpu) if not ok]
+            if failed != ["DRAM bytes written"]:
+                break
+            again = on_gpu(tools, entry, ncu)
+            gpu["dram_written"] = min(gpu["dram_written"], again["dram_written"])
         for name, want, got, rule, ok in compare(entry, gpu):
             table.append(f"| {entry['rung']} | {entry['op']} | {name} | {want:,.0f} | {got:,.0f} | {rule}{'' if ok else ' FAILED'} |")
             if not ok:

@@ -18,14 +18,15 @@ ALLOWED = {
     "harness": {"kit", "cpu_backend"},
     "judge": {"kit", "harness", "cpu_backend"},
     "tests": {"kit", "harness", "cpu_backend", "cli", "authoring"},  # the kit's own tests of those tools
-    "grader": {"kit", "harness", "cpu_backend", "authoring"},
+    "grader": {"kit", "harness", "cpu_backend", "judge", "authoring"},
     "authoring": {"kit", "harness", "cpu_backend"},
     "cli": {"kit"},
 }
 # The folders a folder's targets put on the include path besides its own files' (CMakeLists.txt).
 EXTRA = {
-    "grader": ["grader", "grader/trusted", "grader/untrusted", "grader/batch", "authoring"],
+    "grader": ["grader", "grader/trusted", "grader/batch", "judge", "authoring"],
     "tests": ["cli", "authoring"],
+    "judge": ["judge"],
 }
 PUBLIC = ["kit/include", "harness/include", "cpu_backend/include", "cpu_backend/include/lab/cpu/cuda"]
 SOURCES = {".cpp", ".hpp", ".cu", ".cuh", ".h", ".inc"}

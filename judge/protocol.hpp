@@ -1,5 +1,5 @@
 // The grader's runner protocol: what the trusted grader (grader/trusted/) asks of a runner
-// (grader/untrusted/runner.cpp, linked with one rung's submitted kernel) and what the runner hands
+// (judge/untrusted/runner.cpp, linked with one rung's submitted kernel) and what the runner hands
 // back. Data only: both sides include it, and nothing in it decides a verdict.
 //
 //   lab-runner-NN REQUEST OUTDIR FIRST
@@ -27,7 +27,7 @@
 
 #include "lab/exit_status.hpp"
 
-namespace lab::grading {
+namespace lab::judge {
 
 using lab::exit_status::kStickyError;
 constexpr std::size_t kErrorBytes = 4096;
@@ -76,4 +76,4 @@ std::string output_file(const std::string& dir, std::size_t job, std::size_t ord
 std::string speed_output_file(const std::string& dir, int launch);
 std::string error_file(const std::string& dir, std::size_t job, std::size_t order);
 
-}  // namespace lab::grading
+}  // namespace lab::judge

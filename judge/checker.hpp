@@ -1,5 +1,6 @@
-// TRUSTED SIDE. The trusted checker: runs a rung's runner (grader/untrusted/runner.cpp, built with
-// the submission's kernel) as a child process on the cases the grader chose, and checks every
+// TRUSTED SIDE. The trusted checker: runs a rung's runner (judge/untrusted/runner.cpp, built with
+// the submission's kernel) as a child process on the cases the grader chose, confined as its caller
+// says (Limits::confine: the grader's sandbox), and checks every
 // output buffer it hands back in this process, with the kit's own checking code (lab/check.hpp, the
 // same the suites use). The runner's exit status and what it prints never decide a verdict: a case
 // passes only when its output, read back with the size this process expects, is right under every
@@ -12,15 +13,15 @@
 #include <string>
 #include <vector>
 
+#include "case_result.hpp"
+#include "confinement.hpp"
 #include "lab/cases.hpp"
 #include "lab/exit_status.hpp"
 #include "lab/plan.hpp"
 #include "lab/registry.hpp"
 #include "protocol.hpp"
-#include "result.hpp"
-#include "sandbox.hpp"
 
-namespace lab::grading {
+namespace lab::judge {
 
 struct PlannedCase {
     Case c;
@@ -43,7 +44,8 @@ struct Limits {
     double case_seconds = 60, rung_seconds = 600;
     int hung_before_giving_up = lab::exit_status::kHangsBeforeStopping;  // the kit's one rule, as lab-case's
     int check_threads = 1;  // cases checked at once, once the runner is done
-    SandboxLimits runner;   // each runner's CPU time, files, processes and memory
+    RunnerLimits runner;    // each runner's CPU time, files, processes and memory
+    Confine confine;        // how each runner is confined: required (there is no unconfined run)
 };
 
 // How a program run by run_limited ended.
@@ -86,4 +88,4 @@ struct SpeedRun {
 SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJob& job, const Limits& limits,
                    const std::string& work_dir);
 
-}  // namespace lab::grading
+}  // namespace lab::judge

@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "lab/check.hpp"
@@ -31,9 +32,8 @@
 #include "lab/inputs.hpp"
 #include "lab/process.hpp"
 #include "protocol.hpp"
-#include "sandbox.hpp"
 
-namespace lab::grading {
+namespace lab::judge {
 
 namespace {
 
@@ -50,6 +50,15 @@ std::uint32_t bits(T value)
     std::uint32_t b;
     std::memcpy(&b, &value, sizeof b);
     return b;
+}
+
+// `command` confined as `limits` say, writing only in `dir`: never unconfined.
+std::unique_ptr<Confinement> confined(const std::vector<std::string>& command, const std::string& dir, const Limits& limits)
+{
+    if (!limits.confine) throw std::logic_error("the judge was given no confinement for its runners");
+    std::unique_ptr<Confinement> made = limits.confine(command, dir, limits.runner);
+    if (!made) throw std::logic_error("the runner's confinement could not be made");
+    return made;
 }
 
 }  // namespace
@@ -135,18 +144,15 @@ Progress read_progress(const std::string& path)
 struct Child {
     pid_t pid = -1;
     Clock::time_point started;
-    std::unique_ptr<Sandbox> sandbox;  // its limits and cgroup, as long as it runs
+    std::unique_ptr<Confinement> sandbox;  // its confinement (limits, cgroup), as long as it runs
 };
 
 Child start_runner(const std::string& runner, const std::string& request, const std::string& dir, const std::string& first,
                    const Limits& limits)
 {
-    // In the sandbox (sandbox.hpp), where only its own folder is writable.
-    SandboxSpec spec;
-    spec.writable = {dir};
-    spec.limits = limits.runner;
+    // Confined (the grader's sandbox), where only its own folder is writable.
     Child child;
-    child.sandbox = std::make_unique<Sandbox>(std::vector<std::string>{runner, request, dir, first}, spec);
+    child.sandbox = confined({runner, request, dir, first}, dir, limits);
     child.started = Clock::now();
     child.pid = lab::process::start(child.sandbox->argv(), child.sandbox->options(dir + "/runner.log", true));
     return child;
@@ -398,16 +404,13 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
 
 LimitedRun run_limited(const std::vector<std::string>& argv, const std::string& dir, const Limits& limits, double seconds)
 {
-    SandboxSpec spec;
-    spec.writable = {dir};
-    spec.limits = limits.runner;
-    const Sandbox sandbox(argv, spec);
+    const std::unique_ptr<Confinement> sandbox = confined(argv, dir, limits);
     LimitedRun ended;
-    const pid_t pid = lab::process::start(sandbox.argv(), sandbox.options(dir + "/runner.log", true));
+    const pid_t pid = lab::process::start(sandbox->argv(), sandbox->options(dir + "/runner.log", true));
     if (pid < 0) return ended;
     ended.exited = lab::process::wait_for(pid, seconds, ended.status);
     if (!ended.exited) lab::process::kill_group(pid);
-    ended.limit = sandbox.limit_reached();
+    ended.limit = sandbox->limit_reached();
     return ended;
 }
 
@@ -599,4 +602,4 @@ SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJ
     return checked;
 }
 
-}  // namespace lab::grading
+}  // namespace lab::judge

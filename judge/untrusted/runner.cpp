@@ -1,7 +1,8 @@
 // UNTRUSTED SIDE of the grader's trust line: this program is linked with one rung's submitted
 // kernel, so anything in it may have been changed by the submission. It decides nothing: it runs
-// the jobs the grader asks for and writes raw output buffers (grader/protocol.hpp says the format);
-// the grader (grader/trusted/) reads them with sizes it knows in advance and checks them itself.
+// the jobs the grader asks for and writes raw output buffers (judge/protocol.hpp says the format);
+// the judge's checker (judge/checker.cpp) reads them with sizes it knows in advance and checks
+// them itself.
 // Everything here that shapes what a mistake looks like (canaries, guards, poison) comes from the
 // request, and the code that lays the buffers out has internal linkage, out of reach of a
 // specialisation or an overload a submission might declare.
@@ -32,7 +33,7 @@
 
 namespace {
 
-using namespace lab::grading;
+using namespace lab::judge;
 
 void append_line(const std::string& path, const std::string& line)
 {

@@ -6,7 +6,7 @@
 
 #include "lab/json_text.hpp"
 
-namespace lab::grading {
+namespace lab::judge {
 
 std::string to_json(const Request& request)
 {
@@ -79,4 +79,4 @@ std::string error_file(const std::string& dir, std::size_t job, std::size_t orde
     return dir + "/" + std::to_string(job) + "." + std::to_string(order) + ".err";
 }
 
-}  // namespace lab::grading
+}  // namespace lab::judge
