@@ -3,8 +3,6 @@
 #pragma once
 
 #include "checker.hpp"
-#include "result.hpp"
-#include "sandbox.hpp"
 
 namespace lab::grading {
 using namespace lab::judge;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "judge.hpp"
+#include "result.hpp"
 #include "rubric.hpp"
 
 namespace lab::grading {
