@@ -2,8 +2,9 @@
 """Kit.FolderIncludes: the kit's folders include one way (kit/README.md). Every #include "..." of
 every C++/CUDA file under the checked folders is resolved the way the compiler would (the file's
 own folder first, then each folder's include/), and the folder it lands in must be one the
-including folder may use. A header found in no folder fails too, and so does a folder without a
-rule.
+including folder may use. A header found in no folder fails too, and so does an include that
+reaches a folder no rule names. A folder missing from ALLOWED is not itself checked: a new
+component folder needs its rule here.
 
   folder_includes.py KIT_ROOT
 """
