@@ -1,17 +1,12 @@
-// Kit tests of the grader's trusted parts that need no kernel: intake, the text screen, the rubric.
-// (The corpus, grader/corpus/, grades whole submissions.)
+// Kit tests of the grader's trusted parts that need no kernel: intake, the text screen, integrity, the rubric.
+// (policy_test.cpp has the rest; the corpus, grader/corpus/, grades whole submissions.)
 #include <archive.h>
 #include <archive_entry.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <cstdint>
 #include <filesystem>
@@ -24,15 +19,10 @@
 #include "integrity.hpp"
 #include "builder.hpp"
 #include "judge.hpp"
-#include "lab/process.hpp"
 #include "lab/registry.hpp"
-#include "lab/inputs.hpp"
 #include "lab/text.hpp"
 #include "plan.hpp"
-#include "reports.hpp"
 #include "rubric.hpp"
-#include "sandbox.hpp"
-#include "sanitizer.hpp"
 #include "screen.hpp"
 
 namespace {
@@ -455,266 +445,6 @@ TEST(Rubric, AMistakeIsNamedWithItsLineAndKey)
     EXPECT_NE(refusal("[late]\ndue = \"2026-12-01T23:59Z\"\nextensions = \"none.csv\"\n").find("key late.extensions: cannot read"),
               std::string::npos);
     EXPECT_EQ(refusal("[late]\ndue = 2026-12-01T23:59:00Z\n"), "accepted");  // TOML's own date-time
-}
-
-// compute-sanitizer's logs, as its tools write them (CUDA 13), with the student's file compiled
-// from the grader's build tree.
-const std::string kSubmitted = "/kit/build/cuda-solutions/grading/submission/05_unroll_last_warp.cu";
-const std::string kShown = "exercises/05_unroll_last_warp.cu";
-
-TEST(SanitizerLog, ReadsEachToolsSummarySingularAndPlural)
-{
-    const std::string racecheck_one =
-        "========= COMPUTE-SANITIZER\n"
-        "========= Error: Race reported between Write access at void ex05::reduce<float>(const float *, float *, "
-        "unsigned long)+0x2a0 in " + kSubmitted + ":41\n"
-        "=========     and Read access at void ex05::reduce<float>(const float *, float *, unsigned long)+0x280 in " +
-        kSubmitted + ":41 [992 hazards]\n"
-        "=========\n"
-        "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n";
-    ToolLog log = read_tool_log(racecheck_one, {kSubmitted}, kShown);
-    EXPECT_TRUE(log.summary);
-    EXPECT_EQ(log.count, 1);
-    ASSERT_EQ(log.locations.size(), 1u);
-    EXPECT_EQ(log.locations.front(), kShown + ":41");
-    ASSERT_FALSE(log.reports.empty());
-    EXPECT_NE(log.reports.front().find("Race reported between Write access"), std::string::npos);
-    EXPECT_NE(log.reports.front().find(kShown + ":41"), std::string::npos);  // the student's path, not the grader's
-
-    log = read_tool_log("========= RACECHECK SUMMARY: 12 hazards displayed (3 errors, 9 warnings)\n", {}, kShown);
-    EXPECT_TRUE(log.summary);
-    EXPECT_EQ(log.count, 12);
-    log = read_tool_log("========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n", {}, kShown);
-    EXPECT_TRUE(log.summary);
-    EXPECT_EQ(log.count, 0);
-
-    const std::string memcheck =
-        "========= COMPUTE-SANITIZER\n"
-        "========= Invalid __global__ write of size 4 bytes\n"
-        "=========     at void ex03::reduce<float>(const float *, float *, unsigned long)+0x1c0 in "
-        "build/cuda-solutions/grading/submission/05_unroll_last_warp.cu:27\n"
-        "=========     by thread (31,0,0) in block (3,0,0)\n"
-        "=========     Address 0x7f3a00000400 is out of bounds\n"
-        "=========\n"
-        "========= ERROR SUMMARY: 1 error\n";
-    log = read_tool_log(memcheck, {kSubmitted}, kShown);  // relative to the kit, as printed there
-    EXPECT_TRUE(log.summary);
-    EXPECT_EQ(log.count, 1);
-    ASSERT_EQ(log.reports.size(), 1u);  // the details are indented; only the report's first line counts
-    EXPECT_EQ(log.reports.front(), "Invalid __global__ write of size 4 bytes");
-    ASSERT_EQ(log.locations.size(), 1u);
-    EXPECT_EQ(log.locations.front(), kShown + ":27");
-    log = read_tool_log("========= ERROR SUMMARY: 7 errors\n", {}, kShown);
-    EXPECT_EQ(log.count, 7);
-    log = read_tool_log("========= ERROR SUMMARY: 0 errors\n", {}, kShown);
-    EXPECT_TRUE(log.summary);
-    EXPECT_EQ(log.count, 0);
-}
-
-TEST(SanitizerLog, ARunCutShortOrForgedHasNoSummary)
-{
-    // Killed before its end: the reports, but no summary, which the category counts as a finding.
-    ToolLog log = read_tool_log("========= COMPUTE-SANITIZER\n========= Invalid __shared__ read of size 4 bytes\n", {},
-                                kShown);
-    EXPECT_FALSE(log.summary);
-    // The runner's own output has no "=========" margin: a kernel file that prints a clean summary
-    // is not read as one.
-    log = read_tool_log("RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\nERROR SUMMARY: 0 errors\n",
-                        {}, kShown);
-    EXPECT_FALSE(log.summary);
-    // Locations outside the student's file (the kit's glue) are not theirs.
-    log = read_tool_log("========= Invalid __global__ read\n=========     at f()+0x10 in /kit/harness/src/rung_glue.cu:40\n"
-                        "========= ERROR SUMMARY: 2 errors\n", {kSubmitted}, kShown);
-    EXPECT_EQ(log.count, 2);
-    EXPECT_TRUE(log.locations.empty());
-}
-
-TEST(Sanitizer, ChoosesSmallVisibleCasesOnePerGroupFirst)
-{
-    std::vector<PlannedCase> planned;
-    auto add = [&](const std::string& group, std::uint64_t n, bool hidden, const std::string& skip = "") {
-        PlannedCase p;
-        p.c.group = group;
-        p.c.n = n;
-        p.c.name = group + std::to_string(n);
-        p.hidden = hidden;
-        p.skip = skip;
-        planned.push_back(p);
-    };
-    add("edges", 1, false);
-    add("edges", 1000, false);
-    add("prime", 65521, false);
-    add("large", 1 << 24, false);          // too large
-    add("hidden_sizes", 4099, true);       // hidden: never in the pass
-    add("grids", 40000, false, "skipped"); // not run here
-    add("powers_of_two", 4096, false);
-    SanitizerRules rules;
-    rules.max_n = 65536;
-    rules.cases = 3;
-    const auto chosen = sanitizer_cases(planned, rules);
-    ASSERT_EQ(chosen.size(), 3u);
-    EXPECT_EQ(chosen[0].c.name, "prime65521");
-    EXPECT_EQ(chosen[1].c.name, "powers_of_two4096");
-    EXPECT_EQ(chosen[2].c.name, "edges1000");
-    // The pass's inputs end at their last element (no canaries to take a read past it); the other
-    // runs' have them.
-    for (const PlannedCase& p : chosen) {
-        EXPECT_TRUE(p.ends_exactly);
-        EXPECT_EQ(job_for(p).tail_count, 0u);
-    }
-    EXPECT_EQ(job_for(planned[0]).tail_count, lab::kCanaryCount);
-    rules.cases = 10;
-    EXPECT_EQ(sanitizer_cases(planned, rules).size(), 4u);
-}
-
-TEST(Sanitizer, PointsOnlyWhenCleanAndCorrectAndAPenaltyNeverBelowZero)
-{
-    Rubric rubric = load_rubric(std::string(LAB_SOURCE_DIR) + "/grader/rubric.toml");
-    rubric.sanitizer.points = 1;
-    RungResult r;
-    r.id = "05_unroll_last_warp";
-    r.submitted = r.built = true;
-    CaseResult pass;
-    pass.status = "passed";
-    pass.group = "edges";
-    r.cases = {pass};
-    auto sanitizer_part = [&]() { return r.part("sanitizer") ? *r.part("sanitizer") : Part{}; };
-    // Nothing ran (no case small enough, say): no points, and the part is not graded.
-    r.sanitizer.note = "no visible case small enough for the pass runs here";
-    score_rung(r, rubric, true);
-    EXPECT_EQ(sanitizer_part().score, 0);
-    EXPECT_FALSE(sanitizer_part().graded);
-    r.sanitizer.note.clear();
-    r.sanitizer.checks = {"racecheck"};
-    score_rung(r, rubric, true);
-    EXPECT_EQ(sanitizer_part().score, 1);
-    r.sanitizer.findings = {kShown + ":41: [racecheck] 1 hazard"};
-    score_rung(r, rubric, true);
-    EXPECT_EQ(sanitizer_part().score, 0);
-    EXPECT_NE(sanitizer_part().note.find(":41: [racecheck]"), std::string::npos);
-    rubric.sanitizer.penalty = 2;
-    score_rung(r, rubric, true);
-    EXPECT_EQ(sanitizer_part().score, -2);
-    EXPECT_EQ(r.score(), rubric.points.visible - 2);
-    rubric.sanitizer.penalty = 100;  // never below zero for the rung
-    score_rung(r, rubric, true);
-    EXPECT_EQ(r.score(), 0);
-    // Clean, but a visible case fails: nothing earned.
-    r.sanitizer.findings.clear();
-    CaseResult fail = pass;
-    fail.status = "failed";
-    r.cases.push_back(fail);
-    score_rung(r, rubric, true);
-    EXPECT_EQ(sanitizer_part().score, 0);
-    EXPECT_NE(sanitizer_part().note.find("once every visible case passes"), std::string::npos);
-}
-
-// A build log quotes a Latin-1 source line byte for byte; a runner's error text is whatever the
-// process wrote. Every report is written all the same, each valid UTF-8 (JSON, JUnit and HTML parse;
-// the bytes became U+FFFD): once, one such byte stopped lab-grade before it wrote any report.
-// The rungs graded side by side and the cases checked at once: every item once, and a failure in
-// any thread reaches the caller (a thread that let it escape would end lab-grade without reports).
-TEST(SideBySide, RunsEveryItemOnceAndHandsBackAFailureFromAnyThread)
-{
-    std::vector<std::atomic<int>> seen(50);
-    side_by_side(seen.size(), 3, [&](std::size_t k) { ++seen[k]; });
-    for (std::size_t k = 0; k < seen.size(); ++k) EXPECT_EQ(seen[k].load(), 1) << "item " << k;
-    for (const std::size_t failing : {std::size_t{0}, std::size_t{7}, std::size_t{49}}) {
-        std::atomic<int> ran{0};
-        try {
-            side_by_side(50, 3, [&](std::size_t k) {
-                ++ran;
-                if (k == failing) throw std::runtime_error("item " + std::to_string(k) + " failed");
-            });
-            ADD_FAILURE() << "the failure of item " << failing << " was not handed back";
-        } catch (const std::runtime_error& e) {
-            EXPECT_EQ(std::string(e.what()), "item " + std::to_string(failing) + " failed");
-        }
-        EXPECT_GE(ran.load(), static_cast<int>(failing) + 1);
-    }
-}
-
-// The judge starts a runner only as its caller's confinement says (the grader's sandbox), never
-// the command as given, and starts nothing when it was given no confinement.
-class RecordingConfinement : public lab::judge::Confinement {
-public:
-    RecordingConfinement(const std::vector<std::string>& command, const std::string& dir)
-        : argv_{"/bin/sh", "-c", "echo \"$0\" > \"$1\"/confined", command.front(), dir}
-    {
-    }
-    const std::vector<std::string>& argv() const override { return argv_; }
-    lab::process::Options options(const std::string& log, bool append) const override
-    {
-        lab::process::Options o;
-        o.output = log;
-        o.append = append;
-        return o;
-    }
-    std::string limit_reached() const override { return ""; }
-
-private:
-    std::vector<std::string> argv_;
-};
-
-TEST(Judge, StartsARunnerOnlyThroughItsConfinement)
-{
-    const std::string dir = fs::temp_directory_path() / ("judge-confinement-" + std::to_string(getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    const std::string never = dir + "/never-run";
-    Limits limits;
-    EXPECT_THROW(run_limited({"/bin/touch", never}, dir, limits, 5), std::logic_error);
-    EXPECT_FALSE(fs::exists(never)) << "run without a confinement";
-    int made = 0;
-    limits.confine = [&](const std::vector<std::string>& command, const std::string& writable, const RunnerLimits&) {
-        ++made;
-        return std::make_unique<RecordingConfinement>(command, writable);
-    };
-    const LimitedRun ended = run_limited({"/bin/touch", never}, dir, limits, 5);
-    EXPECT_TRUE(ended.exited);
-    EXPECT_EQ(made, 1);
-    EXPECT_FALSE(fs::exists(never)) << "the command ran as given, not as its confinement said";
-    EXPECT_EQ(lab::read_file(dir + "/confined"), "/bin/touch\n");
-    fs::remove_all(dir);
-}
-
-TEST(Reports, AreWrittenWhateverBytesALogOrAKernelGave)
-{
-    Grade g;
-    g.submission = "caf\xe9/submission";
-    g.backend = "cpu";
-    g.device = "CPU backend";
-    RungResult built_not;
-    built_not.id = "03_sequential";
-    built_not.submitted = true;
-    built_not.unrun = "did not build";
-    built_not.build_log = "exercises/03_sequential.cu:31:15: error: stray '\351' in program\n   31 |     const int r\xe9sultat = 0;";
-    RungResult ran;
-    ran.id = "10_any_length";
-    ran.submitted = ran.built = true;
-    CaseResult c;
-    c.name = "int_n1856_b256";
-    c.op = "sum";
-    c.status = "failed";
-    c.message = "the kernel failed: " + std::string("\xff\xfe\x00\x01", 4) + " binary \xc0\xaf";
-    ran.cases.push_back(c);
-    Part part;
-    part.name = "visible";
-    part.max = 5;
-    ran.parts.push_back(part);
-    g.rungs = {built_not, ran};
-    const std::string dir = ::testing::TempDir() + "lab_reports_bytes";
-    fs::remove_all(dir);
-    ASSERT_NO_THROW(write_reports(g, dir));
-    for (const char* name : {"grade.json", "results.json", "prairielearn.json", "autolab.txt", "junit.xml", "summary.md",
-                             "gradebook.csv", "report.html"}) {
-        const auto text = lab::try_read_file(dir + "/" + name);
-        ASSERT_TRUE(text.has_value()) << name << " was not written";
-        EXPECT_EQ(lab::valid_utf8(*text), *text) << name << " holds bytes that are not UTF-8";
-    }
-    const auto grade = nlohmann::json::parse(lab::read_file(dir + "/grade.json"));
-    EXPECT_NE(grade.dump().find("r\xEF\xBF\xBDsultat"), std::string::npos) << "the Latin-1 byte became U+FFFD";
-    fs::remove_all(dir);
 }
 
 }  // namespace
