@@ -13,15 +13,19 @@
 #include <exception>
 #include <mutex>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include "lab/check.hpp"
 #include "lab/device.hpp"
@@ -193,8 +197,10 @@ struct Outcome {
     std::vector<double> seconds;
 };
 
+// `on_ended(j)` is called, on this thread, as soon as the progress file shows job j ended: its output is
+// written (the runner writes it before it says so), so it can be checked while the runner goes on.
 Outcome run_all(const std::string& runner, const std::string& request, const std::string& dir, std::size_t count,
-                const Limits& limits)
+                const Limits& limits, const std::function<void(std::size_t)>& on_ended)
 {
     Outcome outcome;
     outcome.lost.assign(count, "");
@@ -225,6 +231,7 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             if (seen.last_ended > accounted && seen.last_ended < static_cast<long>(count)) {
                 const double each = std::chrono::duration<double>(now - mark).count() / static_cast<double>(seen.last_ended - accounted);
                 for (long j = accounted + 1; j <= seen.last_ended; ++j) outcome.seconds[static_cast<std::size_t>(j)] = each;
+                for (long j = accounted + 1; j <= seen.last_ended; ++j) on_ended(static_cast<std::size_t>(j));
                 accounted = seen.last_ended;
                 mark = now;
             }
@@ -437,6 +444,83 @@ void side_by_side(std::size_t count, int threads, const std::function<void(std::
     if (first) std::rethrow_exception(first);
 }
 
+namespace {
+
+// `each(k)` for every k added, on `threads` threads of its own, in the order they were added, while
+// the adding thread goes on: the checks of the cases a runner has ended, beside the runner. An
+// exception in any stops the others from starting more, and finish() throws the first once every
+// thread has stopped.
+class Beside {
+public:
+    Beside(int threads, std::function<void(std::size_t)> each) : each_(std::move(each))
+    {
+        for (int t = 0; t < std::max(1, threads); ++t) threads_.emplace_back([this] { work(); });
+    }
+    ~Beside()
+    {
+        try {
+            finish();
+        } catch (...) {
+        }
+    }
+    void add(std::size_t k)
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        if (!added_.insert(k).second) return;
+        queue_.push_back(k);
+        ready_.notify_one();
+    }
+    bool added(std::size_t k)
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        return added_.count(k) > 0;
+    }
+    // Waits for every check added; throws the first exception one of them threw.
+    void finish()
+    {
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            closed_ = true;
+        }
+        ready_.notify_all();
+        for (std::thread& t : threads_)
+            if (t.joinable()) t.join();
+        if (first_) std::rethrow_exception(std::exchange(first_, nullptr));
+    }
+
+private:
+    void work()
+    {
+        while (true) {
+            std::size_t k = 0;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                ready_.wait(lock, [this] { return !queue_.empty() || closed_; });
+                if (queue_.empty() || first_) return;
+                k = queue_.front();
+                queue_.pop_front();
+            }
+            try {
+                each_(k);
+            } catch (...) {
+                const std::lock_guard<std::mutex> lock(mutex_);
+                if (!first_) first_ = std::current_exception();
+                queue_.clear();
+            }
+        }
+    }
+    std::function<void(std::size_t)> each_;
+    std::mutex mutex_;
+    std::condition_variable ready_;
+    std::deque<std::size_t> queue_;
+    std::set<std::size_t> added_;
+    bool closed_ = false;
+    std::exception_ptr first_;
+    std::vector<std::thread> threads_;
+};
+
+}  // namespace
+
 std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& runner,
                                       const std::vector<PlannedCase>& cases, const std::vector<std::string>& orders,
                                       const Limits& limits, const std::string& work_dir,
@@ -479,28 +563,45 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
     const std::vector<std::string> shown_orders = orders.empty() ? std::vector<std::string>{"the GPU's"} : orders;
     const auto running_started = Clock::now();
     if (times) times->preparing = std::chrono::duration<double>(running_started - preparing_started).count();
-    const Outcome outcome = run_all(runner, request_path, work_dir, request.jobs.size(), limits);
+    std::vector<std::size_t> case_of(request.jobs.size());
+    for (std::size_t i = 0; i < cases.size(); ++i)
+        if (job_of[i] != std::string::npos) case_of[job_of[i]] = i;
+    const auto check = [&](std::size_t job) {
+        const std::size_t i = case_of[job];
+        with_type(cases[i].c.dtype(),
+                  [&](auto type) { check_job<decltype(type)>(rung, cases[i], job, shown_orders, work_dir, results[i]); });
+    };
+    // Each case is checked on its own, `limits.check_threads` of them at a time, as soon as the
+    // runner has ended it: beside the runner, which goes on with the next cases.
+    Beside checking(limits.check_threads, check);
+    Outcome outcome;
+    try {
+        outcome = run_all(runner, request_path, work_dir, request.jobs.size(), limits,
+                          [&](std::size_t job) { checking.add(job); });
+    } catch (...) {
+        checking.finish();
+        throw;
+    }
     // What of run_all's time no case had: starting runners (CUDA's context), and stopping them,
     // their sandboxes and cgroups after a limit, which under load can take seconds.
     double outside_cases = std::chrono::duration<double>(Clock::now() - running_started).count();
     for (const double s : outcome.seconds)
         if (s > 0) outside_cases -= s;
-    for (std::size_t i = 0; i < cases.size(); ++i)
-        if (job_of[i] != std::string::npos) results[i].seconds = outcome.seconds[job_of[i]];
     const auto checking_started = Clock::now();
-    // Each case is checked on its own; `limits.check_threads` of them at a time.
-    side_by_side(cases.size(), limits.check_threads, [&](std::size_t i) {
+    // The jobs the runner never said it ended: lost (their reason is the case's message), or, should
+    // one be neither, checked now like the rest. A lost job's reason stands over any check of it.
+    for (std::size_t job = 0; job < request.jobs.size(); ++job)
+        if (outcome.lost[job].empty() && !checking.added(job)) checking.add(job);
+    checking.finish();
+    for (std::size_t i = 0; i < cases.size(); ++i) {
         const std::size_t job = job_of[i];
-        if (job == std::string::npos) return;
+        if (job == std::string::npos) continue;
+        results[i].seconds = outcome.seconds[job];
+        if (outcome.lost[job].empty()) continue;
         CaseResult& r = results[i];
-        if (!outcome.lost[job].empty()) {
-            r.status = "failed";
-            r.message = "rung " + rung.id + ", case " + r.name + ": " + outcome.lost[job];
-            return;
-        }
-        with_type(cases[i].c.dtype(),
-                  [&](auto type) { check_job<decltype(type)>(rung, cases[i], job, shown_orders, work_dir, r); });
-    });
+        r.status = "failed";
+        r.message = "rung " + rung.id + ", case " + r.name + ": " + outcome.lost[job];
+    }
     if (times) {
         times->starting = std::max(0.0, outside_cases);
         times->checking = std::chrono::duration<double>(Clock::now() - checking_started).count();
@@ -546,6 +647,12 @@ SpeedRun checked_launches(const SpeedJob& job, int status, const Child& child, c
 
 }  // namespace
 
+namespace {
+
+SpeedRun check_speed(const RungInfo& rung, const SpeedJob& job, int status, const Child& child, const std::string& work_dir);
+
+}  // namespace
+
 SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJob& job, const Limits& limits,
                    const std::string& work_dir)
 {
@@ -564,9 +671,21 @@ SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJ
         kill_runner(child);
         result.wrong = "the speed case ran past the rubric's " + std::to_string(static_cast<int>(limits.case_seconds)) +
                        " s limit for one case";
+        result.running = std::chrono::duration<double>(Clock::now() - child.started).count();
         return result;
     }
-    // Every launch's answer, checked against the same inputs replayed here.
+    const auto checking_started = Clock::now();
+    result = check_speed(rung, job, status, child, work_dir);
+    result.running = std::chrono::duration<double>(checking_started - child.started).count();
+    result.checking = std::chrono::duration<double>(Clock::now() - checking_started).count();
+    return result;
+}
+
+namespace {
+
+// Every launch's answer, checked against the same inputs replayed here.
+SpeedRun check_speed(const RungInfo& rung, const SpeedJob& job, int status, const Child& child, const std::string& work_dir)
+{
     if (job.op.empty()) {
         SpeedInputs inputs(job.n, job.seed);
         const std::size_t depth =
@@ -601,5 +720,7 @@ SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJ
     for (int s = 0; s < job.warmup + job.samples; ++s) fs::remove(speed_output_file(work_dir, s));  // those left unchecked
     return checked;
 }
+
+}  // namespace
 
 }  // namespace lab::judge

@@ -84,6 +84,7 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
 struct SpeedRun {
     std::string wrong;
     double median_ms = 0;
+    double running = 0, checking = 0;  // seconds: the runner's, from its start to its end; the checks here
 };
 SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJob& job, const Limits& limits,
                    const std::string& work_dir);

@@ -9,7 +9,8 @@ import json
 import sys
 
 GRADE_PHASES = ["intake", "build", "integrity", "cases", "sanitizer", "sanitizer_cpu_build", "lessons", "speed"]
-RUNG_PHASES = ["preparing", "runner_start", "visible_cases", "hidden_cases", "large_cases", "checking", "sanitizer", "lessons", "speed"]
+RUNG_PHASES = ["preparing", "runner_start", "visible_cases", "hidden_cases", "large_cases", "checking", "sanitizer", "lessons", "speed",
+               "speed_kit", "speed_runner", "speed_checking"]
 
 
 def table(path):

@@ -41,12 +41,14 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
     const lab::DeviceStatus& device = lab::device_status();
     const lab::SpeedPlan& plan = lab::SpeedPlan::kit();
     std::optional<lab::Ceiling> ceiling;
+    std::map<std::size_t, double> cpu_ms;  // one CPU thread's loop over so many values: once a grading
     for (RungResult& r : g.rungs) {
         const lab::RungInfo& rung = lab::Registry::kit().get(r.id);
         const auto speed_cases = plan.cases_of(r.id);
         if (rubric.for_rung(r.id).speed <= 0 || !r.built || r.reused || speed_cases.empty()) continue;
         SpeedVerdict verdict;
         const auto speed_started = std::chrono::steady_clock::now();
+        double kit_seconds = 0, runner_seconds = 0, checking_seconds = 0;
         if (r.count("failed", 0) > 0) {
             verdict.note = "not earned: speed counts once every visible case passes";
         } else {
@@ -59,6 +61,7 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
                 job.seed = g.seed ^ lab::fnv1a("speed/" + speed_case->key());
                 lab::SpeedMeasurement m;
                 std::string kit_fault;
+                const auto kit_started = std::chrono::steady_clock::now();
                 std::optional<lab::SpeedInputs> inputs;
                 std::optional<lab::RowSpeedInputs> row_inputs;
                 if (job.op.empty()) {
@@ -85,7 +88,10 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
                 }
                 const std::string label = speed_case->key();
                 const std::string dir = work + "/" + r.id + "-speed" + (job.op.empty() ? "" : "-" + job.op);
-                const SpeedRun run = kit_fault.empty() ? run_speed(rung, built.runners.at(r.id), job, limits, dir) : SpeedRun{kit_fault, 0};
+                kit_seconds += seconds_since(kit_started);
+                const SpeedRun run = kit_fault.empty() ? run_speed(rung, built.runners.at(r.id), job, limits, dir) : SpeedRun{kit_fault};
+                runner_seconds += run.running;
+                checking_seconds += run.checking;
                 std::string note;
                 bool passed = false;
                 if (!run.wrong.empty()) {
@@ -93,7 +99,9 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
                 } else {
                     m.ms = run.median_ms;
                     // One CPU thread's loop over the input: reported, never required.
-                    m.cpu_ms = lab::time_cpu_sum_ms(inputs ? inputs->host(0) : row_inputs->host(0));
+                    const std::vector<float>& values = inputs ? inputs->host(0) : row_inputs->host(0);
+                    if (!cpu_ms.count(values.size())) cpu_ms[values.size()] = lab::time_cpu_sum_ms(values);
+                    m.cpu_ms = cpu_ms.at(values.size());
                     m.gbps = job.op.empty()
                                  ? 4.0 * static_cast<double>(plan.n) / (m.ms * 1e6)
                                  : lab::row_bytes(lab::parse_op(job.op),
@@ -115,6 +123,11 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
             }
         }
         r.phases["speed"] = seconds_since(speed_started);
+        if (kit_seconds + runner_seconds > 0) {  // what it was made of
+            r.phases["speed_kit"] = kit_seconds;
+            r.phases["speed_runner"] = runner_seconds;
+            r.phases["speed_checking"] = checking_seconds;
+        }
         score_rung(r, rubric, true, &verdict);
         std::printf("  %-20s speed: %s\n", r.id.c_str(), verdict.note.c_str());
         std::fflush(stdout);

@@ -346,7 +346,21 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     limits.check_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / rungs_at_once);
     g.rungs.resize(rungs.size());
     std::mutex printing;
-    side_by_side(rungs.size(), rungs_at_once, [&](std::size_t k) {
+    // Side by side, the longest first, so that the last to finish is a short one: a rung's work is its
+    // cases' elements, each case counted as at least 2^16 (a small case costs its launch and its
+    // copies). One at a time, in the registry's order.
+    std::vector<std::size_t> longest_first(rungs.size());
+    std::vector<double> rung_work(rungs.size(), 0.0);
+    for (std::size_t k = 0; k < rungs.size(); ++k) {
+        longest_first[k] = k;
+        if (planned.count(rungs[k].id))
+            for (const PlannedCase& p : planned.at(rungs[k].id))
+                if (p.skip.empty()) rung_work[k] += static_cast<double>(std::max<std::size_t>(p.c.n, std::size_t{1} << 16));
+    }
+    if (rungs_at_once > 1)
+        std::stable_sort(longest_first.begin(), longest_first.end(), [&](std::size_t a, std::size_t b) { return rung_work[a] > rung_work[b]; });
+    side_by_side(rungs.size(), rungs_at_once, [&](std::size_t order) {
+        const std::size_t k = longest_first[order];
         const lab::RungInfo& rung = rungs[k];
         RungResult& r = g.rungs[k];
         if (reused.count(rung.id)) {

@@ -134,7 +134,7 @@ constexpr float kSpike = 0x1.0p20f;
 
 }  // namespace
 
-SpeedInputs::SpeedInputs(std::size_t n, std::uint64_t seed) : n_(n), state_(seed)
+SpeedInputs::SpeedInputs(std::size_t n, std::uint64_t seed, bool exact) : n_(n), state_(seed)
 {
     for (int k = 0; k < 2; ++k) {
         Case c;
@@ -144,9 +144,11 @@ SpeedInputs::SpeedInputs(std::size_t n, std::uint64_t seed) : n_(n), state_(seed
         c.seed = seed + static_cast<std::uint64_t>(k);
         Input input{make_input<float>(c).values, DeviceBuffer<float>(n)};
         input.device.upload(input.values);
-        const ExactSum exact = exact_sum(input.values);
-        input.sum = exact.value;
-        input.magnitude = exact.magnitude;
+        if (exact) {
+            const ExactSum sum = exact_sum(input.values);
+            input.sum = sum.value;
+            input.magnitude = sum.magnitude;
+        }
         inputs_.push_back(std::move(input));
     }
 }
