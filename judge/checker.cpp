@@ -19,6 +19,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <future>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -322,11 +325,50 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
     return outcome;
 }
 
+// The totals of the inputs checked so far in this process, by what makes an input (its kind, size,
+// operator and seed): a driver rung's schemes, and rungs 07-09, share theirs, of 2^31 + 5 ints,
+// which take seconds to make again. Each is computed once, by the first thread that needs it; the
+// others wait for it.
+template <typename T>
+Total total_for(const Case& c, const std::function<const std::vector<T>&()>& values)
+{
+    static std::mutex lock;
+    static std::map<std::string, std::shared_future<Total>> known;
+    const std::string key = std::string(name_of(c.input)) + "/" + std::string(name_of(c.op)) + "/" + std::to_string(c.n) +
+                            "/" + std::to_string(c.cols) + "/" + std::to_string(c.seed);
+    std::promise<Total> mine;
+    std::shared_future<Total> total;
+    bool first = false;
+    {
+        const std::lock_guard<std::mutex> held(lock);
+        const auto found = known.find(key);
+        if (found != known.end()) total = found->second;
+        else known.emplace(key, total = mine.get_future().share()), first = true;
+    }
+    if (first) {
+        try {
+            mine.set_value(total_of(c.op, values()));
+        } catch (...) {
+            mine.set_exception(std::current_exception());
+        }
+    }
+    return total.get();
+}
+
 template <typename T>
 void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, const std::vector<std::string>& orders,
                const std::string& dir, CaseResult& result)
 {
-    const HostInput<T> input = make_input<T>(p.c);
+    // The input, made here only where it is needed: a total-checked rung's is known by its total
+    // (total_for), until a failure is to be described.
+    std::optional<HostInput<T>> made;
+    const auto input = [&]() -> const HostInput<T>& {
+        if (!made) made = make_input<T>(p.c);
+        return *made;
+    };
+    const std::function<const std::vector<T>&()> values = [&]() -> const std::vector<T>& { return input().values; };
+    std::optional<Total> total;
+    if (rung.check == CheckMode::total) total = total_for<T>(p.c, values);
     const std::size_t slot_count = output_count(p.plan, p.c.op);
     const std::size_t expected_bytes = (slot_count + 2 * kCanaryCount) * sizeof(T);
     std::vector<std::string> passed_in, failed_in;
@@ -366,10 +408,11 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
             } else {
                 const auto first = buffer.begin() + static_cast<std::ptrdiff_t>(kCanaryCount);
                 std::vector<T> slots(first, first + static_cast<std::ptrdiff_t>(slot_count));
-                verdict = check_output(rung, p.c.op, p.plan, input.values, slots);
+                verdict = total ? check_total(rung, p.c.op, p.plan, p.c.n, *total, slots)
+                                : check_output(rung, p.c.op, p.plan, input().values, slots);
                 if (!verdict.ok) {
-                    failure = describe_failure(rung, p.c, p.plan, input.description, verdict) + in_order;
-                    note_causes(diagnose(rung, p.c, p.plan, input.values, slots));
+                    failure = describe_failure(rung, p.c, p.plan, input().description, verdict) + in_order;
+                    note_causes(diagnose(rung, p.c, p.plan, input().values, slots));
                     if (result.expected.empty() && result.got.empty()) {
                         result.expected = verdict.expected;
                         result.got = verdict.got;
@@ -649,12 +692,13 @@ SpeedRun checked_launches(const SpeedJob& job, int status, const Child& child, c
 
 namespace {
 
-SpeedRun check_speed(const RungInfo& rung, const SpeedJob& job, int status, const Child& child, const std::string& work_dir);
+SpeedRun check_speed(const RungInfo& rung, const SpeedJob& job, int status, const Child& child, const std::string& work_dir,
+                     SpeedReplay replay);
 
 }  // namespace
 
 SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJob& job, const Limits& limits,
-                   const std::string& work_dir)
+                   const std::string& work_dir, SpeedReplay replay)
 {
     SpeedRun result;
     fs::remove_all(work_dir);
@@ -675,7 +719,7 @@ SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJ
         return result;
     }
     const auto checking_started = Clock::now();
-    result = check_speed(rung, job, status, child, work_dir);
+    result = check_speed(rung, job, status, child, work_dir, replay);
     result.running = std::chrono::duration<double>(checking_started - child.started).count();
     result.checking = std::chrono::duration<double>(Clock::now() - checking_started).count();
     return result;
@@ -684,10 +728,12 @@ SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJ
 namespace {
 
 // Every launch's answer, checked against the same inputs replayed here.
-SpeedRun check_speed(const RungInfo& rung, const SpeedJob& job, int status, const Child& child, const std::string& work_dir)
+SpeedRun check_speed(const RungInfo& rung, const SpeedJob& job, int status, const Child& child, const std::string& work_dir,
+                     SpeedReplay replay)
 {
     if (job.op.empty()) {
-        SpeedInputs inputs(job.n, job.seed);
+        std::optional<SpeedInputs> own;
+        SpeedInputs& inputs = replay.sums ? *replay.sums : own.emplace(job.n, job.seed);
         const std::size_t depth =
             FullReduction(baseline_binding(), rung, Op::sum, Dtype::f32, job.n, job.block, device_status().shape, job.scheme)
                 .addition_depth();
@@ -703,7 +749,8 @@ SpeedRun check_speed(const RungInfo& rung, const SpeedJob& job, int status, cons
     // A row kernel's: each launch's whole output, read with the size the plan gives and removed once
     // checked (a softmax's are 64 MB each).
     const Op op = parse_op(job.op);
-    RowSpeedInputs inputs(op, job.n / job.cols, job.cols, job.seed);
+    std::optional<RowSpeedInputs> own;
+    RowSpeedInputs& inputs = replay.rows ? *replay.rows : own.emplace(op, job.n / job.cols, job.cols, job.seed);
     const LaunchPlan plan = plan_launch(rung, job.n, job.block, device_status().shape, 0, "", job.cols);
     const std::size_t count = output_count(plan, op);
     const SpeedRun checked = checked_launches(job, status, child, work_dir, [&](int s, std::istream&) -> std::optional<std::string> {

@@ -67,21 +67,23 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
                 if (job.op.empty()) {
                     if (!ceiling) ceiling = lab::measure_ceiling(plan.n * sizeof(float), device.shape);
                     job.n = plan.n;
-                    inputs.emplace(plan.n, job.seed + 2);
+                    inputs.emplace(plan.n, job.seed);  // the runner's own, which its answers are checked on
                     m.ceiling = *ceiling;
                     m.baseline_ms = lab::measure_baseline(*inputs, device).median_ms;
+                    inputs->restart();
                 } else {
                     const lab::Op op = lab::parse_op(job.op);
                     job.n = plan.rows * plan.cols;
                     job.cols = plan.cols;
                     job.warmup = lab::kRowWarmup;
                     job.samples = lab::kRowSamples;
-                    row_inputs.emplace(op, plan.rows, plan.cols, job.seed + 2);
+                    row_inputs.emplace(op, plan.rows, plan.cols, job.seed);
                     const lab::L2Flush flush(device.l2_bytes, device.shape);
                     const double at = lab::row_ceiling(op, job.n, device.shape, flush);
                     m.ceiling = lab::Ceiling{at, at};
                     try {
                         m.baseline_ms = lab::measure_row_baseline(rung, op, *row_inputs, device, flush).median_ms;
+                        row_inputs->restart();
                     } catch (const lab::WrongAnswer& e) {
                         kit_fault = std::string("the kit's naive row kernel went wrong: ") + e.what();
                     }
@@ -89,7 +91,9 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
                 const std::string label = speed_case->key();
                 const std::string dir = work + "/" + r.id + "-speed" + (job.op.empty() ? "" : "-" + job.op);
                 kit_seconds += seconds_since(kit_started);
-                const SpeedRun run = kit_fault.empty() ? run_speed(rung, built.runners.at(r.id), job, limits, dir) : SpeedRun{kit_fault};
+                const SpeedReplay replay{inputs ? &*inputs : nullptr, row_inputs ? &*row_inputs : nullptr};
+                const SpeedRun run =
+                    kit_fault.empty() ? run_speed(rung, built.runners.at(r.id), job, limits, dir, replay) : SpeedRun{kit_fault};
                 runner_seconds += run.running;
                 checking_seconds += run.checking;
                 std::string note;

@@ -123,12 +123,7 @@ namespace {
 
 // What a slot should hold: the exact result (as double or int64); for sums the sum of magnitudes
 // that scales the rounding tolerance, and whether any order of adding the inputs is exact in float.
-struct Exact {
-    double value = 0;
-    double magnitude = 0;
-    std::int64_t integer = 0;
-    bool exact_in_float = false;
-};
+using Exact = Total;
 
 // Neumaier's compensated sum in double: its own error is far below float's.
 struct CompensatedSum {
@@ -344,10 +339,23 @@ Verdict check_per_block(const RungInfo& rung, Op op, const LaunchPlan& plan, con
     return verdict;
 }
 
+}  // namespace
+
 template <typename T>
-Verdict check_total(const RungInfo& rung, Op op, const LaunchPlan& plan, const std::vector<T>& input,
+Total total_of(Op op, const std::vector<T>& input)
+{
+    return expected_fits(reference(op, input.data(), input.data() + input.size()), dtype_of<T>());
+}
+
+template Total total_of<int>(Op, const std::vector<int>&);
+template Total total_of<float>(Op, const std::vector<float>&);
+
+template <typename T>
+Verdict check_total(const RungInfo& rung, Op op, const LaunchPlan& plan, std::size_t n, const Total& expected,
                     const std::vector<T>& slots)
 {
+    if (slots.size() != output_count(plan, op))
+        throw UsageError("check_total: " + std::to_string(slots.size()) + " slots for a grid of " + std::to_string(plan.grid));
     Verdict verdict;
     verdict.checked = 1;
     for (std::size_t b = 0; b < plan.grid; ++b) {
@@ -362,12 +370,11 @@ Verdict check_total(const RungInfo& rung, Op op, const LaunchPlan& plan, const s
     // The blocks' slots are combined exactly (in the reference's own arithmetic) and compared as one,
     // so the tolerance covers only the additions inside the blocks.
     const Exact combined = reference(op, slots.data(), slots.data() + slots.size());
-    const Exact expected = expected_fits(reference(op, input.data(), input.data() + input.size()), dtype_of<T>());
-    const std::size_t depth = addition_depth(rung, plan, input.size());
+    const std::size_t depth = addition_depth(rung, plan, n);
     std::string problem;
     if constexpr (std::is_same_v<T, int>)
-        problem = compare(op, expected, static_cast<int>(combined.integer), depth, input.size());
-    else problem = compare(op, expected, combined.value, depth, input.size());
+        problem = compare(op, expected, static_cast<int>(combined.integer), depth, n);
+    else problem = compare(op, expected, combined.value, depth, n);
     if (!problem.empty()) {
         verdict.ok = false;
         verdict.wrong = 1;
@@ -377,6 +384,12 @@ Verdict check_total(const RungInfo& rung, Op op, const LaunchPlan& plan, const s
     }
     return verdict;
 }
+
+template Verdict check_total<int>(const RungInfo&, Op, const LaunchPlan&, std::size_t, const Total&, const std::vector<int>&);
+template Verdict check_total<float>(const RungInfo&, Op, const LaunchPlan&, std::size_t, const Total&,
+                                    const std::vector<float>&);
+
+namespace {
 
 // --- Row operations (rung 12): the reference, in double, and the tolerance of each output ---------
 
@@ -598,7 +611,7 @@ Verdict check_output(const RungInfo& rung, Op op, const LaunchPlan& plan, const 
         else throw UsageError("check_output: the row operations take floats");
     }
     if (rung.check == CheckMode::per_block) return check_per_block(rung, op, plan, input, slots);
-    return check_total(rung, op, plan, input, slots);
+    return check_total(rung, op, plan, input.size(), total_of(op, input), slots);
 }
 
 template Verdict check_output<int>(const RungInfo&, Op, const LaunchPlan&, const std::vector<int>&,

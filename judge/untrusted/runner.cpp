@@ -74,6 +74,30 @@ bool copy_to_device(T* device, const std::vector<T>& host, std::string& error)
     return host.empty() || ok(cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), error, "cudaMemcpy");
 }
 
+// The last large input, kept on the device as it was made: a driver rung's every scheme, and every
+// thread order, runs the same 2^31 + 5 ints, which take seconds to make and copy again, and a
+// fraction of a second to copy from here. Kept only while the GPU has room to spare for it, and
+// given up before a job's own allocation could fail for want of it.
+struct KeptInput {
+    std::string key;
+    void* device = nullptr;
+    std::size_t bytes = 0;
+    void drop()
+    {
+        if (device) cudaFree(device);
+        device = nullptr;
+        key.clear();
+    }
+};
+KeptInput kept;
+constexpr std::size_t kKeptFrom = std::size_t{1} << 30;  // bytes: inputs this large are kept
+
+std::string input_key(const Job& job)
+{
+    return job.input + "/" + job.op + "/" + std::to_string(job.n) + "/" + std::to_string(job.cols) + "/" +
+           std::to_string(job.seed);
+}
+
 template <typename T>
 void run_job(const lab::RungBinding& binding, const Job& job, const std::string& dir, std::size_t index,
              std::size_t order)
@@ -87,9 +111,14 @@ void run_job(const lab::RungBinding& binding, const Job& job, const std::string&
     c.seed = job.seed;
     c.offset = job.offset;
     c.cols = job.cols;
-    std::vector<T> values = lab::make_input<T>(c).values;
     const std::size_t count = job.n * lab::operands_of(c.op);  // a dot product's x and y
-    if (values.size() != count) throw std::runtime_error("the input has " + std::to_string(values.size()) + " values, not " + std::to_string(count));
+    const bool large = count * sizeof(T) >= kKeptFrom;
+    bool known = large && kept.device && kept.key == input_key(job) && kept.bytes == count * sizeof(T);
+    if (large && !known) kept.drop();
+    std::vector<T> values;
+    if (!known) values = lab::make_input<T>(c).values;
+    if (!known && values.size() != count)
+        throw std::runtime_error("the input has " + std::to_string(values.size()) + " values, not " + std::to_string(count));
 
     lab::LaunchPlan plan;
     plan.grid = job.grid;
@@ -111,11 +140,33 @@ void run_job(const lab::RungBinding& binding, const Job& job, const std::string&
     std::string error;
     T* device_in = nullptr;
     T* device_out = nullptr;
-    if (ok(cudaMalloc(reinterpret_cast<void**>(&device_in), in_size * sizeof(T)), error, "cudaMalloc") &&
+    // Without room for the input beside the kept one, the kept one goes first.
+    if (kept.device && cudaMalloc(reinterpret_cast<void**>(&device_in), in_size * sizeof(T)) != cudaSuccess) {
+        cudaGetLastError();
+        device_in = nullptr;
+        kept.drop();
+        if (known) values = lab::make_input<T>(c).values, known = false;
+    }
+    const bool from_kept = kept.device != nullptr && known;
+    if ((device_in || ok(cudaMalloc(reinterpret_cast<void**>(&device_in), in_size * sizeof(T)), error, "cudaMalloc")) &&
         ok(cudaMalloc(reinterpret_cast<void**>(&device_out), out.size() * sizeof(T)), error, "cudaMalloc") &&
-        copy_to_device(device_in, before, error) && copy_to_device(device_in + job.offset, values, error) &&
+        copy_to_device(device_in, before, error) &&
+        (from_kept ? ok(cudaMemcpy(device_in + job.offset, kept.device, kept.bytes, cudaMemcpyDeviceToDevice), error, "cudaMemcpy")
+                   : copy_to_device(device_in + job.offset, values, error)) &&
         copy_to_device(device_in + job.offset + count, after, error) &&
         ok(cudaMemcpy(device_out, out.data(), out.size() * sizeof(T), cudaMemcpyHostToDevice), error, "cudaMemcpy")) {
+        // A large input is kept as it was made, before the kernel can touch it, where the GPU has
+        // room for it and two more of its size.
+        if (large && !from_kept) {
+            std::size_t free = 0, total = 0;
+            if (cudaMemGetInfo(&free, &total) == cudaSuccess && free >= 3 * count * sizeof(T) &&
+                cudaMalloc(&kept.device, count * sizeof(T)) == cudaSuccess) {
+                if (cudaMemcpy(kept.device, device_in + job.offset, count * sizeof(T), cudaMemcpyDeviceToDevice) == cudaSuccess)
+                    kept.key = input_key(job), kept.bytes = count * sizeof(T);
+                else kept.drop();
+            }
+            cudaGetLastError();
+        }
         // The kernel gets the input on the device only: no host copy is left to compute the answer from.
         std::vector<T>().swap(values);
         try {

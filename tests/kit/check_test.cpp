@@ -161,6 +161,41 @@ TEST(Check, TotalModeCombinesTheBlocks)
     EXPECT_NE(unwritten.first_wrong.find("block 1 of 3 was never written"), std::string::npos) << unwritten.first_wrong;
 }
 
+// The grader computes a large input's total once (total_of) and holds every launch over that input
+// against it (check_total), without the input: right, wrong, unwritten and NaN results as
+// check_output tells them.
+TEST(Check, ATotalComputedOnceJudgesWithoutTheInput)
+{
+    auto rung = block_rung(1);
+    rung.check = lab::CheckMode::total;
+    const lab::LaunchPlan plan{3, 128, 0};
+    lab::Case c;
+    c.name = "float_n5000_b128";
+    c.input = lab::InputKind::floats;
+    c.n = 5000;
+    c.seed = 17;
+    const std::vector<float> input = lab::make_input<float>(c).values;
+    const lab::Total total = lab::total_of(lab::Op::sum, input);
+    const float right = static_cast<float>(total.value);
+    const auto judged = [&](const std::vector<float>& slots) {
+        return lab::check_total(rung, lab::Op::sum, plan, input.size(), total, slots);
+    };
+    EXPECT_TRUE(judged({right * 0.25f, right * 0.5f, right * 0.25f}).ok);
+    const lab::Verdict off = judged({right + 1.0f, 0.0f, 0.0f});
+    EXPECT_FALSE(off.ok);
+    EXPECT_NE(off.first_wrong.find("the 3 blocks' results combine wrongly: expected"), std::string::npos) << off.first_wrong;
+    EXPECT_EQ(off.expected, lab::check_output(rung, lab::Op::sum, plan, input, std::vector<float>{right + 1.0f, 0, 0}).expected);
+    const lab::Verdict unwritten = judged({right, lab::poison<float>(), 0.0f});
+    EXPECT_FALSE(unwritten.ok);
+    EXPECT_NE(unwritten.first_wrong.find("block 1 of 3 was never written"), std::string::npos) << unwritten.first_wrong;
+    EXPECT_FALSE(judged({NAN, 0.0f, 0.0f}).ok);
+    const std::vector<int> ints(5000, 3);
+    const lab::Total int_total = lab::total_of(lab::Op::max, ints);
+    EXPECT_TRUE(lab::check_total(rung, lab::Op::max, plan, ints.size(), int_total, std::vector<int>{3, 3, 3}).ok);
+    EXPECT_FALSE(lab::check_total(rung, lab::Op::max, plan, ints.size(), int_total, std::vector<int>{3, 4, 3}).ok);
+    EXPECT_THROW(lab::check_total(rung, lab::Op::max, plan, ints.size(), int_total, std::vector<int>{3, 3}), std::exception);
+}
+
 TEST(Check, GuardsAroundTheOutputShowWritesOutsideIt)
 {
     auto buffer = lab::guarded_output<float>(5);

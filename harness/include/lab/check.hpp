@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,25 @@ struct Verdict {
 template <typename T>
 Verdict check_output(const RungInfo& rung, Op op, const LaunchPlan& plan, const std::vector<T>& input,
                      const std::vector<T>& slots);
+
+// What a total-checked rung's (07-11) blocks must add up to over a whole input: its exact result
+// (as double, or int64 for ints), the sum of magnitudes that scales a float sum's tolerance, and
+// whether every order of adding the inputs is exact in float. Computed once (total_of) and held
+// against many launches over the same input (check_total): a driver rung's schemes, or rungs 07-09,
+// share their 2^31 + 5 ints, which take seconds to make again.
+struct Total {
+    double value = 0;
+    double magnitude = 0;
+    std::int64_t integer = 0;
+    bool exact_in_float = false;
+};
+template <typename T>
+Total total_of(Op op, const std::vector<T>& input);
+
+// check_output for a total-checked rung, over an input of n elements whose total is `expected`.
+template <typename T>
+Verdict check_total(const RungInfo& rung, Op op, const LaunchPlan& plan, std::size_t n, const Total& expected,
+                    const std::vector<T>& slots);
 
 // Checks one result `got` for the elements [begin, end): empty when right, else what is wrong.
 // `depth` bounds the additions behind a float sum (addition_depth); ints and min/max must be exact.

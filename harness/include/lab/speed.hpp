@@ -131,6 +131,10 @@ public:
     double magnitude(int k) const;
     // Input k without its spike: what the CPU loop sums.
     const std::vector<float>& host(int k) const { return inputs_[k].values; }
+    // Both inputs as they were made, and the spikes' places drawn again from the seed: what a second
+    // pass of next() reads is what the first read (the grader times the kit's baseline, then checks
+    // a runner's answers on the same inputs, made once).
+    void restart();
 
 private:
     struct Input {
@@ -141,7 +145,7 @@ private:
         float spike = 0;  // 0: none placed yet
     };
     std::size_t n_;
-    std::uint64_t state_;
+    std::uint64_t seed_, state_;
     std::vector<Input> inputs_;
 };
 
@@ -160,6 +164,8 @@ public:
     const float* next(int k);
     // What input k holds now, spike included: what the sample's answer is checked against.
     const std::vector<float>& host(int k) const { return inputs_[static_cast<std::size_t>(k)].values; }
+    // As SpeedInputs::restart.
+    void restart();
 
 private:
     struct Input {
@@ -169,7 +175,7 @@ private:
         float replaced = 0, spike = 0;  // spike 0: none placed yet
     };
     std::size_t rows_, cols_;
-    std::uint64_t state_;
+    std::uint64_t seed_, state_;
     std::vector<Input> inputs_;
 };
 
@@ -194,9 +200,10 @@ double row_ceiling(Op op, std::size_t n, const GpuShape& gpu, const L2Flush& flu
 // What `op` must move over n floats with `plan`: its operands once, its output once, in bytes.
 double row_bytes(Op op, const LaunchPlan& plan, std::size_t n);
 
-// The kit's naive row kernel alone (block 256), timed and checked as measure_row_speed times it,
-// `flush` before every sample: for the grader, which times the student's kernel in another process.
-// Throws WrongAnswer if the naive kernel itself goes wrong.
+// The kit's naive row kernel alone (block 256), timed as measure_row_speed times it, `flush` before
+// every sample: for the grader, which times the student's kernel in another process. Its first
+// answer is checked whole (the kit's own kernel: a guard against a broken kit, not a submission's
+// test); throws WrongAnswer if it is wrong.
 Timing measure_row_baseline(const RungInfo& rung, Op op, RowSpeedInputs& inputs, const DeviceStatus& device,
                             const L2Flush& flush);
 
