@@ -42,6 +42,10 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
     const lab::SpeedPlan& plan = lab::SpeedPlan::kit();
     std::optional<lab::Ceiling> ceiling;
     std::map<std::size_t, double> cpu_ms;  // one CPU thread's loop over so many values: once a grading
+    // Every full reduction's speed inputs are the same in one grading (made once, and restart()ed
+    // for each rung); a row kernel's are its own.
+    const std::uint64_t sums_seed = g.seed ^ lab::fnv1a("speed/sum");
+    std::optional<lab::SpeedInputs> sums;
     for (RungResult& r : g.rungs) {
         const lab::RungInfo& rung = lab::Registry::kit().get(r.id);
         const auto speed_cases = plan.cases_of(r.id);
@@ -58,16 +62,19 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
                 job.block = speed_case->block;
                 job.scheme = speed_case->scheme;
                 job.op = speed_case->op;
-                job.seed = g.seed ^ lab::fnv1a("speed/" + speed_case->key());
+                job.seed = job.op.empty() ? sums_seed : g.seed ^ lab::fnv1a("speed/" + speed_case->key());
                 lab::SpeedMeasurement m;
                 std::string kit_fault;
                 const auto kit_started = std::chrono::steady_clock::now();
-                std::optional<lab::SpeedInputs> inputs;
+                lab::SpeedInputs* inputs = nullptr;
                 std::optional<lab::RowSpeedInputs> row_inputs;
                 if (job.op.empty()) {
                     if (!ceiling) ceiling = lab::measure_ceiling(plan.n * sizeof(float), device.shape);
                     job.n = plan.n;
-                    inputs.emplace(plan.n, job.seed);  // the runner's own, which its answers are checked on
+                    // The runner's own inputs, which its answers are checked on.
+                    if (sums) sums->restart();
+                    else sums.emplace(plan.n, job.seed);
+                    inputs = &*sums;
                     m.ceiling = *ceiling;
                     m.baseline_ms = lab::measure_baseline(*inputs, device).median_ms;
                     inputs->restart();
@@ -91,7 +98,7 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
                 const std::string label = speed_case->key();
                 const std::string dir = work + "/" + r.id + "-speed" + (job.op.empty() ? "" : "-" + job.op);
                 kit_seconds += seconds_since(kit_started);
-                const SpeedReplay replay{inputs ? &*inputs : nullptr, row_inputs ? &*row_inputs : nullptr};
+                const SpeedReplay replay{inputs, row_inputs ? &*row_inputs : nullptr};
                 const SpeedRun run =
                     kit_fault.empty() ? run_speed(rung, built.runners.at(r.id), job, limits, dir, replay) : SpeedRun{kit_fault};
                 runner_seconds += run.running;
@@ -199,20 +206,24 @@ void grade_sanitizer(Grade& g, const Rubric& rubric, const Built& built,
     } else {
         base.orders = lab::thread_orders();
     }
+    // On a GPU the CPU backend's build may still be running: the tools start at once, and the thread
+    // orders of the first rung to need them wait for it (once, for every rung).
     std::string cpu_missing;
     std::map<std::string, std::string> cpu_runners, cpu_logs;
-    if (gpu) {
-        double seconds = 0;
-        const Built& cpu = cpu_build.wait(cpu_missing, seconds);
-        if (cpu_build.for_orders()) {
-            cpu_runners = cpu.runners;
-            cpu_logs = cpu.logs;
-        } else {
-            cpu_missing = "the rubric's sanitizer.thread_orders is false";
-        }
-        if (cpu_build.wanted()) g.phases["sanitizer_cpu_build"] = seconds;
-    }
-    const std::vector<std::string> trees{grading_build_dir(), gpu ? cpu_build.tree() : std::string()};
+    std::once_flag cpu_waited;
+    const auto wait_for_cpu = [&] {
+        std::call_once(cpu_waited, [&] {
+            double seconds = 0;
+            const Built& cpu = cpu_build.wait(cpu_missing, seconds);
+            if (cpu_build.for_orders()) {
+                cpu_runners = cpu.runners;
+                cpu_logs = cpu.logs;
+            } else {
+                cpu_missing = "the rubric's sanitizer.thread_orders is false";
+            }
+            if (cpu_build.wanted()) g.phases["sanitizer_cpu_build"] = seconds;
+        });
+    };
     // On a GPU, a few rungs at once: each pass is a handful of small cases, mostly the tools' own
     // start-up, and nothing here is timed. On the CPU backend one at a time: its runners use every core.
     const int rungs_at_once = gpu ? static_cast<int>(std::min<std::size_t>(3, chosen.size())) : 1;
@@ -222,16 +233,19 @@ void grade_sanitizer(Grade& g, const Rubric& rubric, const Built& built,
         RungResult* r = chosen[k];
         const lab::RungInfo& rung = lab::Registry::kit().get(r->id);
         SanitizerRun run = base;
-        for (const std::string& tree : trees)
-            if (!tree.empty())
-                for (const std::string& path : submitted_paths(tree, r->id)) run.submitted.push_back(path);
+        run.submitted = submitted_paths(grading_build_dir(), r->id);
         if (gpu) {
             run.runner = built.runners.at(r->id);
-            if (cpu_runners.count(r->id)) run.cpu_runner = cpu_runners.at(r->id);
-            else if (!cpu_missing.empty()) run.cpu_missing = cpu_missing;
-            else
-                run.cpu_missing = "the file did not build for the CPU backend:\n" +
-                                  (cpu_logs.count(r->id) ? cpu_logs.at(r->id) : std::string("(no message)"));
+            run.before_orders = [&, id = r->id](SanitizerRun& then) {
+                wait_for_cpu();
+                if (!cpu_build.tree().empty())
+                    for (const std::string& path : submitted_paths(cpu_build.tree(), id)) then.submitted.push_back(path);
+                if (cpu_runners.count(id)) then.cpu_runner = cpu_runners.at(id);
+                else if (!cpu_missing.empty()) then.cpu_missing = cpu_missing;
+                else
+                    then.cpu_missing = "the file did not build for the CPU backend:\n" +
+                                       (cpu_logs.count(id) ? cpu_logs.at(id) : std::string("(no message)"));
+            };
         } else {
             run.cpu_runner = built.runners.at(r->id);
         }
@@ -247,6 +261,7 @@ void grade_sanitizer(Grade& g, const Rubric& rubric, const Built& built,
                         : (std::to_string(r->sanitizer.findings.size()) + " finding(s): " + r->sanitizer.findings.front()).c_str());
         std::fflush(stdout);
     });
+    if (gpu) wait_for_cpu();  // its time is the grading's, whether or not a rung got to the orders
 }
 
 }  // namespace lab::grading

@@ -265,8 +265,10 @@ void run_sanitizer(const RungInfo& rung, const SanitizerRun& run, const std::vec
         else
             for (const std::string& tool : run.tools) run_tool(rung, run, tool, cases, limits, work_dir, result);
     }
-    if (!run.cpu_runner.empty()) run_orders(rung, run, cases, limits, work_dir, result);
-    else if (!run.cpu_missing.empty()) result.note += "The thread orders did not run: " + run.cpu_missing;
+    SanitizerRun then = run;
+    if (then.before_orders) then.before_orders(then);
+    if (!then.cpu_runner.empty()) run_orders(rung, then, cases, limits, work_dir, result);
+    else if (!then.cpu_missing.empty()) result.note += "The thread orders did not run: " + then.cpu_missing;
 }
 
 }  // namespace lab::grading

@@ -12,6 +12,7 @@
 // Each finding names the file and line where the tool gives one, the check, and what it saw.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ struct SanitizerRun {
     std::string cpu_missing;             // why there is none
     std::vector<std::string> orders;     // the CPU backend's thread orders
     std::vector<std::string> submitted;  // the paths the compilers saw the file under
+    // Called once the tools are done and before the thread orders, to fill in cpu_runner, cpu_missing
+    // and the CPU tree's paths: on a GPU, the CPU backend's build may still be running beside the
+    // tools, and only the orders wait for it.
+    std::function<void(SanitizerRun&)> before_orders;
 };
 
 // Runs the pass for `rung` and fills `result`; work files go under `work_dir`.
