@@ -153,7 +153,7 @@ CpuOrdersBuild::CpuOrdersBuild(const Rubric& rubric, const std::map<std::string,
     if (!wanted_) return;
     std::cout << "  building the files again for the CPU backend ("
               << (orders_ && lessons ? "the sanitizer's thread orders and the lessons" : orders_ ? "the sanitizer's thread orders" : "the lessons")
-              << "), beside the cases\n"
+              << "), beside the GPU build and the cases\n"
               << std::flush;
     worker_ = std::thread([this, files, jobs, lessons] {
         // Below the cases in priority (nice is per thread on Linux, and the compilers inherit it): the

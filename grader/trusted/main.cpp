@@ -311,6 +311,10 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
         if (!file) throw std::runtime_error("cannot write " + out_dir + "/graded/" + id + ".cu");
     }
     g.phases["intake"] = seconds_since(started);
+    // On a GPU machine the sanitizer's thread orders need the files built for the CPU backend too:
+    // that build starts now, below the GPU build and the cases in priority, on the cores they leave.
+    // (A file the GPU build or the integrity checks refuse is built for nothing: its rung never runs.)
+    CpuOrdersBuild cpu_orders(rubric, to_build, jobs);
     std::cout << "  building " << to_build.size() << " runners\n" << std::flush;
     auto phase_started = std::chrono::steady_clock::now();
     // Without a GPU this tree is the CPU backend's: the lessons' explain programs build with the runners.
@@ -331,12 +335,6 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
             }
     }
     g.phases["integrity"] = seconds_since(phase_started);
-    // On a GPU machine the sanitizer's thread orders need the files built for the CPU backend too:
-    // that build runs beside the cases, on the cores they leave.
-    std::map<std::string, std::string> for_cpu_orders;
-    for (const auto& [id, runner] : built.runners)
-        if (!findings.count(id)) for_cpu_orders[id] = to_build.at(id);
-    CpuOrdersBuild cpu_orders(rubric, for_cpu_orders, jobs);
     phase_started = std::chrono::steady_clock::now();
     const std::string work = grading_build_dir() + "/grading/run";
     // Rungs are graded side by side: a few at once on a GPU (each runner has its own context, and no
