@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 
+#include "device_state.hpp"
 #include "scheduler.hpp"
 
 namespace lab::cpu::explain {

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "context.hpp"
+#include "device_state.hpp"
 #include "lab/cpu/device.hpp"
 #include "scheduler.hpp"
 
