@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <regex>
 #include <set>
@@ -260,15 +261,24 @@ void run_sanitizer(const RungInfo& rung, const SanitizerRun& run, const std::vec
         return;
     }
     fs::create_directories(work_dir);
+    // The thread orders (on the CPU backend) run beside the tools (on the GPU); what they find is
+    // reported after what the tools find, as when they ran one after the other.
+    SanitizerResult orders;
+    std::future<void> beside = std::async(std::launch::async, [&] {
+        SanitizerRun then = run;
+        if (then.before_orders) then.before_orders(then);
+        if (!then.cpu_runner.empty()) run_orders(rung, then, cases, limits, work_dir, orders);
+        else if (!then.cpu_missing.empty()) orders.note += "The thread orders did not run: " + then.cpu_missing;
+    });
     if (!run.runner.empty() && !run.tools.empty()) {
         if (run.tool_path.empty()) result.note += "compute-sanitizer was not found (it comes with the CUDA Toolkit): its tools did not run. ";
         else
             for (const std::string& tool : run.tools) run_tool(rung, run, tool, cases, limits, work_dir, result);
     }
-    SanitizerRun then = run;
-    if (then.before_orders) then.before_orders(then);
-    if (!then.cpu_runner.empty()) run_orders(rung, then, cases, limits, work_dir, result);
-    else if (!then.cpu_missing.empty()) result.note += "The thread orders did not run: " + then.cpu_missing;
+    beside.get();
+    result.checks.insert(result.checks.end(), orders.checks.begin(), orders.checks.end());
+    result.findings.insert(result.findings.end(), orders.findings.begin(), orders.findings.end());
+    result.note += orders.note;
 }
 
 }  // namespace lab::grading

@@ -48,9 +48,9 @@ struct SanitizerRun {
     std::string cpu_missing;             // why there is none
     std::vector<std::string> orders;     // the CPU backend's thread orders
     std::vector<std::string> submitted;  // the paths the compilers saw the file under
-    // Called once the tools are done and before the thread orders, to fill in cpu_runner, cpu_missing
-    // and the CPU tree's paths: on a GPU, the CPU backend's build may still be running beside the
-    // tools, and only the orders wait for it.
+    // Called before the thread orders (which run beside the tools), to fill in cpu_runner,
+    // cpu_missing and the CPU tree's paths: on a GPU, the CPU backend's build may still be running,
+    // and only the orders wait for it.
     std::function<void(SanitizerRun&)> before_orders;
 };
 
