@@ -692,8 +692,60 @@ SpeedRun checked_launches(const SpeedJob& job, int status, const Child& child, c
 
 namespace {
 
+// A row kernel's launches checked one by one, in order, each against its input replayed on the host
+// (RowSpeedInputs::next_on_host): while its runner still times the next ones (the runner says which
+// it has written whole in its progress file), and the rest once it has ended. Each check's result
+// is kept: "" right, what is wrong, or nothing when the runner's output was not whole.
+class RowLaunches {
+public:
+    RowLaunches(const RungInfo& rung, const SpeedJob& job, const std::string& work_dir, RowSpeedInputs* replay)
+        : rung_(rung), op_(parse_op(job.op)), dir_(work_dir),
+          plan_(plan_launch(rung, job.n, job.block, device_status().shape, 0, "", job.cols)),
+          count_(output_count(plan_, op_)), results_(static_cast<std::size_t>(job.warmup + job.samples))
+    {
+        inputs_ = replay ? replay : &own_.emplace(op_, job.n / job.cols, job.cols, job.seed);
+    }
+    // Checks every launch the progress file names that is not checked yet.
+    void catch_up()
+    {
+        long last = -1;
+        std::istringstream in(read_runner_file(speed_progress_file(dir_), 16 * results_.size()).value_or(""));
+        for (long k; in >> k;) last = std::max(last, k);
+        while (checked_ <= last && checked_ < static_cast<long>(results_.size())) check(checked_++);
+    }
+    // Launch s's result, checked now if it was not yet.
+    std::optional<std::string> result(int s)
+    {
+        while (checked_ <= s) check(checked_++);
+        return results_[static_cast<std::size_t>(s)];
+    }
+
+private:
+    void check(long s)
+    {
+        const std::string path = speed_output_file(dir_, static_cast<int>(s));
+        const std::string bytes = read_bounded(path, count_ * sizeof(float) + 1);
+        fs::remove(path);
+        const std::vector<float>& input = inputs_->next_on_host(static_cast<int>(s % 2));
+        if (bytes.size() != count_ * sizeof(float)) return;
+        std::vector<float> got(count_);
+        std::memcpy(got.data(), bytes.data(), bytes.size());
+        const Verdict v = check_output(rung_, op_, plan_, input, got);
+        results_[static_cast<std::size_t>(s)] = v.ok ? std::string() : v.first_wrong;
+    }
+    const RungInfo& rung_;
+    Op op_;
+    std::string dir_;
+    LaunchPlan plan_;
+    std::size_t count_;
+    std::optional<RowSpeedInputs> own_;
+    RowSpeedInputs* inputs_ = nullptr;
+    std::vector<std::optional<std::string>> results_;
+    long checked_ = 0;
+};
+
 SpeedRun check_speed(const RungInfo& rung, const SpeedJob& job, int status, const Child& child, const std::string& work_dir,
-                     SpeedReplay replay);
+                     SpeedReplay replay, RowLaunches* rows);
 
 }  // namespace
 
@@ -708,10 +760,23 @@ SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJ
     request.speed = job;
     const std::string request_path = work_dir + "/request.json";
     std::ofstream(request_path) << to_json(request);
+    std::optional<RowLaunches> rows;
+    if (!job.op.empty()) rows.emplace(rung, job, work_dir, replay.rows);
     Child child = start_runner(runner, request_path, work_dir, "speed", limits);
     int status = 0;
     const double left = limits.case_seconds - std::chrono::duration<double>(Clock::now() - child.started).count();
-    if (!lab::process::wait_for(child.pid, left, status, 5)) {
+    bool ended = false;
+    if (rows) {
+        // A row kernel's outputs (64 MB each) are checked as the runner writes them.
+        while (!(ended = lab::process::ended(child.pid, status)) &&
+               std::chrono::duration<double>(Clock::now() - child.started).count() < limits.case_seconds) {
+            rows->catch_up();
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    } else {
+        ended = lab::process::wait_for(child.pid, left, status, 5);
+    }
+    if (!ended) {
         kill_runner(child);
         result.wrong = "the speed case ran past the rubric's " + std::to_string(static_cast<int>(limits.case_seconds)) +
                        " s limit for one case";
@@ -719,7 +784,7 @@ SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJ
         return result;
     }
     const auto checking_started = Clock::now();
-    result = check_speed(rung, job, status, child, work_dir, replay);
+    result = check_speed(rung, job, status, child, work_dir, replay, rows ? &*rows : nullptr);
     result.running = std::chrono::duration<double>(checking_started - child.started).count();
     result.checking = std::chrono::duration<double>(Clock::now() - checking_started).count();
     return result;
@@ -729,7 +794,7 @@ namespace {
 
 // Every launch's answer, checked against the same inputs replayed here.
 SpeedRun check_speed(const RungInfo& rung, const SpeedJob& job, int status, const Child& child, const std::string& work_dir,
-                     SpeedReplay replay)
+                     SpeedReplay replay, RowLaunches* rows)
 {
     if (job.op.empty()) {
         std::optional<SpeedInputs> own;
@@ -747,23 +812,11 @@ SpeedRun check_speed(const RungInfo& rung, const SpeedJob& job, int status, cons
         });
     }
     // A row kernel's: each launch's whole output, read with the size the plan gives and removed once
-    // checked (a softmax's are 64 MB each).
-    const Op op = parse_op(job.op);
-    std::optional<RowSpeedInputs> own;
-    RowSpeedInputs& inputs = replay.rows ? *replay.rows : own.emplace(op, job.n / job.cols, job.cols, job.seed);
-    const LaunchPlan plan = plan_launch(rung, job.n, job.block, device_status().shape, 0, "", job.cols);
-    const std::size_t count = output_count(plan, op);
-    const SpeedRun checked = checked_launches(job, status, child, work_dir, [&](int s, std::istream&) -> std::optional<std::string> {
-        const std::string path = speed_output_file(work_dir, s);
-        const std::string bytes = read_bounded(path, count * sizeof(float) + 1);
-        fs::remove(path);
-        if (bytes.size() != count * sizeof(float)) return std::nullopt;
-        std::vector<float> got(count);
-        std::memcpy(got.data(), bytes.data(), bytes.size());
-        inputs.next(s % 2);
-        const Verdict v = check_output(rung, op, plan, inputs.host(s % 2), got);
-        return v.ok ? std::string() : v.first_wrong;
-    });
+    // checked (a softmax's are 64 MB each), most of them already while the runner ran (RowLaunches).
+    std::optional<RowLaunches> own;
+    RowLaunches& launches = rows ? *rows : own.emplace(rung, job, work_dir, replay.rows);
+    const SpeedRun checked = checked_launches(job, status, child, work_dir,
+                                              [&](int s, std::istream&) -> std::optional<std::string> { return launches.result(s); });
     for (int s = 0; s < job.warmup + job.samples; ++s) fs::remove(speed_output_file(work_dir, s));  // those left unchecked
     return checked;
 }

@@ -69,6 +69,8 @@ Request parse_request(const std::string& text)
 
 std::string speed_output_file(const std::string& dir, int launch) { return dir + "/speed-" + std::to_string(launch) + ".out"; }
 
+std::string speed_progress_file(const std::string& dir) { return dir + "/speed.progress"; }
+
 std::string output_file(const std::string& dir, std::size_t job, std::size_t order)
 {
     return dir + "/" + std::to_string(job) + "." + std::to_string(order) + ".out";

@@ -52,7 +52,8 @@ struct Job {
 // itself and checks every answer; it times the kit's baseline and the ceiling in its own process.
 // A row kernel's job (`op` set): `op` over n / cols rows of cols floats, on lab::RowSpeedInputs
 // from `seed`, L2 emptied by reading before each launch; speed.out's lines hold the milliseconds
-// only, and launch k's whole output goes to OUTDIR/speed-k.out (speed_output_file), raw floats.
+// only, and launch k's whole output goes to OUTDIR/speed-k.out (speed_output_file), raw floats, and then k
+// to OUTDIR/speed.progress (speed_progress_file).
 struct SpeedJob {
     std::uint64_t n = 0, seed = 0;
     unsigned block = 0;
@@ -74,6 +75,9 @@ Request parse_request(const std::string& text);  // throws std::runtime_error
 
 std::string output_file(const std::string& dir, std::size_t job, std::size_t order);
 std::string speed_output_file(const std::string& dir, int launch);
+// A row kernel's runner appends launch k's number here once speed_output_file(dir, k) is written
+// whole: the grader checks that output while the runner times the next launches.
+std::string speed_progress_file(const std::string& dir);
 std::string error_file(const std::string& dir, std::size_t job, std::size_t order);
 
 }  // namespace lab::judge

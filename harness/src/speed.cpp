@@ -241,10 +241,22 @@ RowSpeedInputs::RowSpeedInputs(Op op, std::size_t rows, std::size_t cols, std::u
 
 const float* RowSpeedInputs::next(int k)
 {
+    move_spike(k, true);
+    return inputs_[static_cast<std::size_t>(k)].device.data();
+}
+
+const std::vector<float>& RowSpeedInputs::next_on_host(int k)
+{
+    move_spike(k, false);
+    return host(k);
+}
+
+void RowSpeedInputs::move_spike(int k, bool on_device)
+{
     Input& input = inputs_[static_cast<std::size_t>(k)];
     if (input.spike != 0) {
         input.values[input.spike_at] = input.replaced;
-        input.device.upload(&input.replaced, 1, input.spike_at);
+        if (on_device) input.device.upload(&input.replaced, 1, input.spike_at);
     }
     Rng rng(state_);
     state_ = rng.next();
@@ -252,14 +264,13 @@ const float* RowSpeedInputs::next(int k)
     input.spike = (input.spike > 0 ? -32.0f : 32.0f) * static_cast<float>(1 + rng.unit());
     input.replaced = input.values[input.spike_at];
     input.values[input.spike_at] = input.spike;
-    input.device.upload(&input.spike, 1, input.spike_at);
-    return input.device.data();
+    if (on_device) input.device.upload(&input.spike, 1, input.spike_at);
 }
 
 void RowSpeedInputs::restart()
 {
     for (Input& input : inputs_) {
-        if (input.spike != 0) {
+        if (input.spike != 0) {  // (its device copy may never have had this spike: next_on_host)
             input.values[input.spike_at] = input.replaced;
             input.device.upload(&input.replaced, 1, input.spike_at);
         }

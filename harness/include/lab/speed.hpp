@@ -162,6 +162,9 @@ public:
     std::size_t cols() const { return cols_; }
     // Readies input k (0 or 1) for the next sample, moving its spike; returns it.
     const float* next(int k);
+    // next() on the host copy alone: what a replay checks a sample against, touching no GPU (the
+    // grader checks a runner's samples while that runner times more of them).
+    const std::vector<float>& next_on_host(int k);
     // What input k holds now, spike included: what the sample's answer is checked against.
     const std::vector<float>& host(int k) const { return inputs_[static_cast<std::size_t>(k)].values; }
     // As SpeedInputs::restart.
@@ -174,6 +177,7 @@ private:
         std::size_t spike_at = 0;
         float replaced = 0, spike = 0;  // spike 0: none placed yet
     };
+    void move_spike(int k, bool on_device);
     std::size_t rows_, cols_;
     std::uint64_t seed_, state_;
     std::vector<Input> inputs_;
