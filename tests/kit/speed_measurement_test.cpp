@@ -2,7 +2,9 @@
 // kernel that caches its results fails it (runs on the CPU backend, and so in CI).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "caching_kernels.hpp"
 #include "lab/check.hpp"
@@ -81,6 +83,40 @@ TEST(SpeedMeasurement, AnHonestRowKernelIsTimedAndACachingOneFails)
     // Input 0 comes back for the first timed run with its spike moved: the rows it kept are stale.
     EXPECT_NE(caching.wrong.find(" run "), std::string::npos) << caching.wrong;
     EXPECT_EQ(caching.ms, 0) << "nothing is timed for a kernel with a wrong answer";
+}
+
+// The grader checks a row kernel's timed outputs against its inputs replayed on the host alone
+// (next_on_host), while the runner still times the next launches. A kernel that leaves one row in
+// eight as it was, from the third launch on, fails the check of the third and fifth (those rows are
+// the other input's then); the honest outputs pass every one.
+TEST(SpeedMeasurement, AReplayOnTheHostCatchesRowsLeftFromTheLastLaunch)
+{
+    const lab::RungInfo& rung = lab::Registry::kit().get("12_real_kernels");
+    constexpr std::size_t kRows = 16, kCols = 4096;
+    lab::RowSpeedInputs replay(lab::Op::softmax, kRows, kCols, 9);
+    const lab::LaunchPlan plan = lab::plan_launch(rung, kRows * kCols, 256, lab::device_status().shape, 0, "", kCols);
+    const auto softmax = [&](const std::vector<float>& x) {
+        std::vector<float> y(x.size());
+        for (std::size_t r = 0; r < kRows; ++r) {
+            const float* row = x.data() + r * kCols;
+            double m = -INFINITY, sum = 0;
+            for (std::size_t c = 0; c < kCols; ++c) m = std::max(m, double(row[c]));
+            for (std::size_t c = 0; c < kCols; ++c) sum += std::exp(double(row[c]) - m);
+            for (std::size_t c = 0; c < kCols; ++c) y[r * kCols + c] = static_cast<float>(std::exp(double(row[c]) - m) / sum);
+        }
+        return y;
+    };
+    std::vector<float> out(kRows * kCols, 0.0f);
+    for (int s = 0; s < 6; ++s) {
+        const std::vector<float>& input = replay.next_on_host(s % 2);
+        const std::vector<float> honest = softmax(input);
+        EXPECT_TRUE(lab::check_output(rung, lab::Op::softmax, plan, input, honest).ok) << "launch " << s;
+        for (std::size_t r = 0; r < kRows; ++r)
+            if (s < 2 || r % 8 != 0) std::copy_n(honest.begin() + r * kCols, kCols, out.begin() + r * kCols);
+        const lab::Verdict v = lab::check_output(rung, lab::Op::softmax, plan, input, out);
+        if (s < 2) EXPECT_TRUE(v.ok) << "launch " << s << ": " << v.first_wrong;
+        else if (s % 2 == 0) EXPECT_FALSE(v.ok) << "launch " << s << ": rows 0 and 8 are the other input's";
+    }
 }
 
 }  // namespace
