@@ -2,7 +2,8 @@
 // the submission's kernel) as a child process on the cases the grader chose, confined as its caller
 // says (Limits::confine: the grader's sandbox), and checks every
 // output buffer it hands back in this process, with the kit's own checking code (lab/check.hpp, the
-// same the suites use). The runner's exit status and what it prints never decide a verdict: a case
+// same the suites use): each case as soon as the runner has ended it, beside the runner, and an
+// input's exact total once for every case that reduces the same input. The runner's exit status and what it prints never decide a verdict: a case
 // passes only when its output, read back with the size this process expects, is right under every
 // thread order. A runner that crashes, hangs past the case limit or leaves a sticky CUDA error fails
 // the case it was running, and a fresh runner starts at the next one.
