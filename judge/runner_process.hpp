@@ -1,0 +1,39 @@
+// TRUSTED SIDE. Internal to the judge: a runner started in the confinement its caller gives
+// (checker.cpp's cases, speed_checker.cpp's speed case), stopped, and how it ended in words.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "checker.hpp"
+
+namespace lab::judge {
+
+using Clock = std::chrono::steady_clock;
+
+// `command` confined as `limits` say, writing only in `dir`: never unconfined.
+std::unique_ptr<Confinement> confined(const std::vector<std::string>& command, const std::string& dir, const Limits& limits);
+
+// read_runner_file's text, or "" when there is no such file.
+std::string read_bounded(const std::string& path, std::size_t limit);
+
+struct Child {
+    pid_t pid = -1;
+    Clock::time_point started;
+    std::unique_ptr<Confinement> sandbox;  // its confinement (limits, cgroup), as long as it runs
+};
+
+// `runner REQUEST DIR FIRST`, confined (the grader's sandbox), where only `dir` is writable; its
+// output goes to dir/runner.log. pid < 0 when it could not be started.
+Child start_runner(const std::string& runner, const std::string& request, const std::string& dir, const std::string& first,
+                   const Limits& limits);
+// Stops it, and every process it started.
+void kill_runner(Child& child);
+// How it ended (waitpid's `status`), in words: a limit its sandbox reached, a signal, an exit code.
+std::string describe_exit(int status, const Child& child);
+
+}  // namespace lab::judge

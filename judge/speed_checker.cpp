@@ -1,0 +1,194 @@
+// TRUSTED SIDE. The speed case (checker.hpp's run_speed): the rung's runner times its launches, and
+// every launch's answer is checked here against the same inputs replayed.
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "checker.hpp"
+#include "lab/check.hpp"
+#include "lab/device.hpp"
+#include "lab/full_reduction.hpp"
+#include "lab/process.hpp"
+#include "lab/speed.hpp"
+#include "protocol.hpp"
+#include "runner_process.hpp"
+
+namespace lab::judge {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Every launch of a speed job, once its runner has ended: speed.out's time for it, and its answer
+// checked by check(s, lines), which reads what else the launch left (the rest of its line, or its
+// output file) and returns what is wrong, "" when right, or nothing when the runner left too little.
+// The median of the timed launches' times, or what was wrong first.
+template <typename Check>
+SpeedRun checked_launches(const SpeedJob& job, int status, const Child& child, const std::string& work_dir, Check check)
+{
+    SpeedRun result;
+    const int launches = job.warmup + job.samples;
+    const std::string of_op = job.op.empty() ? "" : " of " + job.op;
+    std::istringstream lines(read_bounded(work_dir + "/speed.out", static_cast<std::size_t>(launches) * 64));
+    std::vector<double> times;
+    for (int s = 0; s < launches; ++s) {
+        double ms = 0;
+        std::optional<std::string> wrong;
+        if (lines >> ms) wrong = check(s, lines);
+        if (!wrong) {
+            result.wrong = "the runner handed back " + std::to_string(s) + " of its " + std::to_string(launches) +
+                           " timed launches" + of_op + " (" + describe_exit(status, child) + ")";
+            return result;
+        }
+        if (!wrong->empty()) {
+            result.wrong = "launch " + std::to_string(s + 1) + " of the speed case" + of_op + ": " + *wrong +
+                           ". Each timed launch reads an input that changed since the last one: a kernel that hands "
+                           "back an earlier result instead of reading its input gets it wrong.";
+            return result;
+        }
+        if (s >= job.warmup) times.push_back(ms);
+    }
+    std::sort(times.begin(), times.end());
+    result.median_ms = times[times.size() / 2];
+    return result;
+}
+
+}  // namespace
+
+namespace {
+
+// A row kernel's launches checked one by one, in order, each against its input replayed on the host
+// (RowSpeedInputs::next_on_host): while its runner still times the next ones (the runner says which
+// it has written whole in its progress file), and the rest once it has ended. Each check's result
+// is kept: "" right, what is wrong, or nothing when the runner's output was not whole.
+class RowLaunches {
+public:
+    RowLaunches(const RungInfo& rung, const SpeedJob& job, const std::string& work_dir, RowSpeedInputs* replay)
+        : rung_(rung), op_(parse_op(job.op)), dir_(work_dir),
+          plan_(plan_launch(rung, job.n, job.block, device_status().shape, 0, "", job.cols)),
+          count_(output_count(plan_, op_)), results_(static_cast<std::size_t>(job.warmup + job.samples))
+    {
+        inputs_ = replay ? replay : &own_.emplace(op_, job.n / job.cols, job.cols, job.seed);
+    }
+    // Checks every launch the progress file names that is not checked yet.
+    void catch_up()
+    {
+        long last = -1;
+        std::istringstream in(read_runner_file(speed_progress_file(dir_), 16 * results_.size()).value_or(""));
+        for (long k; in >> k;) last = std::max(last, k);
+        while (checked_ <= last && checked_ < static_cast<long>(results_.size())) check(checked_++);
+    }
+    // Launch s's result, checked now if it was not yet.
+    std::optional<std::string> result(int s)
+    {
+        while (checked_ <= s) check(checked_++);
+        return results_[static_cast<std::size_t>(s)];
+    }
+
+private:
+    void check(long s)
+    {
+        const std::string path = speed_output_file(dir_, static_cast<int>(s));
+        const std::string bytes = read_bounded(path, count_ * sizeof(float) + 1);
+        fs::remove(path);
+        const std::vector<float>& input = inputs_->next_on_host(static_cast<int>(s % 2));
+        if (bytes.size() != count_ * sizeof(float)) return;
+        std::vector<float> got(count_);
+        std::memcpy(got.data(), bytes.data(), bytes.size());
+        const Verdict v = check_output(rung_, op_, plan_, input, got);
+        results_[static_cast<std::size_t>(s)] = v.ok ? std::string() : v.first_wrong;
+    }
+    const RungInfo& rung_;
+    Op op_;
+    std::string dir_;
+    LaunchPlan plan_;
+    std::size_t count_;
+    std::optional<RowSpeedInputs> own_;
+    RowSpeedInputs* inputs_ = nullptr;
+    std::vector<std::optional<std::string>> results_;
+    long checked_ = 0;
+};
+
+SpeedRun check_speed(const RungInfo& rung, const SpeedJob& job, int status, const Child& child, const std::string& work_dir,
+                     SpeedReplay replay, RowLaunches* rows);
+
+}  // namespace
+
+SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJob& job, const Limits& limits,
+                   const std::string& work_dir, SpeedReplay replay)
+{
+    SpeedRun result;
+    fs::remove_all(work_dir);
+    fs::create_directories(work_dir);
+    Request request;
+    request.rung = rung.id;
+    request.speed = job;
+    const std::string request_path = work_dir + "/request.json";
+    std::ofstream(request_path) << to_json(request);
+    std::optional<RowLaunches> rows;
+    if (!job.op.empty()) rows.emplace(rung, job, work_dir, replay.rows);
+    Child child = start_runner(runner, request_path, work_dir, "speed", limits);
+    int status = 0;
+    const double left = limits.case_seconds - std::chrono::duration<double>(Clock::now() - child.started).count();
+    bool ended = false;
+    if (rows) {
+        // A row kernel's outputs (64 MB each) are checked as the runner writes them.
+        while (!(ended = lab::process::ended(child.pid, status)) &&
+               std::chrono::duration<double>(Clock::now() - child.started).count() < limits.case_seconds) {
+            rows->catch_up();
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    } else {
+        ended = lab::process::wait_for(child.pid, left, status, 5);
+    }
+    if (!ended) {
+        kill_runner(child);
+        result.wrong = "the speed case ran past the rubric's " + std::to_string(static_cast<int>(limits.case_seconds)) +
+                       " s limit for one case";
+        result.running = std::chrono::duration<double>(Clock::now() - child.started).count();
+        return result;
+    }
+    const auto checking_started = Clock::now();
+    result = check_speed(rung, job, status, child, work_dir, replay, rows ? &*rows : nullptr);
+    result.running = std::chrono::duration<double>(checking_started - child.started).count();
+    result.checking = std::chrono::duration<double>(Clock::now() - checking_started).count();
+    return result;
+}
+
+namespace {
+
+// Every launch's answer, checked against the same inputs replayed here.
+SpeedRun check_speed(const RungInfo& rung, const SpeedJob& job, int status, const Child& child, const std::string& work_dir,
+                     SpeedReplay replay, RowLaunches* rows)
+{
+    if (job.op.empty()) {
+        std::optional<SpeedInputs> own;
+        SpeedInputs& inputs = replay.sums ? *replay.sums : own.emplace(job.n, job.seed);
+        const std::size_t depth =
+            FullReduction(baseline_binding(), rung, Op::sum, Dtype::f32, job.n, job.block, device_status().shape, job.scheme)
+                .addition_depth();
+        return checked_launches(job, status, child, work_dir, [&](int s, std::istream& line) -> std::optional<std::string> {
+            std::uint32_t bits = 0;
+            if (!(line >> bits)) return std::nullopt;
+            float got;
+            std::memcpy(&got, &bits, sizeof got);
+            inputs.next(s % 2);
+            return check_sum(ExactSum{inputs.exact(s % 2), inputs.magnitude(s % 2)}, got, depth);
+        });
+    }
+    // A row kernel's: each launch's whole output, read with the size the plan gives and removed once
+    // checked (a softmax's are 64 MB each), most of them already while the runner ran (RowLaunches).
+    std::optional<RowLaunches> own;
+    RowLaunches& launches = rows ? *rows : own.emplace(rung, job, work_dir, replay.rows);
+    const SpeedRun checked = checked_launches(job, status, child, work_dir,
+                                              [&](int s, std::istream&) -> std::optional<std::string> { return launches.result(s); });
+    for (int s = 0; s < job.warmup + job.samples; ++s) fs::remove(speed_output_file(work_dir, s));  // those left unchecked
+    return checked;
+}
+
+}  // namespace
+
+}  // namespace lab::judge
