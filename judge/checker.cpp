@@ -276,8 +276,7 @@ Total total_for(const Case& c, const std::function<const std::vector<T>&()>& val
 {
     static std::mutex lock;
     static std::map<std::string, std::shared_future<Total>> known;
-    const std::string key = std::string(name_of(c.input)) + "/" + std::string(name_of(c.op)) + "/" + std::to_string(c.n) +
-                            "/" + std::to_string(c.cols) + "/" + std::to_string(c.seed);
+    const std::string key = input_key(c);
     std::promise<Total> mine;
     std::shared_future<Total> total;
     bool first = false;
@@ -406,29 +405,6 @@ LimitedRun run_limited(const std::vector<std::string>& argv, const std::string& 
     return ended;
 }
 
-void side_by_side(std::size_t count, int threads, const std::function<void(std::size_t)>& each)
-{
-    std::atomic<std::size_t> next{0};
-    std::mutex failing;
-    std::exception_ptr first;
-    const auto some = [&] {
-        for (std::size_t k; (k = next++) < count;) {
-            try {
-                each(k);
-            } catch (...) {
-                const std::lock_guard<std::mutex> lock(failing);
-                if (!first) first = std::current_exception();
-                next = count;  // nothing more starts
-            }
-        }
-    };
-    std::vector<std::thread> others;
-    for (int t = 1; t < threads && static_cast<std::size_t>(t) < count; ++t) others.emplace_back(some);
-    some();
-    for (std::thread& t : others) t.join();
-    if (first) std::rethrow_exception(first);
-}
-
 namespace {
 
 // `each(k)` for every k added, on `threads` threads of its own, in the order they were added, while
@@ -505,6 +481,15 @@ private:
 };
 
 }  // namespace
+
+void side_by_side(std::size_t count, int threads, const std::function<void(std::size_t)>& each)
+{
+    Beside pool(static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), std::max<std::size_t>(count, 1))),
+                each);
+    for (std::size_t k = 0; k < count; ++k) pool.add(k);
+    pool.finish();
+}
+
 
 std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& runner,
                                       const std::vector<PlannedCase>& cases, const std::vector<std::string>& orders,

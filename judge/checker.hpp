@@ -37,7 +37,7 @@ struct PlannedCase {
 };
 
 
-// each(k) for every k in [0, count), `threads` of them at a time (this thread one of them): the
+// each(k) for every k in [0, count), `threads` of them at a time, while this thread waits: the
 // rungs graded side by side, the cases checked at once. An exception in any stops the others from
 // starting more, and the first is thrown here once every thread has stopped.
 void side_by_side(std::size_t count, int threads, const std::function<void(std::size_t)>& each);

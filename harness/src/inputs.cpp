@@ -295,4 +295,10 @@ template std::vector<float> guarded_output<float>(std::size_t);
 template std::string overwritten_guard<int>(const std::vector<int>&, std::size_t, Op);
 template std::string overwritten_guard<float>(const std::vector<float>&, std::size_t, Op);
 
+std::string input_key(const Case& c)
+{
+    return std::string(name_of(c.input)) + "/" + std::string(name_of(c.op)) + "/" + std::to_string(c.n) + "/" +
+           std::to_string(c.cols) + "/" + std::to_string(c.seed);
+}
+
 }  // namespace lab

@@ -92,12 +92,6 @@ struct KeptInput {
 KeptInput kept;
 constexpr std::size_t kKeptFrom = std::size_t{1} << 30;  // bytes: inputs this large are kept
 
-std::string input_key(const Job& job)
-{
-    return job.input + "/" + job.op + "/" + std::to_string(job.n) + "/" + std::to_string(job.cols) + "/" +
-           std::to_string(job.seed);
-}
-
 template <typename T>
 void run_job(const lab::RungBinding& binding, const Job& job, const std::string& dir, std::size_t index,
              std::size_t order)
@@ -113,7 +107,7 @@ void run_job(const lab::RungBinding& binding, const Job& job, const std::string&
     c.cols = job.cols;
     const std::size_t count = job.n * lab::operands_of(c.op);  // a dot product's x and y
     const bool large = count * sizeof(T) >= kKeptFrom;
-    bool known = large && kept.device && kept.key == input_key(job) && kept.bytes == count * sizeof(T);
+    bool known = large && kept.device && kept.key == lab::input_key(c) && kept.bytes == count * sizeof(T);
     if (large && !known) kept.drop();
     std::vector<T> values;
     if (!known) values = lab::make_input<T>(c).values;
@@ -162,7 +156,7 @@ void run_job(const lab::RungBinding& binding, const Job& job, const std::string&
             if (cudaMemGetInfo(&free, &total) == cudaSuccess && free >= 3 * count * sizeof(T) &&
                 cudaMalloc(&kept.device, count * sizeof(T)) == cudaSuccess) {
                 if (cudaMemcpy(kept.device, device_in + job.offset, count * sizeof(T), cudaMemcpyDeviceToDevice) == cudaSuccess)
-                    kept.key = input_key(job), kept.bytes = count * sizeof(T);
+                    kept.key = lab::input_key(c), kept.bytes = count * sizeof(T);
                 else kept.drop();
             }
             cudaGetLastError();

@@ -20,6 +20,11 @@ struct HostInput {
 template <typename T>
 HostInput<T> make_input(const Case& c);
 
+// What make_input's values depend on, and nothing else (the input kind, the operator, n, the row
+// length and the seed), as one string: two cases with the same key get the same values. The judge
+// keeps an input's exact total by it, and a runner its last large input.
+std::string input_key(const Case& c);
+
 // kCanaryCount (lab/cases.hpp): the canaries around a case's input and output.
 
 // A canary value that changes the result of `op` wherever it is folded in.
