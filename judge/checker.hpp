@@ -89,13 +89,13 @@ struct SpeedRun {
     double running = 0, checking = 0;  // seconds: the runner's, from its start to its end; the checks here
 };
 // The inputs the runner makes from the job's seed, made here once: the grader times the kit's
-// baseline on them, restart()s them, and run_speed checks each answer against them. Where none are
-// given, run_speed makes its own.
+// baseline on them, restart()s them, and run_speed checks each answer against them (the one the
+// job needs is required).
 struct SpeedReplay {
     SpeedInputs* sums = nullptr;     // a full reduction's
     RowSpeedInputs* rows = nullptr;  // a row kernel's
 };
 SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJob& job, const Limits& limits,
-                   const std::string& work_dir, SpeedReplay replay = {});
+                   const std::string& work_dir, SpeedReplay replay);
 
 }  // namespace lab::judge

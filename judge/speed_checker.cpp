@@ -5,6 +5,7 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "checker.hpp"
@@ -66,12 +67,11 @@ namespace {
 // is kept: "" right, what is wrong, or nothing when the runner's output was not whole.
 class RowLaunches {
 public:
-    RowLaunches(const RungInfo& rung, const SpeedJob& job, const std::string& work_dir, RowSpeedInputs* replay)
+    RowLaunches(const RungInfo& rung, const SpeedJob& job, const std::string& work_dir, RowSpeedInputs& replay)
         : rung_(rung), op_(parse_op(job.op)), dir_(work_dir),
           plan_(plan_launch(rung, job.n, job.block, device_status().shape, 0, "", job.cols)),
-          count_(output_count(plan_, op_)), results_(static_cast<std::size_t>(job.warmup + job.samples))
+          count_(output_count(plan_, op_)), inputs_(&replay), results_(static_cast<std::size_t>(job.warmup + job.samples))
     {
-        inputs_ = replay ? replay : &own_.emplace(op_, job.n / job.cols, job.cols, job.seed);
     }
     // Checks every launch the progress file names that is not checked yet.
     void catch_up()
@@ -106,8 +106,7 @@ private:
     std::string dir_;
     LaunchPlan plan_;
     std::size_t count_;
-    std::optional<RowSpeedInputs> own_;
-    RowSpeedInputs* inputs_ = nullptr;
+    RowSpeedInputs* inputs_;
     std::vector<std::optional<std::string>> results_;
     long checked_ = 0;
 };
@@ -120,6 +119,8 @@ SpeedRun check_speed(const RungInfo& rung, const SpeedJob& job, int status, cons
 SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJob& job, const Limits& limits,
                    const std::string& work_dir, SpeedReplay replay)
 {
+    if (job.op.empty() ? !replay.sums : !replay.rows)
+        throw std::logic_error("run_speed: no speed inputs to check the runner's answers against (SpeedReplay)");
     SpeedRun result;
     fs::remove_all(work_dir);
     fs::create_directories(work_dir);
@@ -129,7 +130,7 @@ SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJ
     const std::string request_path = work_dir + "/request.json";
     std::ofstream(request_path) << to_json(request);
     std::optional<RowLaunches> rows;
-    if (!job.op.empty()) rows.emplace(rung, job, work_dir, replay.rows);
+    if (!job.op.empty()) rows.emplace(rung, job, work_dir, *replay.rows);
     Child child = start_runner(runner, request_path, work_dir, "speed", limits);
     int status = 0;
     const double left = limits.case_seconds - std::chrono::duration<double>(Clock::now() - child.started).count();
@@ -165,8 +166,7 @@ SpeedRun check_speed(const RungInfo& rung, const SpeedJob& job, int status, cons
                      SpeedReplay replay, RowLaunches* rows)
 {
     if (job.op.empty()) {
-        std::optional<SpeedInputs> own;
-        SpeedInputs& inputs = replay.sums ? *replay.sums : own.emplace(job.n, job.seed);
+        SpeedInputs& inputs = *replay.sums;
         const std::size_t depth =
             FullReduction(baseline_binding(), rung, Op::sum, Dtype::f32, job.n, job.block, device_status().shape, job.scheme)
                 .addition_depth();
@@ -181,8 +181,7 @@ SpeedRun check_speed(const RungInfo& rung, const SpeedJob& job, int status, cons
     }
     // A row kernel's: each launch's whole output, read with the size the plan gives and removed once
     // checked (a softmax's are 64 MB each), most of them already while the runner ran (RowLaunches).
-    std::optional<RowLaunches> own;
-    RowLaunches& launches = rows ? *rows : own.emplace(rung, job, work_dir, replay.rows);
+    RowLaunches& launches = *rows;
     const SpeedRun checked = checked_launches(job, status, child, work_dir,
                                               [&](int s, std::istream&) -> std::optional<std::string> { return launches.result(s); });
     for (int s = 0; s < job.warmup + job.samples; ++s) fs::remove(speed_output_file(work_dir, s));  // those left unchecked
