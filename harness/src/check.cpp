@@ -15,6 +15,7 @@
 
 #include "lab/usage_error.hpp"
 #include "lab/inputs.hpp"
+#include "lab/random.hpp"
 
 namespace lab {
 
@@ -200,8 +201,20 @@ Exact reference_in_order(Op op, const int* begin, const int* end)
     return e;
 }
 
-// The same over slices on every core for a large input: exact in any order (64-bit sums, products
-// modulo 2^32, maxima, minima).
+// Two ints' results folded into one, as one pass over both parts would have: exact in any order
+// (64-bit sums, products modulo 2^32, maxima, minima).
+Exact fold(Op op, Exact e, const Exact& part)
+{
+    const std::int64_t v = part.integer;
+    if (op == Op::sum) e.integer += v;
+    if (op == Op::product)
+        e.integer = static_cast<std::int32_t>(static_cast<std::uint32_t>(e.integer) * static_cast<std::uint32_t>(v));
+    if (op == Op::max) e.integer = std::max(e.integer, v);
+    if (op == Op::min) e.integer = std::min(e.integer, v);
+    return e;
+}
+
+// The same over slices on every core for a large input.
 Exact reference(Op op, const int* begin, const int* end)
 {
     const std::size_t n = static_cast<std::size_t>(end - begin), slices = slice_count(n, n);
@@ -211,14 +224,7 @@ Exact reference(Op op, const int* begin, const int* end)
         parts[k] = reference_in_order(op, begin + first, begin + last);
     });
     Exact e = parts.front();
-    for (std::size_t k = 1; k < slices; ++k) {
-        const std::int64_t v = parts[k].integer;
-        if (op == Op::sum) e.integer += v;
-        if (op == Op::product)
-            e.integer = static_cast<std::int32_t>(static_cast<std::uint32_t>(e.integer) * static_cast<std::uint32_t>(v));
-        if (op == Op::max) e.integer = std::max(e.integer, v);
-        if (op == Op::min) e.integer = std::min(e.integer, v);
-    }
+    for (std::size_t k = 1; k < slices; ++k) e = fold(op, e, parts[k]);
     return e;
 }
 
@@ -348,6 +354,35 @@ Total total_of(Op op, const std::vector<T>& input)
 }
 
 template Total total_of<int>(Op, const std::vector<int>&);
+
+std::optional<Total> total_without_input(const Case& c)
+{
+    const std::optional<UniformInts> plain = uniform_ints(c);
+    if (!plain || c.n == 0 || (c.op != Op::sum && c.op != Op::product && c.op != Op::max && c.op != Op::min))
+        return std::nullopt;
+    const std::size_t n = c.n, slices = slice_count(n, n);
+    const auto span = static_cast<std::uint64_t>(plain->hi - plain->lo) + 1;
+    std::vector<Exact> parts(slices);
+    for_slices(n, slices, [&](std::size_t k, std::size_t first, std::size_t last) {
+        // Drawn a block at a time into a buffer that stays in cache, and folded as make_input's
+        // values would be (Rng::integer, element by element).
+        constexpr std::size_t kBlock = 4096;
+        int values[kBlock];
+        Rng rng(plain->seed);
+        rng.skip(first);
+        bool started = false;
+        for (std::size_t at = first; at < last; at += kBlock) {
+            const std::size_t count = std::min(kBlock, last - at);
+            for (std::size_t i = 0; i < count; ++i) values[i] = static_cast<int>(plain->lo + static_cast<std::int64_t>(rng.next() % span));
+            const Exact block = reference_in_order(c.op, values, values + count);
+            parts[k] = started ? fold(c.op, parts[k], block) : block;
+            started = true;
+        }
+    });
+    Exact e = parts.front();
+    for (std::size_t k = 1; k < slices; ++k) e = fold(c.op, e, parts[k]);
+    return expected_fits(e, Dtype::i32);
+}
 template Total total_of<float>(Op, const std::vector<float>&);
 
 template <typename T>

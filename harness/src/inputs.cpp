@@ -91,6 +91,18 @@ void resize_mapped(std::vector<T>& values, std::size_t n)
 
 }  // namespace
 
+std::optional<UniformInts> uniform_ints(const Case& c)
+{
+    if (c.dtype() != Dtype::i32) return std::nullopt;
+    const auto bound = magnitude_bound(c.n, INT_MAX, 1000);
+    switch (c.input) {
+    case InputKind::ints: return UniformInts{c.seed, -bound, bound};
+    case InputKind::negative_ints: return UniformInts{c.seed, -1000000, -1};
+    case InputKind::positive_ints: return UniformInts{c.seed, 1, 1000000};
+    default: return std::nullopt;
+    }
+}
+
 template <>
 HostInput<int> make_input<int>(const Case& c)
 {
@@ -102,11 +114,11 @@ HostInput<int> make_input<int>(const Case& c)
         fill_in_order(input.values, rng, 1, [&](Rng& r) { return static_cast<int>(r.integer(lo, hi)); });
         input.description = "random ints in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
     };
-    const auto bound = magnitude_bound(c.n, INT_MAX, 1000);
+    if (const auto plain = uniform_ints(c)) {
+        fill(plain->lo, plain->hi);
+        return input;
+    }
     switch (c.input) {
-    case InputKind::ints: fill(-bound, bound); break;
-    case InputKind::negative_ints: fill(-1000000, -1); break;
-    case InputKind::positive_ints: fill(1, 1000000); break;
     case InputKind::extreme_ints:
         fill(INT_MIN, INT_MAX);
         input.values[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(c.n) - 1))] = INT_MIN;

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,17 @@ HostInput<T> make_input(const Case& c);
 // length and the seed), as one string: two cases with the same key get the same values. The judge
 // keeps an input's exact total by it, and a runner its last large input.
 std::string input_key(const Case& c);
+
+// A plain uniform int input (the kinds int, int_negative and int_positive): element i is
+// lo + (the (i+1)-th draw of Rng(seed)) mod (hi - lo + 1), with nothing patched in afterwards, so
+// any element can be made on its own, anywhere: the judge folds a 2^31 + 5 element input into its
+// total without holding it, and a runner draws it on the GPU (lab/device_input.hpp) instead of
+// making 8 GiB on the host and copying it over. None for other kinds, whose values come in order.
+struct UniformInts {
+    std::uint64_t seed = 0;
+    std::int64_t lo = 0, hi = 0;
+};
+std::optional<UniformInts> uniform_ints(const Case& c);
 
 // kCanaryCount (lab/cases.hpp): the canaries around a case's input and output.
 
