@@ -27,6 +27,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 #include <utility>
 
 #include "lab/check.hpp"
@@ -268,9 +269,9 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
 }
 
 // The totals of the inputs checked so far in this process, by what makes an input (its kind, size,
-// operator and seed): a driver rung's schemes, and rungs 07-09, share theirs, of 2^31 + 5 ints,
-// which take seconds to make again. Each is computed once, by the first thread that needs it; the
-// others wait for it.
+// operator and seed): a driver rung's schemes, and rungs 07-09, share theirs, of 2^31 + 5 ints. Each
+// is computed once, by the first thread that needs it; the others wait for it. A plain uniform int
+// input's is drawn without the input (total_without_input); any other's is made from the input.
 template <typename T>
 Total total_for(const Case& c, const std::function<const std::vector<T>&()>& values)
 {
@@ -288,7 +289,9 @@ Total total_for(const Case& c, const std::function<const std::vector<T>&()>& val
     }
     if (first) {
         try {
-            mine.set_value(total_of(c.op, values()));
+            std::optional<Total> drawn;
+            if constexpr (std::is_same_v<T, int>) drawn = total_without_input(c);
+            mine.set_value(drawn ? *drawn : total_of(c.op, values()));
         } catch (...) {
             mine.set_exception(std::current_exception());
         }
@@ -404,83 +407,6 @@ LimitedRun run_limited(const std::vector<std::string>& argv, const std::string& 
     ended.limit = sandbox->limit_reached();
     return ended;
 }
-
-namespace {
-
-// `each(k)` for every k added, on `threads` threads of its own, in the order they were added, while
-// the adding thread goes on: the checks of the cases a runner has ended, beside the runner. An
-// exception in any stops the others from starting more, and finish() throws the first once every
-// thread has stopped.
-class Beside {
-public:
-    Beside(int threads, std::function<void(std::size_t)> each) : each_(std::move(each))
-    {
-        for (int t = 0; t < std::max(1, threads); ++t) threads_.emplace_back([this] { work(); });
-    }
-    ~Beside()
-    {
-        try {
-            finish();
-        } catch (...) {
-        }
-    }
-    void add(std::size_t k)
-    {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        if (!added_.insert(k).second) return;
-        queue_.push_back(k);
-        ready_.notify_one();
-    }
-    bool added(std::size_t k)
-    {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        return added_.count(k) > 0;
-    }
-    // Waits for every check added; throws the first exception one of them threw.
-    void finish()
-    {
-        {
-            const std::lock_guard<std::mutex> lock(mutex_);
-            closed_ = true;
-        }
-        ready_.notify_all();
-        for (std::thread& t : threads_)
-            if (t.joinable()) t.join();
-        if (first_) std::rethrow_exception(std::exchange(first_, nullptr));
-    }
-
-private:
-    void work()
-    {
-        while (true) {
-            std::size_t k = 0;
-            {
-                std::unique_lock<std::mutex> lock(mutex_);
-                ready_.wait(lock, [this] { return !queue_.empty() || closed_; });
-                if (queue_.empty() || first_) return;
-                k = queue_.front();
-                queue_.pop_front();
-            }
-            try {
-                each_(k);
-            } catch (...) {
-                const std::lock_guard<std::mutex> lock(mutex_);
-                if (!first_) first_ = std::current_exception();
-                queue_.clear();
-            }
-        }
-    }
-    std::function<void(std::size_t)> each_;
-    std::mutex mutex_;
-    std::condition_variable ready_;
-    std::deque<std::size_t> queue_;
-    std::set<std::size_t> added_;
-    bool closed_ = false;
-    std::exception_ptr first_;
-    std::vector<std::thread> threads_;
-};
-
-}  // namespace
 
 void side_by_side(std::size_t count, int threads, const std::function<void(std::size_t)>& each)
 {

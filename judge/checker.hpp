@@ -9,7 +9,15 @@
 // the case it was running, and a fresh runner starts at the next one.
 #pragma once
 
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <exception>
 #include <functional>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <utility>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +42,81 @@ struct PlannedCase {
     // past the end, even one whose value is thrown away, leaves the allocation, where memcheck and
     // the CPU backend's guard page see it; the canaries would have taken it.
     bool ends_exactly = false;
+};
+
+
+// `each(k)` for every k added, on `threads` threads of its own, in the order they were added, while
+// the adding thread goes on: the checks of the cases a runner has ended, beside the runner; a
+// grading's sanitizer and lessons passes of the rungs whose cases have ended, beside the others'
+// cases. An exception in any stops the others from starting more, and finish() throws the first
+// once every thread has stopped.
+class Beside {
+public:
+    Beside(int threads, std::function<void(std::size_t)> each) : each_(std::move(each))
+    {
+        for (int t = 0; t < std::max(1, threads); ++t) threads_.emplace_back([this] { work(); });
+    }
+    ~Beside()
+    {
+        try {
+            finish();
+        } catch (...) {
+        }
+    }
+    void add(std::size_t k)
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        if (!added_.insert(k).second) return;
+        queue_.push_back(k);
+        ready_.notify_one();
+    }
+    bool added(std::size_t k)
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        return added_.count(k) > 0;
+    }
+    // Waits for every check added; throws the first exception one of them threw.
+    void finish()
+    {
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            closed_ = true;
+        }
+        ready_.notify_all();
+        for (std::thread& t : threads_)
+            if (t.joinable()) t.join();
+        if (first_) std::rethrow_exception(std::exchange(first_, nullptr));
+    }
+
+private:
+    void work()
+    {
+        while (true) {
+            std::size_t k = 0;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                ready_.wait(lock, [this] { return !queue_.empty() || closed_; });
+                if (queue_.empty() || first_) return;
+                k = queue_.front();
+                queue_.pop_front();
+            }
+            try {
+                each_(k);
+            } catch (...) {
+                const std::lock_guard<std::mutex> lock(mutex_);
+                if (!first_) first_ = std::current_exception();
+                queue_.clear();
+            }
+        }
+    }
+    std::function<void(std::size_t)> each_;
+    std::mutex mutex_;
+    std::condition_variable ready_;
+    std::deque<std::size_t> queue_;
+    std::set<std::size_t> added_;
+    bool closed_ = false;
+    std::exception_ptr first_;
+    std::vector<std::thread> threads_;
 };
 
 

@@ -15,12 +15,15 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "lab/cases.hpp"
 #include "lab/cuda.hpp"
 #include "lab/device.hpp"
+#include "lab/device_input.hpp"
 #include "lab/error.hpp"
 #include "lab/inputs.hpp"
 #include "lab/full_reduction.hpp"
@@ -74,23 +77,29 @@ bool copy_to_device(T* device, const std::vector<T>& host, std::string& error)
     return host.empty() || ok(cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), error, "cudaMemcpy");
 }
 
-// The last large input, kept on the device as it was made: a driver rung's every scheme, and every
-// thread order, runs the same 2^31 + 5 ints, which take seconds to make and copy again, and a
-// fraction of a second to copy from here. Kept only while the GPU has room to spare for it, and
-// given up before a job's own allocation could fail for want of it.
-struct KeptInput {
-    std::string key;
-    void* device = nullptr;
-    std::size_t bytes = 0;
-    void drop()
-    {
-        if (device) cudaFree(device);
-        device = nullptr;
-        key.clear();
+// Inputs this large (and plain uniform ints: lab/inputs.hpp) are drawn on the device
+// (lab/device_input.hpp): the same values as make_input's, without 8 GiB made on the host and
+// copied over for every 2^31 + 5 element case. Every such case of the catalogue is one.
+constexpr std::size_t kDrawnFrom = std::size_t{1} << 26;  // elements
+
+// Draws the case's input at `device`; false, with `error` set, when CUDA fails.
+template <typename T>
+bool draw_input(const lab::Case& c, T* device, std::string& error)
+{
+    if constexpr (std::is_same_v<T, int>) {
+        try {
+            if (!lab::draw_on_device(c, device)) throw std::logic_error("not a plain uniform int input");
+        } catch (const std::exception& e) {
+            if (error.empty()) error = std::string("drawing the input on the device: ") + e.what();
+            return false;
+        }
+        return ok(cudaGetLastError(), error, "drawing the input on the device");
+    } else {
+        (void)c, (void)device;
+        if (error.empty()) error = "drawing the input on the device: not an int input";
+        return false;
     }
-};
-KeptInput kept;
-constexpr std::size_t kKeptFrom = std::size_t{1} << 30;  // bytes: inputs this large are kept
+}
 
 template <typename T>
 void run_job(const lab::RungBinding& binding, const Job& job, const std::string& dir, std::size_t index,
@@ -106,12 +115,14 @@ void run_job(const lab::RungBinding& binding, const Job& job, const std::string&
     c.offset = job.offset;
     c.cols = job.cols;
     const std::size_t count = job.n * lab::operands_of(c.op);  // a dot product's x and y
-    const bool large = count * sizeof(T) >= kKeptFrom;
-    bool known = large && kept.device && kept.key == lab::input_key(c) && kept.bytes == count * sizeof(T);
-    if (large && !known) kept.drop();
+#if defined(LAB_BACKEND_CPU)
+    const bool drawn = false;  // its cases stay below kDrawnFrom, and the emulator would draw slowly
+#else
+    const bool drawn = count >= kDrawnFrom && lab::uniform_ints(c).has_value();
+#endif
     std::vector<T> values;
-    if (!known) values = lab::make_input<T>(c).values;
-    if (!known && values.size() != count)
+    if (!drawn) values = lab::make_input<T>(c).values;
+    if (!drawn && values.size() != count)
         throw std::runtime_error("the input has " + std::to_string(values.size()) + " values, not " + std::to_string(count));
 
     lab::LaunchPlan plan;
@@ -134,33 +145,12 @@ void run_job(const lab::RungBinding& binding, const Job& job, const std::string&
     std::string error;
     T* device_in = nullptr;
     T* device_out = nullptr;
-    // Without room for the input beside the kept one, the kept one goes first.
-    if (kept.device && cudaMalloc(reinterpret_cast<void**>(&device_in), in_size * sizeof(T)) != cudaSuccess) {
-        cudaGetLastError();
-        device_in = nullptr;
-        kept.drop();
-        if (known) values = lab::make_input<T>(c).values, known = false;
-    }
-    const bool from_kept = kept.device != nullptr && known;
-    if ((device_in || ok(cudaMalloc(reinterpret_cast<void**>(&device_in), in_size * sizeof(T)), error, "cudaMalloc")) &&
+    if (ok(cudaMalloc(reinterpret_cast<void**>(&device_in), in_size * sizeof(T)), error, "cudaMalloc") &&
         ok(cudaMalloc(reinterpret_cast<void**>(&device_out), out.size() * sizeof(T)), error, "cudaMalloc") &&
         copy_to_device(device_in, before, error) &&
-        (from_kept ? ok(cudaMemcpy(device_in + job.offset, kept.device, kept.bytes, cudaMemcpyDeviceToDevice), error, "cudaMemcpy")
-                   : copy_to_device(device_in + job.offset, values, error)) &&
+        (drawn ? draw_input(c, device_in + job.offset, error) : copy_to_device(device_in + job.offset, values, error)) &&
         copy_to_device(device_in + job.offset + count, after, error) &&
         ok(cudaMemcpy(device_out, out.data(), out.size() * sizeof(T), cudaMemcpyHostToDevice), error, "cudaMemcpy")) {
-        // A large input is kept as it was made, before the kernel can touch it, where the GPU has
-        // room for it and two more of its size.
-        if (large && !from_kept) {
-            std::size_t free = 0, total = 0;
-            if (cudaMemGetInfo(&free, &total) == cudaSuccess && free >= 3 * count * sizeof(T) &&
-                cudaMalloc(&kept.device, count * sizeof(T)) == cudaSuccess) {
-                if (cudaMemcpy(kept.device, device_in + job.offset, count * sizeof(T), cudaMemcpyDeviceToDevice) == cudaSuccess)
-                    kept.key = lab::input_key(c), kept.bytes = count * sizeof(T);
-                else kept.drop();
-            }
-            cudaGetLastError();
-        }
         // The kernel gets the input on the device only: no host copy is left to compute the answer from.
         std::vector<T>().swap(values);
         try {
