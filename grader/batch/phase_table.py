@@ -8,7 +8,10 @@ seconds, each phase's seconds, and its slowest case."""
 import json
 import sys
 
-GRADE_PHASES = ["intake", "build", "integrity", "cases", "sanitizer", "sanitizer_cpu_build", "lessons", "speed"]
+GRADE_PHASES = ["intake", "build", "integrity", "cases", "after_cases", "speed"]
+# Spans beside the phases above (not part of their sum): the CPU backend's build, the sanitizer's and the
+# lessons' passes, which on a GPU run beside the cases.
+BESIDE_PHASES = ["sanitizer_cpu_build", "sanitizer", "lessons"]
 RUNG_PHASES = ["preparing", "runner_start", "visible_cases", "hidden_cases", "large_cases", "checking", "sanitizer", "lessons", "speed",
                "speed_kit", "speed_runner", "speed_checking"]
 
@@ -17,6 +20,9 @@ def table(path):
     grade = json.load(open(path))
     print(f"{path}: {grade['device']}, {grade['score']:.2f} of {grade['max']:.2f} points in {grade['seconds']:.1f} s")
     print("  the grading: " + ", ".join(f"{name} {grade['phases'][name]:.1f} s" for name in GRADE_PHASES if name in grade["phases"]))
+    beside = [f"{name} {grade['phases'][name]:.1f} s" for name in BESIDE_PHASES if name in grade["phases"]]
+    if beside:
+        print("  beside them: " + ", ".join(beside))
     print(f"  {'rung':20} {'seconds':>8} " + " ".join(f"{name:>13}" for name in RUNG_PHASES) + "  slowest case")
     for rung in grade["rungs"]:
         phases = rung.get("phases") or {}

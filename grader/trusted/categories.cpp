@@ -183,85 +183,88 @@ const Built& CpuOrdersBuild::wait(std::string& missing, double& seconds)
     return built_;
 }
 
-// The sanitizer category (sanitizer.hpp): for each rung that passes every visible case (or every
-// rung that built, when the rubric takes a penalty), an untimed pass over a few small cases under
-// compute-sanitizer's tools on a GPU and under the CPU backend's thread orders everywhere.
-void grade_sanitizer(Grade& g, const Rubric& rubric, const Built& built,
-                     const std::map<std::string, std::vector<PlannedCase>>& planned, CpuOrdersBuild& cpu_build,
-                     Limits limits, const std::string& work)
+SanitizerPasses::SanitizerPasses(const Rubric& rubric, const Built& built,
+                                 const std::map<std::string, std::vector<PlannedCase>>& planned, CpuOrdersBuild& cpu_build,
+                                 Limits limits, std::string work)
+    : rubric_(rubric), built_(built), planned_(planned), cpu_build_(cpu_build), limits_(std::move(limits)),
+      work_(std::move(work)), gpu_(!lab::device_status().emulated)
 {
-    const SanitizerRules& rules = rubric.sanitizer;
-    if (!rules.on()) return;
-    const bool gpu = !lab::device_status().emulated;
-    std::vector<RungResult*> chosen;
-    for (RungResult& r : g.rungs)
-        if (r.built && !r.reused && (rules.penalty > 0 || (r.count("failed", 0) == 0 && r.count("passed", 0) > 0)))
-            chosen.push_back(&r);
-    if (chosen.empty()) return;
-    SanitizerRun base;
-    if (gpu) {
-        base.tool_path = compute_sanitizer();
-        base.tools = rules.tools;
-        base.orders = {"forward", "reverse"};
+    if (gpu_) {
+        base_.tool_path = compute_sanitizer();
+        base_.tools = rubric.sanitizer.tools;
+        base_.orders = {"forward", "reverse"};
     } else {
-        base.orders = lab::thread_orders();
+        base_.orders = lab::thread_orders();
     }
-    // On a GPU the CPU backend's build may still be running: the tools start at once, and the thread
-    // orders of the first rung to need them wait for it (once, for every rung).
-    std::string cpu_missing;
-    std::map<std::string, std::string> cpu_runners, cpu_logs;
-    std::once_flag cpu_waited;
-    const auto wait_for_cpu = [&] {
-        std::call_once(cpu_waited, [&] {
-            double seconds = 0;
-            const Built& cpu = cpu_build.wait(cpu_missing, seconds);
-            if (cpu_build.for_orders()) {
-                cpu_runners = cpu.runners;
-                cpu_logs = cpu.logs;
-            } else {
-                cpu_missing = "the rubric's sanitizer.thread_orders is false";
-            }
-            if (cpu_build.wanted()) g.phases["sanitizer_cpu_build"] = seconds;
-        });
-    };
-    // On a GPU, a few rungs at once: each pass is a handful of small cases, mostly the tools' own
-    // start-up, and nothing here is timed. On the CPU backend one at a time: its runners use every core.
-    const int rungs_at_once = gpu ? static_cast<int>(std::min<std::size_t>(3, chosen.size())) : 1;
-    limits.check_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / rungs_at_once);
-    std::mutex printing;
-    side_by_side(chosen.size(), rungs_at_once, [&](std::size_t k) {
-        RungResult* r = chosen[k];
-        const lab::RungInfo& rung = lab::Registry::kit().get(r->id);
-        SanitizerRun run = base;
-        run.submitted = submitted_paths(grading_build_dir(), r->id);
-        if (gpu) {
-            run.runner = built.runners.at(r->id);
-            run.before_orders = [&, id = r->id](SanitizerRun& then) {
-                wait_for_cpu();
-                if (!cpu_build.tree().empty())
-                    for (const std::string& path : submitted_paths(cpu_build.tree(), id)) then.submitted.push_back(path);
-                if (cpu_runners.count(id)) then.cpu_runner = cpu_runners.at(id);
-                else if (!cpu_missing.empty()) then.cpu_missing = cpu_missing;
-                else
-                    then.cpu_missing = "the file did not build for the CPU backend:\n" +
-                                       (cpu_logs.count(id) ? cpu_logs.at(id) : std::string("(no message)"));
-            };
+}
+
+// For each rung that passes every visible case (or every rung that built, when the rubric takes a
+// penalty).
+bool SanitizerPasses::wanted(const RungResult& r) const
+{
+    const SanitizerRules& rules = rubric_.sanitizer;
+    return rules.on() && r.built && !r.reused && (rules.penalty > 0 || (r.count("failed", 0) == 0 && r.count("passed", 0) > 0));
+}
+
+// On a GPU the CPU backend's build may still be running: the tools start at once, and the thread
+// orders of the first rung to need them wait for it (once, for every rung).
+void SanitizerPasses::wait_for_cpu()
+{
+    std::call_once(cpu_waited_, [this] {
+        const Built& cpu = cpu_build_.wait(cpu_missing_, cpu_seconds_);
+        if (cpu_build_.for_orders()) {
+            cpu_runners_ = cpu.runners;
+            cpu_logs_ = cpu.logs;
         } else {
-            run.cpu_runner = built.runners.at(r->id);
+            cpu_missing_ = "the rubric's sanitizer.thread_orders is false";
         }
-        const auto sanitizer_started = std::chrono::steady_clock::now();
-        run_sanitizer(rung, run, sanitizer_cases(planned.at(r->id), rules), limits, work + "/" + r->id + "-sanitizer",
-                      r->sanitizer);
-        r->phases["sanitizer"] = seconds_since(sanitizer_started);
-        score_sanitizer(*r, rubric);
-        const std::lock_guard<std::mutex> lock(printing);
-        std::printf("  %-20s sanitizer: %s\n", r->id.c_str(),
-                    r->sanitizer.findings.empty()
-                        ? ("nothing found" + std::string(r->sanitizer.note.empty() ? "" : " (" + r->sanitizer.note + ")")).c_str()
-                        : (std::to_string(r->sanitizer.findings.size()) + " finding(s): " + r->sanitizer.findings.front()).c_str());
-        std::fflush(stdout);
     });
-    if (gpu) wait_for_cpu();  // its time is the grading's, whether or not a rung got to the orders
+}
+
+double SanitizerPasses::run(const std::string& id, SanitizerResult& result)
+{
+    const lab::RungInfo& rung = lab::Registry::kit().get(id);
+    SanitizerRun run = base_;
+    run.submitted = submitted_paths(grading_build_dir(), id);
+    if (gpu_) {
+        run.runner = built_.runners.at(id);
+        run.before_orders = [this, id](SanitizerRun& then) {
+            wait_for_cpu();
+            if (!cpu_build_.tree().empty())
+                for (const std::string& path : submitted_paths(cpu_build_.tree(), id)) then.submitted.push_back(path);
+            if (cpu_runners_.count(id)) then.cpu_runner = cpu_runners_.at(id);
+            else if (!cpu_missing_.empty()) then.cpu_missing = cpu_missing_;
+            else
+                then.cpu_missing = "the file did not build for the CPU backend:\n" +
+                                   (cpu_logs_.count(id) ? cpu_logs_.at(id) : std::string("(no message)"));
+        };
+    } else {
+        run.cpu_runner = built_.runners.at(id);
+    }
+    const auto started = std::chrono::steady_clock::now();
+    run_sanitizer(rung, run, sanitizer_cases(planned_.at(id), rubric_.sanitizer), limits_, work_ + "/" + id + "-sanitizer",
+                  result);
+    return seconds_since(started);
+}
+
+void SanitizerPasses::keep(RungResult& r, SanitizerResult result, double seconds)
+{
+    r.sanitizer = std::move(result);
+    r.phases["sanitizer"] = seconds;
+    score_sanitizer(r, rubric_);
+    std::printf("  %-20s sanitizer: %s\n", r.id.c_str(),
+                r.sanitizer.findings.empty()
+                    ? ("nothing found" + std::string(r.sanitizer.note.empty() ? "" : " (" + r.sanitizer.note + ")")).c_str()
+                    : (std::to_string(r.sanitizer.findings.size()) + " finding(s): " + r.sanitizer.findings.front()).c_str());
+    std::fflush(stdout);
+}
+
+void SanitizerPasses::finish(Grade& g)
+{
+    // Its time is the grading's, whether or not a rung got to the orders.
+    if (!gpu_ || !rubric_.sanitizer.on()) return;
+    wait_for_cpu();
+    if (cpu_build_.wanted()) g.phases["sanitizer_cpu_build"] = cpu_seconds_;
 }
 
 }  // namespace lab::grading

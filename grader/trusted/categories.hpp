@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "plan.hpp"
 #include "result.hpp"
 #include "rubric.hpp"
+#include "sanitizer.hpp"
 
 namespace lab::grading {
 
@@ -42,26 +44,58 @@ public:
     // Waits for the build. `missing`: why there are no CPU-backend runners at all ("" when there are).
     const Built& wait(std::string& missing, double& seconds);
     const std::string& tree() const { return tree_; }  // the CPU backend's build tree, once waited for
-    // Waits for the build, if any: nothing of it may still run while a speed sample is timed.
+    // Waits for the build, if any: nothing of it may still run while a speed sample is timed. Any
+    // thread may call it, and several at once (the sanitizer's passes and the lessons both wait).
     void finish()
     {
+        const std::lock_guard<std::mutex> lock(joining_);
         if (worker_.joinable()) worker_.join();
     }
 
 private:
     bool wanted_ = false, orders_ = false;
     std::thread worker_;
+    std::mutex joining_;
     Built built_;
     std::string tree_;
     std::string missing_;
     double seconds_ = 0;
 };
 
-// The sanitizer category (sanitizer.hpp): for each rung that passes every visible case (or every
-// rung that built, when the rubric takes a penalty), an untimed pass over a few small cases. On a
-// GPU a few rungs' passes run at once (untimed, and the speed runs come only after the category).
-void grade_sanitizer(Grade& g, const Rubric& rubric, const Built& built,
-                     const std::map<std::string, std::vector<PlannedCase>>& planned, CpuOrdersBuild& cpu_build,
-                     Limits limits, const std::string& work);
+// The sanitizer category (sanitizer.hpp): an untimed pass over a few small cases of each rung that
+// passes every visible case (or of every rung that built, when the rubric takes a penalty), under
+// compute-sanitizer's tools on a GPU and under the CPU backend's thread orders everywhere. Whether a
+// rung gets a pass follows from its cases (wanted()); on a GPU the pass runs beside the other rungs'
+// cases (the speed runs come only after every pass). run() may be called from several threads at
+// once, each with a rung of its own.
+class SanitizerPasses {
+public:
+    SanitizerPasses(const Rubric& rubric, const Built& built, const std::map<std::string, std::vector<PlannedCase>>& planned,
+                    CpuOrdersBuild& cpu_build, Limits limits, std::string work);
+    // The rung gets a pass (ask once its cases are in).
+    bool wanted(const RungResult& r) const;
+    // The pass over rung `id` into `result`, nothing else written; returns its seconds.
+    double run(const std::string& id, SanitizerResult& result);
+    // A pass into its rung: scored, and said.
+    void keep(RungResult& r, SanitizerResult result, double seconds);
+    // Once every pass has run: on a GPU, waits for the CPU backend's build where the rubric asked for
+    // it (its time is the grading's), and writes its time into the grading's phases.
+    void finish(Grade& g);
+
+private:
+    void wait_for_cpu();
+    const Rubric& rubric_;
+    const Built& built_;
+    const std::map<std::string, std::vector<PlannedCase>>& planned_;
+    CpuOrdersBuild& cpu_build_;
+    Limits limits_;
+    std::string work_;
+    bool gpu_;
+    SanitizerRun base_;
+    std::once_flag cpu_waited_;
+    std::string cpu_missing_;
+    double cpu_seconds_ = 0;
+    std::map<std::string, std::string> cpu_runners_, cpu_logs_;
+};
 
 }  // namespace lab::grading

@@ -65,52 +65,56 @@ std::map<std::string, double> measure(const RungInfo& rung, const std::string& p
 
 }  // namespace
 
-void grade_lessons(Grade& g, const Rubric& rubric, const std::map<std::string, std::string>& explainers,
-                   const std::string& tree, const std::string& missing, const Limits& limits, int jobs,
-                   const std::string& work)
+Lessons::Lessons(const Rubric& rubric, std::vector<std::string> ids, std::function<Explainers()> where,
+                 const Limits& limits, int jobs, std::string work)
+    : rubric_(rubric), ids_(std::move(ids)), where_(std::move(where)), limits_(limits), jobs_(jobs), work_(std::move(work))
 {
-    if (!rubric.lessons.measure) return;
-    std::vector<RungResult*> chosen;
-    for (RungResult& r : g.rungs)
-        if (r.built && !r.reused) chosen.push_back(&r);
-    if (chosen.empty()) return;
-    std::vector<std::string> ids;
-    for (const RungResult* r : chosen) ids.push_back(r->id);
-    std::string reference_why = missing;
-    const std::map<std::string, std::string> references =
-        tree.empty() ? std::map<std::string, std::string>{} : reference_explainers(tree, ids, jobs, reference_why);
-    // A few at a time on a machine with cores to spare (each program is short, and the CPU backend
-    // runs a launch's blocks on every core): one on 2 cores, four on 16.
-    const int at_once = std::max(1, std::min(4, static_cast<int>(std::thread::hardware_concurrency()) / 4));
-    std::mutex printing;
-    side_by_side(chosen.size(), at_once, [&](std::size_t k) {
-        RungResult& r = *chosen[k];
-        LessonResult& l = r.lessons;
-        const auto started = std::chrono::steady_clock::now();
-        const auto found = explainers.find(r.id);
-        if (tree.empty()) {
-            l.note = "not measured: " + missing;
-        } else if (found == explainers.end()) {
-            l.note = "not measured: the file did not build for the CPU backend's measurement";
-        } else {
-            std::string why;
-            const RungInfo& rung = Registry::kit().get(r.id);
-            l.yours = measure(rung, found->second, work + "/" + r.id + "-lessons", limits, why);
-            if (!l.measured()) l.note = "not measured: " + why;
-            std::string not_reference = reference_why;
-            if (references.count(r.id))
-                l.reference = measure(rung, references.at(r.id), work + "/" + r.id + "-lessons-reference", limits, not_reference);
-            if (l.measured())
-                l.note = "measured on the CPU backend at n = 2^20 in blocks of 256" +
-                         (rung.grid == GridPolicy::sm_count ? ", " + std::to_string(kGrid) + " of them" : std::string()) +
-                         (l.reference.empty() ? "; the reference's numbers could not be (" + not_reference + ")" : std::string());
-        }
-        r.phases["lessons"] = seconds_since(started);
-        score_technique(r, rubric);
-        const std::lock_guard<std::mutex> lock(printing);
-        std::printf("  %-20s lessons: %s\n", r.id.c_str(), l.note.c_str());
-        std::fflush(stdout);
+}
+
+bool Lessons::wanted(const RungResult& r) const
+{
+    return rubric_.lessons.measure && r.built && !r.reused;
+}
+
+double Lessons::measure(const std::string& id, LessonResult& l)
+{
+    // The programs, and the reference's for every rung measured, once, by the first rung here (on a
+    // GPU it waits for the CPU backend's build).
+    std::call_once(found_, [this] {
+        programs_ = where_();
+        reference_why_ = programs_.missing;
+        if (!programs_.tree.empty()) references_ = reference_explainers(programs_.tree, ids_, jobs_, reference_why_);
     });
+    const auto started = std::chrono::steady_clock::now();
+    const auto found = programs_.programs.find(id);
+    if (programs_.tree.empty()) {
+        l.note = "not measured: " + programs_.missing;
+    } else if (found == programs_.programs.end()) {
+        l.note = "not measured: the file did not build for the CPU backend's measurement";
+    } else {
+        std::string why;
+        const RungInfo& rung = Registry::kit().get(id);
+        l.yours = lab::grading::measure(rung, found->second, work_ + "/" + id + "-lessons", limits_, why);
+        if (!l.measured()) l.note = "not measured: " + why;
+        std::string not_reference = reference_why_;
+        if (references_.count(id))
+            l.reference = lab::grading::measure(rung, references_.at(id), work_ + "/" + id + "-lessons-reference", limits_,
+                                                not_reference);
+        if (l.measured())
+            l.note = "measured on the CPU backend at n = 2^20 in blocks of 256" +
+                     (rung.grid == GridPolicy::sm_count ? ", " + std::to_string(kGrid) + " of them" : std::string()) +
+                     (l.reference.empty() ? "; the reference's numbers could not be (" + not_reference + ")" : std::string());
+    }
+    return seconds_since(started);
+}
+
+void Lessons::keep(RungResult& r, LessonResult l, double seconds)
+{
+    r.lessons = std::move(l);
+    r.phases["lessons"] = seconds;
+    score_technique(r, rubric_);
+    std::printf("  %-20s lessons: %s\n", r.id.c_str(), r.lessons.note.c_str());
+    std::fflush(stdout);
 }
 
 }  // namespace lab::grading

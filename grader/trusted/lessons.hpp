@@ -14,8 +14,11 @@
 // unless every visible case passes, graded from the runner built without the counting.
 #pragma once
 
+#include <functional>
 #include <map>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "judge.hpp"
 #include "result.hpp"
@@ -23,11 +26,43 @@
 
 namespace lab::grading {
 
-// `explainers`: rung id -> the submission's explain program (builder.hpp's Built::explainers);
-// `tree`: the CPU-backend build tree they were built in ("" with `missing` when there is none). Fills
-// each built rung's `lessons`, and scores its technique part.
-void grade_lessons(Grade& g, const Rubric& rubric, const std::map<std::string, std::string>& explainers,
-                   const std::string& tree, const std::string& missing, const Limits& limits, int jobs,
-                   const std::string& work);
+// Where the explain programs are: rung id -> the submission's program (builder.hpp's
+// Built::explainers), and the CPU-backend build tree they were built in ("" with `missing` when
+// there is none).
+struct Explainers {
+    std::map<std::string, std::string> programs;
+    std::string tree, missing;
+};
+
+// The lessons of a grading, a rung at a time: on a GPU beside the cases (nothing here is timed,
+// and it runs on the CPU backend). measure() may be called from several threads at once, each with
+// a rung of its own, before the rung's cases are in; keep() scores it once they are.
+class Lessons {
+public:
+    // `ids`: every rung that will be measured (the reference's programs are built for all of them at
+    // once); `where`: the explain programs, asked for once, by the first rung measured (on a GPU it
+    // waits for the CPU backend's build).
+    Lessons(const Rubric& rubric, std::vector<std::string> ids, std::function<Explainers()> where, const Limits& limits,
+            int jobs, std::string work);
+    // The rubric measures lessons, and the rung was built and is not an earlier grading's.
+    bool wanted(const RungResult& r) const;
+    // Rung `id` measured into `l`, nothing else written; returns its seconds.
+    double measure(const std::string& id, LessonResult& l);
+    // A measurement into its rung, and its technique part scored (which needs the rung's cases'
+    // verdicts: call it once they are in), and said.
+    void keep(RungResult& r, LessonResult l, double seconds);
+
+private:
+    const Rubric& rubric_;
+    std::vector<std::string> ids_;
+    std::function<Explainers()> where_;
+    Limits limits_;
+    int jobs_;
+    std::string work_;
+    std::once_flag found_;
+    Explainers programs_;
+    std::map<std::string, std::string> references_;
+    std::string reference_why_;
+};
 
 }  // namespace lab::grading

@@ -19,6 +19,7 @@
 #include <optional>
 #include <thread>
 
+#include "beside_cases.hpp"
 #include "builder.hpp"
 #include "reuse.hpp"
 #include "categories.hpp"
@@ -37,6 +38,7 @@
 #include "lab/registry.hpp"
 #include "lab/speed.hpp"
 #include "lab/speed_plan.hpp"
+#include "lab/suite_plan.hpp"
 #include "lab/text.hpp"
 #include "lab/todos.hpp"
 #include "plan.hpp"
@@ -167,6 +169,21 @@ int print_sandbox()
     std::cout << "device inside: " << seen << '\n';
     if (!wrong.empty()) std::cout << "problem: " << wrong << '\n';
     return wrong.empty() ? 0 : 2;
+}
+
+// How many rungs' cases a GPU runs side by side: four, or as many as have room in its free memory
+// for their largest case each at once, with half as much again to spare (the sanitizer's passes
+// beside them, the kernels' own buffers), and at least one. An H100's 80 GB take four rungs of
+// 2^31 + 5 ints; a 24 GB card takes one, so that no case fails for another rung's input.
+int rungs_side_by_side(const std::map<std::string, std::vector<PlannedCase>>& planned)
+{
+    std::size_t largest = 0;
+    for (const auto& [id, cases] : planned)
+        for (const PlannedCase& p : cases)
+            if (p.skip.empty()) largest = std::max(largest, lab::device_bytes(p.c));
+    std::size_t free = 0, total = 0;
+    if (largest == 0 || cudaMemGetInfo(&free, &total) != cudaSuccess) return 3;
+    return static_cast<int>(std::clamp<std::size_t>(free / (largest + largest / 2), 1, 4));
 }
 
 // A rung's phases from its cases (RungResult::phases): the visible and hidden cases' runner time,
@@ -337,38 +354,17 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     g.phases["integrity"] = seconds_since(phase_started);
     phase_started = std::chrono::steady_clock::now();
     const std::string work = grading_build_dir() + "/grading/run";
-    // Rungs are graded side by side: a few at once on a GPU (each runner has its own context, and no
-    // speed is measured here), one at a time on the CPU backend, whose runners use every core.
     const auto& rungs = lab::Registry::kit().rungs();
-    const int rungs_at_once = device.emulated ? 1 : 3;
-    limits.check_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / rungs_at_once);
     g.rungs.resize(rungs.size());
-    std::mutex printing;
-    // Side by side, the longest first, so that the last to finish is a short one: a rung's work is its
-    // cases' elements, each case counted as at least 2^16 (a small case costs its launch and its
-    // copies). One at a time, in the registry's order.
-    std::vector<std::size_t> longest_first(rungs.size());
-    std::vector<double> rung_work(rungs.size(), 0.0);
+    // What each rung is before anything runs: reused, or submitted, built and let through or why not.
     for (std::size_t k = 0; k < rungs.size(); ++k) {
-        longest_first[k] = k;
-        if (planned.count(rungs[k].id))
-            for (const PlannedCase& p : planned.at(rungs[k].id))
-                if (p.skip.empty()) rung_work[k] += static_cast<double>(std::max<std::size_t>(p.c.n, std::size_t{1} << 16));
-    }
-    if (rungs_at_once > 1)
-        std::stable_sort(longest_first.begin(), longest_first.end(), [&](std::size_t a, std::size_t b) { return rung_work[a] > rung_work[b]; });
-    side_by_side(rungs.size(), rungs_at_once, [&](std::size_t order) {
-        const std::size_t k = longest_first[order];
         const lab::RungInfo& rung = rungs[k];
         RungResult& r = g.rungs[k];
         if (reused.count(rung.id)) {
             r = reused.at(rung.id);
             r.title = rung.title;
             r.reused = true;
-            const std::lock_guard<std::mutex> lock(printing);
-            std::printf("  %-20s %7.2f / %5.2f   reused (unchanged since %s)\n", r.id.c_str(), r.score(), r.max(),
-                        r.graded_at.c_str());
-            return;
+            continue;
         }
         r.id = rung.id;
         r.title = rung.title;
@@ -390,6 +386,37 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
                   : findings.count(rung.id)   ? "refused by the integrity checks"
                   : !r.built                  ? "did not build"
                                               : "";
+    }
+    // The sanitizer's passes and the lessons, beside the cases on a GPU (beside_cases.hpp).
+    BesideCases beside(g, rubric, built, planned, cpu_orders, limits, jobs, work);
+    // Rungs are graded side by side: a few at once on a GPU (each runner has its own context, and no
+    // speed is measured here), one at a time on the CPU backend, whose runners use every core.
+    const int rungs_at_once = device.emulated ? 1 : rungs_side_by_side(planned);
+    limits.check_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / rungs_at_once);
+    std::mutex printing;
+    // Side by side, the longest first, so that the last to finish is a short one: a rung's work is its
+    // cases' elements, each case counted as at least 2^16 (a small case costs its launch and its
+    // copies). One at a time, in the registry's order.
+    std::vector<std::size_t> longest_first(rungs.size());
+    std::vector<double> rung_work(rungs.size(), 0.0);
+    for (std::size_t k = 0; k < rungs.size(); ++k) {
+        longest_first[k] = k;
+        if (planned.count(rungs[k].id))
+            for (const PlannedCase& p : planned.at(rungs[k].id))
+                if (p.skip.empty()) rung_work[k] += static_cast<double>(std::max<std::size_t>(p.c.n, std::size_t{1} << 16));
+    }
+    if (rungs_at_once > 1)
+        std::stable_sort(longest_first.begin(), longest_first.end(), [&](std::size_t a, std::size_t b) { return rung_work[a] > rung_work[b]; });
+    side_by_side(rungs.size(), rungs_at_once, [&](std::size_t order) {
+        const std::size_t k = longest_first[order];
+        const lab::RungInfo& rung = rungs[k];
+        RungResult& r = g.rungs[k];
+        if (r.reused) {
+            const std::lock_guard<std::mutex> lock(printing);
+            std::printf("  %-20s %7.2f / %5.2f   reused (unchanged since %s)\n", r.id.c_str(), r.score(), r.max(),
+                        r.graded_at.c_str());
+            return;
+        }
         // The rung's time is run_and_check's, which its phases (case_phases) cover part by part.
         if (r.built) {
             RungTimes times;
@@ -402,34 +429,22 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
             r.graded_at = g.graded_at;
         }
         score_rung(r, rubric, !device.emulated);
-        const std::lock_guard<std::mutex> lock(printing);
-        std::printf("  %-20s %7.2f / %5.2f   %s\n", r.id.c_str(), r.score(), r.max(),
-                    !r.built ? r.unrun.c_str()
-                             : (std::to_string(r.count("passed")) + " passed, " + std::to_string(r.count("failed")) +
-                                " failed, " + std::to_string(r.count("skipped")) + " not run here (" +
-                                std::to_string(static_cast<int>(r.seconds)) + " s)")
-                                   .c_str());
-        std::fflush(stdout);
+        {
+            const std::lock_guard<std::mutex> lock(printing);
+            std::printf("  %-20s %7.2f / %5.2f   %s\n", r.id.c_str(), r.score(), r.max(),
+                        !r.built ? r.unrun.c_str()
+                                 : (std::to_string(r.count("passed")) + " passed, " + std::to_string(r.count("failed")) +
+                                    " failed, " + std::to_string(r.count("skipped")) + " not run here (" +
+                                    std::to_string(static_cast<int>(r.seconds)) + " s)")
+                                       .c_str());
+            std::fflush(stdout);
+        }
+        beside.cases_ended(k);
     });
     g.phases["cases"] = seconds_since(phase_started);
     phase_started = std::chrono::steady_clock::now();
-    grade_sanitizer(g, rubric, built, planned, cpu_orders, limits, work);
-    // Where the sanitizer chose no rung it never waited for its background build: that wait is the
-    // sanitizer phase's too (else a grading's phases miss it: 3.6 s of 7.8 under a loaded self-test).
-    cpu_orders.finish();
-    g.phases["sanitizer"] = seconds_since(phase_started);
-    if (rubric.lessons.measure) {
-        phase_started = std::chrono::steady_clock::now();
-        std::string missing;
-        double unused = 0;
-        if (device.emulated) {
-            grade_lessons(g, rubric, built.explainers, grading_build_dir(), "", limits, jobs, work);
-        } else {
-            const Built& cpu = cpu_orders.wait(missing, unused);
-            grade_lessons(g, rubric, cpu.explainers, cpu_orders.tree(), missing, limits, jobs, work);
-        }
-        g.phases["lessons"] = seconds_since(phase_started);
-    }
+    beside.finish();
+    g.phases["after_cases"] = seconds_since(phase_started);
     if (!device.emulated) {
         phase_started = std::chrono::steady_clock::now();
         grade_speed(g, rubric, built, limits, work);

@@ -1,0 +1,110 @@
+// TRUSTED SIDE. See beside_cases.hpp.
+#include "beside_cases.hpp"
+
+#include <algorithm>
+#include <thread>
+#include <utility>
+
+#include "lab/device.hpp"
+
+namespace lab::grading {
+
+namespace {
+
+// The sanitizer's and the lessons' limits: their checks share the cores among the passes at once.
+Limits with_threads(Limits limits, int at_once)
+{
+    limits.check_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / at_once);
+    return limits;
+}
+
+std::vector<std::string> measured_ids(const Grade& g)
+{
+    std::vector<std::string> ids;
+    for (const RungResult& r : g.rungs)
+        if (r.built && !r.reused) ids.push_back(r.id);
+    return ids;
+}
+
+constexpr int kPassesAtOnce = 4, kLessonsAtOnce = 2;  // on a GPU; one at a time on the CPU backend
+
+}  // namespace
+
+BesideCases::BesideCases(Grade& g, const Rubric& rubric, const Built& built,
+                         const std::map<std::string, std::vector<PlannedCase>>& planned, CpuOrdersBuild& cpu_orders,
+                         const Limits& limits, int jobs, const std::string& work)
+    : g_(g), built_(built), cpu_orders_(cpu_orders), gpu_(!lab::device_status().emulated),
+      sanitizer_(rubric, built, planned, cpu_orders, with_threads(limits, gpu_ ? kPassesAtOnce : 1), work),
+      lessons_(rubric, measured_ids(g),
+               [this] {
+                   Explainers where;
+                   if (!gpu_) {
+                       where.programs = built_.explainers;
+                       where.tree = grading_build_dir();
+                   } else {
+                       double unused = 0;
+                       where.programs = cpu_orders_.wait(where.missing, unused).explainers;
+                       where.tree = cpu_orders_.tree();
+                   }
+                   return where;
+               },
+               with_threads(limits, gpu_ ? kPassesAtOnce : 1), jobs, work),
+      passes_(g.rungs.size()),
+      // Neither reads the rung's result, which its cases may be writing meanwhile. The lessons have
+      // a pool of their own: on a GPU they wait for the CPU backend's build, and the sanitizer's
+      // passes must not wait behind them.
+      sanitizer_passes_(gpu_ ? kPassesAtOnce : 1,
+                        [this](std::size_t k) {
+                            const Clock::time_point started = Clock::now();
+                            passes_[k].sanitizer_seconds = sanitizer_.run(g_.rungs[k].id, passes_[k].sanitizer);
+                            spanned(sanitizer_span_, started);
+                        }),
+      lesson_passes_(gpu_ ? kLessonsAtOnce : 1, [this](std::size_t k) {
+          const Clock::time_point started = Clock::now();
+          passes_[k].lessons_seconds = lessons_.measure(g_.rungs[k].id, passes_[k].lessons);
+          spanned(lessons_span_, started);
+      })
+{
+    if (gpu_)
+        for (std::size_t k = 0; k < g.rungs.size(); ++k)
+            if (lessons_.wanted(g.rungs[k])) lesson_passes_.add(k);
+}
+
+void BesideCases::spanned(Span& span, Clock::time_point started)
+{
+    const std::lock_guard<std::mutex> lock(spans_);
+    if (!span.from || started < *span.from) span.from = started;
+    const Clock::time_point now = Clock::now();
+    if (!span.to || now > *span.to) span.to = now;
+}
+
+void BesideCases::cases_ended(std::size_t k)
+{
+    if (gpu_ && sanitizer_.wanted(g_.rungs[k])) sanitizer_passes_.add(k);
+}
+
+void BesideCases::finish()
+{
+    if (!gpu_)
+        for (std::size_t k = 0; k < g_.rungs.size(); ++k)
+            if (sanitizer_.wanted(g_.rungs[k])) sanitizer_passes_.add(k);
+    sanitizer_passes_.finish();
+    if (!gpu_)
+        for (std::size_t k = 0; k < g_.rungs.size(); ++k)
+            if (lessons_.wanted(g_.rungs[k])) lesson_passes_.add(k);
+    lesson_passes_.finish();
+    for (std::size_t k = 0; k < g_.rungs.size(); ++k) {
+        RungResult& r = g_.rungs[k];
+        Passes& p = passes_[k];
+        if (p.sanitizer_seconds) sanitizer_.keep(r, std::move(p.sanitizer), *p.sanitizer_seconds);
+        if (p.lessons_seconds) lessons_.keep(r, std::move(p.lessons), *p.lessons_seconds);
+    }
+    sanitizer_.finish(g_);
+    // Nothing of the CPU backend's build may still run while a speed sample is timed.
+    cpu_orders_.finish();
+    const auto seconds = [](const Span& s) { return std::chrono::duration<double>(*s.to - *s.from).count(); };
+    if (sanitizer_span_.from) g_.phases["sanitizer"] = seconds(sanitizer_span_);
+    if (lessons_span_.from) g_.phases["lessons"] = seconds(lessons_span_);
+}
+
+}  // namespace lab::grading
