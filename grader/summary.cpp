@@ -11,6 +11,8 @@
 //   stubs       every rung has at least one failing kernel case (the stubs give wrong answers)
 // --rung limits the table to that rung (repeat it for several); --failures N prints what the first N failing tests said.
 // It never loads a student's code: it reads files only.
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -121,25 +123,23 @@ std::string counts_text(const Counts& c)
 
 int main(int argc, char** argv)
 {
-    std::vector<std::string> junits;
+    CLI::App app{"lab-summary: the rungs' results from the suites' JUnit files, as a table"};
+    std::vector<std::string> junits, rungs;
     std::string bench, expect;
-    std::set<std::string> only_rungs;
     int show_failures = 0;
-    bool usage = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--junit" && i + 1 < argc) junits.push_back(argv[++i]);
-        else if (arg == "--bench" && i + 1 < argc) bench = argv[++i];
-        else if (arg == "--expect" && i + 1 < argc) expect = argv[++i];
-        else if (arg == "--rung" && i + 1 < argc) only_rungs.insert(argv[++i]);
-        else if (arg == "--failures" && i + 1 < argc) show_failures = std::stoi(argv[++i]);
-        else usage = true;
+    app.add_option("--junit", junits, "a JUnit file of the suites' results (repeatable)")->required();
+    app.add_option("--bench", bench, "the benchmark's CSV, for its column");
+    app.add_option("--expect", expect, "what every rung's cases must do: pass (the reference), todos or stubs (the exercises)")
+        ->check(CLI::IsMember({"pass", "todos", "stubs"}));
+    app.add_option("--rung", rungs, "judge these rungs only (repeatable; the others are not reported missing)");
+    app.add_option("--failures", show_failures, "show this many failures in full")->check(CLI::NonNegativeNumber);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);
+        return e.get_exit_code() == 0 ? 0 : 2;
     }
-    if (usage || junits.empty() || !(expect.empty() || expect == "pass" || expect == "todos" || expect == "stubs")) {
-        std::cerr << "usage: lab-summary --junit FILE [--junit FILE ...] [--bench FILE] [--expect pass|todos|stubs]"
-                     " [--rung ID]... [--failures N]\n";
-        return 2;
-    }
+    const std::set<std::string> only_rungs(rungs.begin(), rungs.end());
     try {
         const auto& registry = lab::Registry::kit();
         std::map<std::string, RungResults> results;  // by rung number
