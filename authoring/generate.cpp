@@ -9,6 +9,8 @@
 // An exercise file is only ever replaced when it still holds what generate last wrote there (its
 // hash in exercises/.generated): one that somebody edited (a student's solved rung) is listed and
 // nothing is written, unless --force.
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -274,18 +276,15 @@ int main(int argc, char** argv)
 {
     bool check = false, force = false;
     std::string root = LAB_SOURCE_DIR;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--check") check = true;
-        else if (arg == "--force") force = true;
-        else if (arg == "--root" && i + 1 < argc) root = argv[++i];
-        else {
-            std::cerr << "usage: lab-generate [--check] [--force] [--root DIR]\n"
-                         "  writes exercises/ from solutions/ and README.md's rung table from rungs.json;\n"
-                         "  --check only compares, and exits 1 when anything is out of date;\n"
-                         "  --force replaces exercise files that were edited since generate wrote them\n";
-            return 2;
-        }
+    CLI::App app{"lab-generate: writes exercises/ from solutions/ and README.md's rung table from rungs.json"};
+    app.add_flag("--check", check, "only compare, and exit 1 when anything is out of date");
+    app.add_flag("--force", force, "replace exercise files that were edited since generate wrote them");
+    app.add_option("--root", root, "the kit's folder")->capture_default_str();
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);
+        return e.get_exit_code() == 0 ? 0 : 2;
     }
     try {
         const auto registry = lab::Registry::load(root + "/rungs.json");

@@ -7,6 +7,8 @@
 //   - A fresh git repository with one commit: no solution in its history.
 //   - Checked: no line of any solution region appears anywhere in OUT (the lines the exercise
 //     itself keeps aside), and OUT's ./lab test builds and fails every rung with its TODO list.
+#include <CLI/CLI.hpp>
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -129,21 +131,18 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 int main(int argc, char** argv)
 {
     std::string root = LAB_SOURCE_DIR, out;
-    bool build_check = true;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--root" && i + 1 < argc) root = argv[++i];
-        else if (arg == "--skip-build-check") build_check = false;
-        else if (out.empty() && arg[0] != '-') out = arg;
-        else {
-            std::cerr << "usage: lab-release OUT [--root KIT] [--skip-build-check]\n";
-            return 2;
-        }
+    bool skip_build_check = false;
+    CLI::App app{"lab-release: the student release of the kit, in a new folder"};
+    app.add_option("out", out, "the new folder")->required();
+    app.add_option("--root", root, "the instructor's kit")->capture_default_str();
+    app.add_flag("--skip-build-check", skip_build_check, "do not build the release's exercises to check it");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);
+        return e.get_exit_code() == 0 ? 0 : 2;
     }
-    if (out.empty()) {
-        std::cerr << "usage: lab-release OUT [--root KIT] [--skip-build-check]\n";
-        return 2;
-    }
+    const bool build_check = !skip_build_check;
     try {
         out = fs::absolute(out).lexically_normal().string();
         if (fs::exists(root + "/.lab-release")) throw std::runtime_error(root + " is a student release itself: release from the instructor's kit");
