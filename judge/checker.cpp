@@ -487,7 +487,7 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
     // The jobs the runner never said it ended: lost (their reason is the case's message), or, should
     // one be neither, checked now like the rest. A lost job's reason stands over any check of it.
     for (std::size_t job = 0; job < request.jobs.size(); ++job)
-        if (outcome.lost[job].empty() && !checking.added(job)) checking.add(job);
+        if (outcome.lost[job].empty()) checking.add(job);  // nothing for one already checked
     checking.finish();
     for (std::size_t i = 0; i < cases.size(); ++i) {
         const std::size_t job = job_of[i];

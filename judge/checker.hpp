@@ -63,17 +63,13 @@ public:
         } catch (...) {
         }
     }
+    // Queues each(k); nothing when k was added before.
     void add(std::size_t k)
     {
         const std::lock_guard<std::mutex> lock(mutex_);
         if (!added_.insert(k).second) return;
         queue_.push_back(k);
         ready_.notify_one();
-    }
-    bool added(std::size_t k)
-    {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        return added_.count(k) > 0;
     }
     // Waits for every check added; throws the first exception one of them threw.
     void finish()

@@ -57,10 +57,6 @@ SpeedRun checked_launches(const SpeedJob& job, int status, const Child& child, c
     return result;
 }
 
-}  // namespace
-
-namespace {
-
 // A row kernel's launches checked one by one, in order, each against its input replayed on the host
 // (RowSpeedInputs::next_on_host): while its runner still times the next ones (the runner says which
 // it has written whole in its progress file), and the rest once it has ended. Each check's result

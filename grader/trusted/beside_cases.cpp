@@ -18,14 +18,6 @@ Limits with_threads(Limits limits, int at_once)
     return limits;
 }
 
-std::vector<std::string> measured_ids(const Grade& g)
-{
-    std::vector<std::string> ids;
-    for (const RungResult& r : g.rungs)
-        if (r.built && !r.reused) ids.push_back(r.id);
-    return ids;
-}
-
 constexpr int kPassesAtOnce = 4, kLessonsAtOnce = 2;  // on a GPU; one at a time on the CPU backend
 
 }  // namespace
@@ -35,7 +27,7 @@ BesideCases::BesideCases(Grade& g, const Rubric& rubric, const Built& built,
                          const Limits& limits, int jobs, const std::string& work)
     : g_(g), built_(built), cpu_orders_(cpu_orders), gpu_(!lab::device_status().emulated),
       sanitizer_(rubric, built, planned, cpu_orders, with_threads(limits, gpu_ ? kPassesAtOnce : 1), work),
-      lessons_(rubric, measured_ids(g),
+      lessons_(rubric, g.rungs,
                [this] {
                    Explainers where;
                    if (!gpu_) {

@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <mutex>
 #include <stdexcept>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -65,10 +64,12 @@ std::map<std::string, double> measure(const RungInfo& rung, const std::string& p
 
 }  // namespace
 
-Lessons::Lessons(const Rubric& rubric, std::vector<std::string> ids, std::function<Explainers()> where,
+Lessons::Lessons(const Rubric& rubric, const std::vector<RungResult>& rungs, std::function<Explainers()> where,
                  const Limits& limits, int jobs, std::string work)
-    : rubric_(rubric), ids_(std::move(ids)), where_(std::move(where)), limits_(limits), jobs_(jobs), work_(std::move(work))
+    : rubric_(rubric), where_(std::move(where)), limits_(limits), jobs_(jobs), work_(std::move(work))
 {
+    for (const RungResult& r : rungs)
+        if (wanted(r)) ids_.push_back(r.id);
 }
 
 bool Lessons::wanted(const RungResult& r) const

@@ -39,11 +39,11 @@ struct Explainers {
 // a rung of its own, before the rung's cases are in; keep() scores it once they are.
 class Lessons {
 public:
-    // `ids`: every rung that will be measured (the reference's programs are built for all of them at
-    // once); `where`: the explain programs, asked for once, by the first rung measured (on a GPU it
-    // waits for the CPU backend's build).
-    Lessons(const Rubric& rubric, std::vector<std::string> ids, std::function<Explainers()> where, const Limits& limits,
-            int jobs, std::string work);
+    // `rungs`: the grading's, saying already which are built and which reused (the reference's
+    // programs are built for every rung wanted, at once); `where`: the explain programs, asked for
+    // once, by the first rung measured (on a GPU it waits for the CPU backend's build).
+    Lessons(const Rubric& rubric, const std::vector<RungResult>& rungs, std::function<Explainers()> where,
+            const Limits& limits, int jobs, std::string work);
     // The rubric measures lessons, and the rung was built and is not an earlier grading's.
     bool wanted(const RungResult& r) const;
     // Rung `id` measured into `l`, nothing else written; returns its seconds.

@@ -355,13 +355,14 @@ Total total_of(Op op, const std::vector<T>& input)
 
 template Total total_of<int>(Op, const std::vector<int>&);
 
+template Total total_of<float>(Op, const std::vector<float>&);
+
 std::optional<Total> total_without_input(const Case& c)
 {
     const std::optional<UniformInts> plain = uniform_ints(c);
     if (!plain || c.n == 0 || (c.op != Op::sum && c.op != Op::product && c.op != Op::max && c.op != Op::min))
         return std::nullopt;
     const std::size_t n = c.n, slices = slice_count(n, n);
-    const auto span = static_cast<std::uint64_t>(plain->hi - plain->lo) + 1;
     std::vector<Exact> parts(slices);
     for_slices(n, slices, [&](std::size_t k, std::size_t first, std::size_t last) {
         // Drawn a block at a time into a buffer that stays in cache, and folded as make_input's
@@ -373,7 +374,7 @@ std::optional<Total> total_without_input(const Case& c)
         bool started = false;
         for (std::size_t at = first; at < last; at += kBlock) {
             const std::size_t count = std::min(kBlock, last - at);
-            for (std::size_t i = 0; i < count; ++i) values[i] = static_cast<int>(plain->lo + static_cast<std::int64_t>(rng.next() % span));
+            for (std::size_t i = 0; i < count; ++i) values[i] = static_cast<int>(rng.integer(plain->lo, plain->hi));
             const Exact block = reference_in_order(c.op, values, values + count);
             parts[k] = started ? fold(c.op, parts[k], block) : block;
             started = true;
@@ -383,7 +384,6 @@ std::optional<Total> total_without_input(const Case& c)
     for (std::size_t k = 1; k < slices; ++k) e = fold(c.op, e, parts[k]);
     return expected_fits(e, Dtype::i32);
 }
-template Total total_of<float>(Op, const std::vector<float>&);
 
 template <typename T>
 Verdict check_total(const RungInfo& rung, Op op, const LaunchPlan& plan, std::size_t n, const Total& expected,

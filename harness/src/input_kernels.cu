@@ -6,21 +6,19 @@
 #include "lab/inputs.hpp"
 #include "lab/kernel.hpp"
 #include "lab/launch.hpp"
+#include "lab/random.hpp"
 
 namespace lab {
 
 namespace {
 
-// Element i is Rng(seed)'s (i+1)-th draw (lab/random.hpp's splitmix64, whose state after k draws is
-// seed + k * its constant) taken into [lo, lo + span), as Rng::integer takes it.
+// Element i is Rng(seed)'s (i+1)-th draw (its state then is seed + (i+1) steps: lab/random.hpp)
+// taken into [lo, lo + span), as Rng::integer takes it.
 __global__ void uniform_ints_kernel(int* out, std::size_t n, std::uint64_t seed, std::int64_t lo, std::uint64_t span)
 {
     const std::size_t step = std::size_t{gridDim.x} * blockDim.x;
     for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += step) {
-        std::uint64_t z = seed + (static_cast<std::uint64_t>(i) + 1) * 0x9E3779B97F4A7C15ull;
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
+        const std::uint64_t z = splitmix_mix(seed + (static_cast<std::uint64_t>(i) + 1) * kSplitmixStep);
         out[i] = static_cast<int>(lo + static_cast<std::int64_t>(z % span));
     }
 }

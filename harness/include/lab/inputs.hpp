@@ -24,7 +24,7 @@ HostInput<T> make_input(const Case& c);
 
 // What make_input's values depend on, and nothing else (the input kind, the operator, n, the row
 // length and the seed), as one string: two cases with the same key get the same values. The judge
-// keeps an input's exact total by it, and a runner its last large input.
+// keeps an input's exact total by it.
 std::string input_key(const Case& c);
 
 // A plain uniform int input (the kinds int, int_negative and int_positive): element i is

@@ -7,21 +7,32 @@
 #include <cstdint>
 #include <string_view>
 
+// A function the device may call too (a kernel that draws an input: lab/device_input.hpp); plain
+// C++ everywhere else, the CPU backend included.
+#if defined(__CUDACC__)
+#define LAB_HOST_AND_DEVICE __host__ __device__
+#else
+#define LAB_HOST_AND_DEVICE
+#endif
+
 namespace lab {
+
+// splitmix64: its state only ever adds this constant, and each number is the new state mixed.
+constexpr std::uint64_t kSplitmixStep = 0x9E3779B97F4A7C15ull;
+LAB_HOST_AND_DEVICE constexpr std::uint64_t splitmix_mix(std::uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
 
 class Rng {
 public:
     explicit Rng(std::uint64_t seed) : state_(seed) {}
 
-    std::uint64_t next()  // splitmix64
-    {
-        std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
-    // Moves on as `count` calls of next() would: splitmix64's state only ever adds its constant.
-    void skip(std::uint64_t count) { state_ += count * 0x9E3779B97F4A7C15ull; }
+    std::uint64_t next() { return splitmix_mix(state_ += kSplitmixStep); }
+    // Moves on as `count` calls of next() would.
+    void skip(std::uint64_t count) { state_ += count * kSplitmixStep; }
     double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
     double uniform(double lo, double hi) { return lo + (hi - lo) * unit(); }
     std::int64_t integer(std::int64_t lo, std::int64_t hi)  // [lo, hi]
