@@ -14,6 +14,7 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -165,7 +166,9 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
 struct SpeedRun {
     std::string wrong;
     double median_ms = 0;
-    double running = 0, checking = 0;  // seconds: the runner's, from its start to its end; the checks here
+    // Seconds: the runner's start until it was ready (its inputs, its kernels loaded); from the go to
+    // its end (every launch); the checks here after that.
+    double starting = 0, running = 0, checking = 0;
 };
 // The inputs the runner makes from the job's seed, made here once: the grader times the kit's
 // baseline on them, restart()s them, and run_speed checks each answer against them (the one the
@@ -174,7 +177,25 @@ struct SpeedReplay {
     SpeedInputs* sums = nullptr;     // a full reduction's
     RowSpeedInputs* rows = nullptr;  // a row kernel's
 };
-SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJob& job, const Limits& limits,
-                   const std::string& work_dir, SpeedReplay replay);
+
+// A speed case's runner, started ahead of its turn (SpeedJob::wait_for_go): it makes its inputs and
+// loads its kernels while nothing is timed, then waits for run_speed's go. Its limits: the rubric's
+// limit for one case to get ready, and again from the go to its end. Destroyed before run_speed,
+// it is stopped.
+class StartedSpeed {
+public:
+    StartedSpeed(const RungInfo& rung, const std::string& runner, SpeedJob job, const Limits& limits, std::string work_dir);
+    ~StartedSpeed();
+    StartedSpeed(const StartedSpeed&) = delete;
+    StartedSpeed& operator=(const StartedSpeed&) = delete;
+    // Until the runner is ready, has ended, or ran past its limit (then it is stopped).
+    void wait_ready();
+
+private:
+    friend SpeedRun run_speed(StartedSpeed& started, SpeedReplay replay);
+    struct State;
+    std::unique_ptr<State> state_;
+};
+SpeedRun run_speed(StartedSpeed& started, SpeedReplay replay);
 
 }  // namespace lab::judge

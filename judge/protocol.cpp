@@ -22,7 +22,8 @@ std::string to_json(const Request& request)
                           {"orders", request.orders},
                           {"jobs", jobs},
                           {"speed", {{"n", sp.n}, {"seed", sp.seed}, {"block", sp.block}, {"warmup", sp.warmup},
-                                     {"samples", sp.samples}, {"scheme", sp.scheme}, {"op", sp.op}, {"cols", sp.cols}}}},
+                                     {"samples", sp.samples}, {"scheme", sp.scheme}, {"op", sp.op}, {"cols", sp.cols},
+                                     {"wait_for_go", sp.wait_for_go}}}},
                           1);
 }
 
@@ -61,6 +62,7 @@ Request parse_request(const std::string& text)
         r.speed.scheme = sp.at("scheme").get<std::string>();
         r.speed.op = sp.at("op").get<std::string>();
         r.speed.cols = sp.at("cols").get<std::uint64_t>();
+        r.speed.wait_for_go = sp.at("wait_for_go").get<bool>();
         return r;
     } catch (const nlohmann::json::exception& e) {
         throw std::runtime_error(std::string("malformed request: ") + e.what());
@@ -70,6 +72,10 @@ Request parse_request(const std::string& text)
 std::string speed_output_file(const std::string& dir, int launch) { return dir + "/speed-" + std::to_string(launch) + ".out"; }
 
 std::string speed_progress_file(const std::string& dir) { return dir + "/speed.progress"; }
+
+std::string speed_ready_file(const std::string& dir) { return dir + "/speed.ready"; }
+
+std::string speed_go_file(const std::string& dir) { return dir + "/speed.go"; }
 
 std::string output_file(const std::string& dir, std::size_t job, std::size_t order)
 {

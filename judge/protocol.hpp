@@ -52,8 +52,13 @@ struct Job {
 // itself and checks every answer; it times the kit's baseline and the ceiling in its own process.
 // A row kernel's job (`op` set): `op` over n / cols rows of cols floats, on lab::RowSpeedInputs
 // from `seed`, L2 emptied by reading before each launch; speed.out's lines hold the milliseconds
-// only, and launch k's whole output goes to OUTDIR/speed-k.out (speed_output_file), raw floats, and then k
-// to OUTDIR/speed.progress (speed_progress_file).
+// only, and each timed launch k's whole output goes to OUTDIR/speed-k.out (speed_output_file), raw
+// floats, and then k to OUTDIR/speed.progress (speed_progress_file); a warm-up launch's output is
+// not handed back (no speed figure reads it).
+// With `wait_for_go`, the runner first makes its inputs, loads its kernels and allocates what it
+// needs, touching the GPU for nothing else; then creates OUTDIR/speed.ready (speed_ready_file) and
+// waits until OUTDIR/speed.go (speed_go_file) exists before its first launch. The grader starts
+// every rung's runner so, ahead of its turn, and gives the go to one at a time.
 struct SpeedJob {
     std::uint64_t n = 0, seed = 0;
     unsigned block = 0;
@@ -61,6 +66,7 @@ struct SpeedJob {
     std::string scheme;  // a driver rung's scheme to time (tests/speed.json); "" for the others
     std::string op;      // a row rung's kernel ("softmax"); "" for a full reduction
     std::uint64_t cols = 0;
+    bool wait_for_go = false;
 };
 
 struct Request {
@@ -78,6 +84,9 @@ std::string speed_output_file(const std::string& dir, int launch);
 // A row kernel's runner appends launch k's number here once speed_output_file(dir, k) is written
 // whole: the grader checks that output while the runner times the next launches.
 std::string speed_progress_file(const std::string& dir);
+// A speed job with wait_for_go: the runner's "ready", and the grader's "go" (SpeedJob above).
+std::string speed_ready_file(const std::string& dir);
+std::string speed_go_file(const std::string& dir);
 std::string error_file(const std::string& dir, std::size_t job, std::size_t order);
 
 }  // namespace lab::judge

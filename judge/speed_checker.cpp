@@ -1,5 +1,9 @@
 // TRUSTED SIDE. The speed case (checker.hpp's run_speed): the rung's runner times its launches, and
 // every launch's answer is checked here against the same inputs replayed.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -57,16 +61,17 @@ SpeedRun checked_launches(const SpeedJob& job, int status, const Child& child, c
     return result;
 }
 
-// A row kernel's launches checked one by one, in order, each against its input replayed on the host
-// (RowSpeedInputs::next_on_host): while its runner still times the next ones (the runner says which
-// it has written whole in its progress file), and the rest once it has ended. Each check's result
-// is kept: "" right, what is wrong, or nothing when the runner's output was not whole.
+// A row kernel's timed launches checked one by one, in order, each against its input replayed on
+// the host (RowSpeedInputs::next_on_host, once for every launch, warm-ups included): while its runner
+// still times the next ones (the runner says which it has written whole in its progress file), and
+// the rest once it has ended. Each check's result is kept: "" right, what is wrong, or nothing when
+// the runner's output was not whole. A warm-up launch hands back nothing and counts as right.
 class RowLaunches {
 public:
     RowLaunches(const RungInfo& rung, const SpeedJob& job, const std::string& work_dir, RowSpeedInputs& replay)
-        : rung_(rung), op_(parse_op(job.op)), dir_(work_dir),
+        : rung_(rung), op_(parse_op(job.op)), dir_(work_dir), warmup_(job.warmup),
           plan_(plan_launch(rung, job.n, job.block, device_status().shape, 0, "", job.cols)),
-          count_(output_count(plan_, op_)), inputs_(&replay), results_(static_cast<std::size_t>(job.warmup + job.samples))
+          got_(output_count(plan_, op_)), inputs_(&replay), results_(static_cast<std::size_t>(job.warmup + job.samples))
     {
     }
     // Checks every launch the progress file names that is not checked yet.
@@ -87,21 +92,41 @@ public:
 private:
     void check(long s)
     {
-        const std::string path = speed_output_file(dir_, static_cast<int>(s));
-        const std::string bytes = read_bounded(path, count_ * sizeof(float) + 1);
-        fs::remove(path);
         const std::vector<float>& input = inputs_->next_on_host(static_cast<int>(s % 2));
-        if (bytes.size() != count_ * sizeof(float)) return;
-        std::vector<float> got(count_);
-        std::memcpy(got.data(), bytes.data(), bytes.size());
-        const Verdict v = check_output(rung_, op_, plan_, input, got);
+        if (s < warmup_) {
+            results_[static_cast<std::size_t>(s)] = std::string();
+            return;
+        }
+        const std::string path = speed_output_file(dir_, static_cast<int>(s));
+        const bool whole = read_whole(path, got_);
+        fs::remove(path);
+        if (!whole) return;
+        const Verdict v = check_output(rung_, op_, plan_, input, got_);
         results_[static_cast<std::size_t>(s)] = v.ok ? std::string() : v.first_wrong;
+    }
+    // The runner's file into `into`, when it holds exactly so many values; read as read_runner_file
+    // reads (a regular file only, never through a link), into the same pages every launch.
+    static bool read_whole(const std::string& path, std::vector<float>& into)
+    {
+        const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0) return false;
+        struct stat about {};
+        const std::size_t bytes = into.size() * sizeof(float);
+        bool whole = fstat(fd, &about) == 0 && S_ISREG(about.st_mode) && static_cast<std::size_t>(about.st_size) == bytes;
+        for (std::size_t done = 0; whole && done < bytes;) {
+            const ssize_t got = ::pread(fd, reinterpret_cast<char*>(into.data()) + done, bytes - done, static_cast<off_t>(done));
+            if (got <= 0) whole = false;
+            else done += static_cast<std::size_t>(got);
+        }
+        ::close(fd);
+        return whole;
     }
     const RungInfo& rung_;
     Op op_;
     std::string dir_;
+    long warmup_;
     LaunchPlan plan_;
-    std::size_t count_;
+    std::vector<float> got_;
     RowSpeedInputs* inputs_;
     std::vector<std::optional<std::string>> results_;
     long checked_ = 0;
@@ -112,45 +137,98 @@ SpeedRun check_speed(const RungInfo& rung, const SpeedJob& job, int status, cons
 
 }  // namespace
 
-SpeedRun run_speed(const RungInfo& rung, const std::string& runner, const SpeedJob& job, const Limits& limits,
-                   const std::string& work_dir, SpeedReplay replay)
+struct StartedSpeed::State {
+    const RungInfo& rung;
+    SpeedJob job;
+    Limits limits;
+    std::string dir;
+    Child child;
+    bool ready = false, ended = false, late = false;
+    int status = 0;
+    double starting = 0;
+};
+
+StartedSpeed::StartedSpeed(const RungInfo& rung, const std::string& runner, SpeedJob job, const Limits& limits,
+                           std::string work_dir)
+    : state_(new State{rung, std::move(job), limits, std::move(work_dir), {}})
 {
-    if (job.op.empty() ? !replay.sums : !replay.rows)
-        throw std::logic_error("run_speed: no speed inputs to check the runner's answers against (SpeedReplay)");
-    SpeedRun result;
-    fs::remove_all(work_dir);
-    fs::create_directories(work_dir);
+    State& s = *state_;
+    s.job.wait_for_go = true;
+    fs::remove_all(s.dir);
+    fs::create_directories(s.dir);
     Request request;
     request.rung = rung.id;
-    request.speed = job;
-    const std::string request_path = work_dir + "/request.json";
+    request.speed = s.job;
+    const std::string request_path = s.dir + "/request.json";
     std::ofstream(request_path) << to_json(request);
-    std::optional<RowLaunches> rows;
-    if (!job.op.empty()) rows.emplace(rung, job, work_dir, *replay.rows);
-    Child child = start_runner(runner, request_path, work_dir, "speed", limits);
-    int status = 0;
-    const double left = limits.case_seconds - std::chrono::duration<double>(Clock::now() - child.started).count();
-    bool ended = false;
-    if (rows) {
-        // A row kernel's outputs (64 MB each) are checked as the runner writes them.
-        while (!(ended = lab::process::ended(child.pid, status)) &&
-               std::chrono::duration<double>(Clock::now() - child.started).count() < limits.case_seconds) {
-            rows->catch_up();
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        }
-    } else {
-        ended = lab::process::wait_for(child.pid, left, status, 5);
+    s.child = start_runner(runner, request_path, s.dir, "speed", s.limits);
+}
+
+StartedSpeed::~StartedSpeed()
+{
+    if (state_ && state_->child.pid > 0 && !state_->ended) kill_runner(state_->child);
+}
+
+void StartedSpeed::wait_ready()
+{
+    State& s = *state_;
+    if (s.ready || s.ended || s.late) return;
+    const auto since_start = [&] { return std::chrono::duration<double>(Clock::now() - s.child.started).count(); };
+    while (!(s.ready = ::access(speed_ready_file(s.dir).c_str(), F_OK) == 0) &&
+           !(s.ended = s.child.pid < 0 || lab::process::ended(s.child.pid, s.status)) && since_start() < s.limits.case_seconds)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    s.starting = since_start();
+    if (!s.ready && !s.ended) {
+        kill_runner(s.child);
+        s.late = true;
     }
-    if (!ended) {
-        kill_runner(child);
-        result.wrong = "the speed case ran past the rubric's " + std::to_string(static_cast<int>(limits.case_seconds)) +
-                       " s limit for one case";
-        result.running = std::chrono::duration<double>(Clock::now() - child.started).count();
+}
+
+SpeedRun run_speed(StartedSpeed& started, SpeedReplay replay)
+{
+    StartedSpeed::State& s = *started.state_;
+    const SpeedJob& job = s.job;
+    if (job.op.empty() ? !replay.sums : !replay.rows)
+        throw std::logic_error("run_speed: no speed inputs to check the runner's answers against (SpeedReplay)");
+    started.wait_ready();
+    SpeedRun result;
+    result.starting = s.starting;
+    const std::string limit_text =
+        "the speed case ran past the rubric's " + std::to_string(static_cast<int>(s.limits.case_seconds)) + " s limit for one case";
+    if (s.late) {
+        result.wrong = limit_text + " (before its first launch)";
         return result;
     }
+    std::optional<RowLaunches> rows;
+    if (!job.op.empty()) rows.emplace(s.rung, job, s.dir, *replay.rows);
+    const auto go = Clock::now();
+    if (!s.ended) {
+        // The go: made here, never through a link the runner may have put in its place.
+        const int fd = ::open(speed_go_file(s.dir).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd >= 0) ::close(fd);
+        const auto since_go = [&] { return std::chrono::duration<double>(Clock::now() - go).count(); };
+        if (rows) {
+            // A row kernel's outputs (64 MB each) are checked as the runner writes them.
+            while (!(s.ended = lab::process::ended(s.child.pid, s.status)) && since_go() < s.limits.case_seconds) {
+                rows->catch_up();
+                std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            }
+        } else {
+            s.ended = lab::process::wait_for(s.child.pid, std::max(0.0, s.limits.case_seconds - since_go()), s.status, 2);
+        }
+        if (!s.ended) {
+            kill_runner(s.child);
+            s.ended = true;
+            result.wrong = limit_text;
+            result.running = since_go();
+            return result;
+        }
+    }
     const auto checking_started = Clock::now();
-    result = check_speed(rung, job, status, child, work_dir, replay, rows ? &*rows : nullptr);
-    result.running = std::chrono::duration<double>(checking_started - child.started).count();
+    const SpeedRun checked = check_speed(s.rung, job, s.status, s.child, s.dir, replay, rows ? &*rows : nullptr);
+    result.wrong = checked.wrong;
+    result.median_ms = checked.median_ms;
+    result.running = std::chrono::duration<double>(checking_started - go).count();
     result.checking = std::chrono::duration<double>(Clock::now() - checking_started).count();
     return result;
 }

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <iostream>
 #include <mutex>
-#include <optional>
 #include <thread>
 
 #include <sys/resource.h>
@@ -14,10 +13,7 @@
 #include <unistd.h>
 
 #include "lab/device.hpp"
-#include "lab/random.hpp"
 #include "lab/registry.hpp"
-#include "lab/speed.hpp"
-#include "lab/speed_plan.hpp"
 #include "lab/text.hpp"
 #include "plan.hpp"
 #include "sanitizer.hpp"
@@ -29,120 +25,6 @@ std::string device_name()
     const lab::DeviceStatus& d = lab::device_status();
     if (d.emulated) return "the CPU backend (no GPU)";
     return d.usable ? d.name : "no usable GPU";
-}
-
-// Speed, on a GPU: one rung at a time with nothing else on the GPU. The rung's runner times its
-// full reduction (a row rung: each of its kernels over the plan's matrix) and hands back every
-// answer, which run_speed checks; the kit's baseline and the ceiling are timed here, in a process
-// that loads no submitted code, right before each rung. A rung earns its speed points only once it
-// passes every visible case, and a row rung only when each of its kernels is fast enough.
-void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limits& limits, const std::string& work)
-{
-    const lab::DeviceStatus& device = lab::device_status();
-    const lab::SpeedPlan& plan = lab::SpeedPlan::kit();
-    std::optional<lab::Ceiling> ceiling;
-    std::map<std::size_t, double> cpu_ms;  // one CPU thread's loop over so many values: once a grading
-    // Every full reduction's speed inputs are the same in one grading (made once, and restart()ed
-    // for each rung); a row kernel's are its own.
-    const std::uint64_t sums_seed = g.seed ^ lab::fnv1a("speed/sum");
-    std::optional<lab::SpeedInputs> sums;
-    for (RungResult& r : g.rungs) {
-        const lab::RungInfo& rung = lab::Registry::kit().get(r.id);
-        const auto speed_cases = plan.cases_of(r.id);
-        if (rubric.for_rung(r.id).speed <= 0 || !r.built || r.reused || speed_cases.empty()) continue;
-        SpeedVerdict verdict;
-        const auto speed_started = std::chrono::steady_clock::now();
-        double kit_seconds = 0, runner_seconds = 0, checking_seconds = 0;
-        if (r.count("failed", 0) > 0) {
-            verdict.note = "not earned: speed counts once every visible case passes";
-        } else {
-            verdict.passed = true;
-            for (const lab::SpeedPlan::Case* speed_case : speed_cases) {
-                SpeedJob job;
-                job.block = speed_case->block;
-                job.scheme = speed_case->scheme;
-                job.op = speed_case->op;
-                job.seed = job.op.empty() ? sums_seed : g.seed ^ lab::fnv1a("speed/" + speed_case->key());
-                lab::SpeedMeasurement m;
-                std::string kit_fault;
-                const auto kit_started = std::chrono::steady_clock::now();
-                lab::SpeedInputs* inputs = nullptr;
-                std::optional<lab::RowSpeedInputs> row_inputs;
-                if (job.op.empty()) {
-                    if (!ceiling) ceiling = lab::measure_ceiling(plan.n * sizeof(float), device.shape);
-                    job.n = plan.n;
-                    // The runner's own inputs, which its answers are checked on.
-                    if (sums) sums->restart();
-                    else sums.emplace(plan.n, job.seed);
-                    inputs = &*sums;
-                    m.ceiling = *ceiling;
-                    m.baseline_ms = lab::measure_baseline(*inputs, device).median_ms;
-                    inputs->restart();
-                } else {
-                    const lab::Op op = lab::parse_op(job.op);
-                    job.n = plan.rows * plan.cols;
-                    job.cols = plan.cols;
-                    job.warmup = lab::kRowWarmup;
-                    job.samples = lab::kRowSamples;
-                    row_inputs.emplace(op, plan.rows, plan.cols, job.seed);
-                    const lab::L2Flush flush(device.l2_bytes, device.shape);
-                    const double at = lab::row_ceiling(op, job.n, device.shape, flush);
-                    m.ceiling = lab::Ceiling{at, at};
-                    try {
-                        m.baseline_ms = lab::measure_row_baseline(rung, op, *row_inputs, device, flush).median_ms;
-                        row_inputs->restart();
-                    } catch (const lab::WrongAnswer& e) {
-                        kit_fault = std::string("the kit's naive row kernel went wrong: ") + e.what();
-                    }
-                }
-                const std::string label = speed_case->key();
-                const std::string dir = work + "/" + r.id + "-speed" + (job.op.empty() ? "" : "-" + job.op);
-                kit_seconds += seconds_since(kit_started);
-                const SpeedReplay replay{inputs, row_inputs ? &*row_inputs : nullptr};
-                const SpeedRun run =
-                    kit_fault.empty() ? run_speed(rung, built.runners.at(r.id), job, limits, dir, replay) : SpeedRun{kit_fault};
-                runner_seconds += run.running;
-                checking_seconds += run.checking;
-                std::string note;
-                bool passed = false;
-                if (!run.wrong.empty()) {
-                    note = "no points: " + run.wrong;
-                } else {
-                    m.ms = run.median_ms;
-                    // One CPU thread's loop over the input: reported, never required.
-                    const std::vector<float>& values = inputs ? inputs->host(0) : row_inputs->host(0);
-                    if (!cpu_ms.count(values.size())) cpu_ms[values.size()] = lab::time_cpu_sum_ms(values);
-                    m.cpu_ms = cpu_ms.at(values.size());
-                    m.gbps = job.op.empty()
-                                 ? 4.0 * static_cast<double>(plan.n) / (m.ms * 1e6)
-                                 : lab::row_bytes(lab::parse_op(job.op),
-                                                  lab::plan_launch(rung, job.n, job.block, device.shape, 0, "", job.cols), job.n) /
-                                       (m.ms * 1e6);
-                    r.gbps = r.gbps > 0 ? std::min(r.gbps, m.gbps) : m.gbps;  // a row rung's: its slowest kernel's
-                    const lab::AppliedThresholds t = plan.thresholds_for(label, device.name, device.shape.multiprocessors, m);
-                    const bool plausible = m.of_ceiling() <= 1.15;
-                    passed = plausible && m.vs_baseline() >= t.vs_baseline &&
-                             (t.of_ceiling <= 0 || m.of_ceiling() >= t.of_ceiling);
-                    note = m.summary(label, device.name) + "; needs at least " + lab::format_ratio(t.vs_baseline) +
-                           " the baseline" +
-                           (t.of_ceiling > 0 ? " and " + lab::format_percent(t.of_ceiling) + " of the ceiling" : "") +
-                           ", " + t.source +
-                           (plausible ? "" : "; faster than this GPU can read its input, so not trusted");
-                }
-                verdict.passed = verdict.passed && passed;
-                verdict.note += (verdict.note.empty() ? "" : "\n") + note;
-            }
-        }
-        r.phases["speed"] = seconds_since(speed_started);
-        if (kit_seconds + runner_seconds > 0) {  // what it was made of
-            r.phases["speed_kit"] = kit_seconds;
-            r.phases["speed_runner"] = runner_seconds;
-            r.phases["speed_checking"] = checking_seconds;
-        }
-        score_rung(r, rubric, true, &verdict);
-        std::printf("  %-20s speed: %s\n", r.id.c_str(), verdict.note.c_str());
-        std::fflush(stdout);
-    }
 }
 
 CpuOrdersBuild::CpuOrdersBuild(const Rubric& rubric, const std::map<std::string, std::string>& files, int jobs)

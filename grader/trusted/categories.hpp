@@ -1,8 +1,6 @@
-// TRUSTED SIDE. The two categories of a grading that come after its cases (see grader/README.md):
-// speed, on a GPU (each rung's runner times its full reduction with nothing else on the GPU,
-// against the kit's baseline and the memory ceiling timed here, in a process that loads no
-// submitted code), and the sanitizer (compute-sanitizer's tools on a GPU, the CPU backend's thread
-// orders everywhere).
+// TRUSTED SIDE. The sanitizer category of a grading (see grader/README.md): compute-sanitizer's
+// tools on a GPU, the CPU backend's thread orders everywhere, and the CPU backend's second build
+// they and the lessons need on a GPU machine. Speed is speed.hpp's.
 #pragma once
 
 #include <map>
@@ -22,10 +20,6 @@ namespace lab::grading {
 
 // The device graded on, as reports name it.
 std::string device_name();
-
-// Fills each rung's speed verdict (its points are the rubric's); a rung earns them only once it
-// passes every visible case. `work`: where the runs keep their files.
-void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limits& limits, const std::string& work);
 
 // On a GPU machine, the second build of the files for the CPU backend: runners for the sanitizer
 // category's thread orders, and explain programs for the lessons (lessons.hpp). Begun in the

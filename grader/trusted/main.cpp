@@ -23,6 +23,7 @@
 #include "builder.hpp"
 #include "reuse.hpp"
 #include "categories.hpp"
+#include "speed.hpp"
 #include "lessons.hpp"
 #ifndef LAB_RELEASE
 #include "grade_all.hpp"  // not in a student release, which has no batch/
