@@ -40,6 +40,9 @@ using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kMostWorkers = 64;
+// Workers a GPU: one grading builds while the other runs its cases and speed (the GPU lock keeps
+// them apart on the GPU).
+constexpr int kWorkersPerGpu = 2;
 std::array<std::atomic<pid_t>, kMostWorkers> running_children{};  // each worker's lab-grade, 0 when none
 
 // Ctrl-C (or Slurm's SIGTERM): the gradings under way are stopped (their children get the signal
@@ -64,7 +67,7 @@ void catch_stops()
 // into students/ID only once its reports are whole; a failed grading goes to not-graded/ID with
 // its log. A signal stops it and leaves nothing.
 // One of grade-all's workers: the lab-grade it runs (in a build tree of its own) and the GPU it
-// has to itself (CUDA_VISIBLE_DEVICES; "" leaves the variable as it is).
+// uses (CUDA_VISIBLE_DEVICES; "" leaves the variable as it is), shared with one other worker.
 struct Worker {
     std::string grader, gpu;
     int index = 0;
@@ -186,8 +189,10 @@ Graded grade_one(const std::string& out, const Student& s, const ClassState& sta
 // (BUILD-worker-K beside BUILD, configured like this one the first time, and its lab-grade brought
 // up to date each run), since a tree grades one submission at a time. Beside BUILD, not in it: at
 // BUILD's depth under the kit its compile commands are BUILD's, path for path, so ./lab's compiler
-// cache has its objects (BUILD/grading/worker-K took 185 s of compiling on 2 cores, found nothing). On a GPU each worker has a GPU
-// of its own, so that no kernel runs on a GPU while another student's is timed there.
+// cache has its objects (BUILD/grading/worker-K took 185 s of compiling on 2 cores, found nothing). On a GPU two workers
+// share each GPU (CUDA_VISIBLE_DEVICES): each grading holds the GPU to itself from its first case to
+// its speed's end (GpuLock), so one builds while the other runs, and no kernel runs on a GPU while
+// another student's is timed there.
 // How many workers the options ask for; throws, before anything is written, when they cannot be had.
 int worker_count(const BatchOptions& options)
 {
@@ -195,14 +200,16 @@ int worker_count(const BatchOptions& options)
     int count = options.workers;
     if (options.workers_per_gpu) {
         if (gpus.empty()) throw std::runtime_error("--workers gpus: no GPU here (the CPU backend); give a number of workers");
-        count = static_cast<int>(gpus.size());
+        count = kWorkersPerGpu * static_cast<int>(gpus.size());
     }
     if (count < 1 || count > kMostWorkers)
         throw std::runtime_error("--workers " + std::to_string(count) + ": from 1 to " + std::to_string(kMostWorkers));
-    if (!gpus.empty() && count > static_cast<int>(gpus.size()))
+    const int most = kWorkersPerGpu * static_cast<int>(gpus.size());
+    if (!gpus.empty() && count > most)
         throw std::runtime_error("--workers " + std::to_string(count) + ": this machine shows " + std::to_string(gpus.size()) +
-                                 " GPU(s), and each worker needs one to itself (speed is timed with nothing else on the "
-                                 "GPU); use --workers " + std::to_string(gpus.size()) + " or fewer");
+                                 " GPU(s), and " + std::to_string(kWorkersPerGpu) +
+                                 " workers share one (one builds while the other has the GPU to itself: speed is timed "
+                                 "with nothing else on it); use --workers " + std::to_string(most) + " or fewer");
     return count;
 }
 
@@ -215,7 +222,7 @@ std::vector<Worker> workers_for(const BatchOptions& options)
     for (int k = 0; k < count; ++k) {
         Worker w;
         w.index = k;
-        w.gpu = gpus.empty() || count == 1 ? "" : gpus[static_cast<std::size_t>(k)];
+        w.gpu = gpus.empty() || count == 1 ? "" : gpus[static_cast<std::size_t>(k) % gpus.size()];
         w.grader = options.grader;
         if (k > 0) {
             const std::string own = tree.string() + "-worker-" + std::to_string(k);

@@ -5,15 +5,21 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "gpu_lock.hpp"
 #include "judge.hpp"
 #include "lab/process.hpp"
 #include "lab/registry.hpp"
@@ -289,3 +295,46 @@ TEST(Reports, AreWrittenWhateverBytesALogOrAKernelGave)
 }
 
 }  // namespace
+
+// Two gradings on one GPU (grade-all's two workers a GPU, or two lab-grade started by hand): the
+// second waits for the first's lock, and gets it as soon as the first lets go, however it ends. A
+// child process holds the lock here, as another grading would.
+TEST(GpuLock, ASecondGradingWaitsUntilTheFirstLetsGoEvenWhenKilled)
+{
+    const std::string path = (std::filesystem::temp_directory_path() / ("lab-gpu-lock-test-" + std::to_string(getpid()))).string();
+    const std::string held = path + ".held";
+    std::filesystem::remove(path);
+    std::filesystem::remove(held);
+    for (const bool killed : {false, true}) {
+        const pid_t child = fork();
+        ASSERT_GE(child, 0);
+        if (child == 0) {
+            const lab::grading::GpuLock lock(path);
+            { std::ofstream(held) << "held"; }
+            usleep(killed ? 10000000 : 400000);  // killed long before its 10 s
+            _exit(0);
+        }
+        while (!std::filesystem::exists(held)) usleep(1000);
+        // Killed while this process waits for its lock.
+        std::thread killer([&] {
+            if (!killed) return;
+            usleep(300000);
+            kill(child, SIGKILL);
+        });
+        const auto started = std::chrono::steady_clock::now();
+        {
+            const lab::grading::GpuLock lock(path);
+            const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            EXPECT_GT(lock.waited(), 0.1) << (killed ? "killed" : "ended");
+            EXPECT_LT(waited, 5.0) << "the lock was not let go when its holder " << (killed ? "was killed" : "ended");
+        }
+        killer.join();
+        int status = 0;
+        waitpid(child, &status, 0);
+        std::filesystem::remove(held);
+    }
+    // Held by nobody: taken at once. "" (the CPU backend) holds nothing.
+    EXPECT_EQ(lab::grading::GpuLock(path).waited(), 0.0);
+    EXPECT_EQ(lab::grading::GpuLock("").waited(), 0.0);
+    std::filesystem::remove(path);
+}

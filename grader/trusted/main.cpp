@@ -23,6 +23,7 @@
 #include "builder.hpp"
 #include "reuse.hpp"
 #include "categories.hpp"
+#include "gpu_lock.hpp"
 #include "speed.hpp"
 #include "lessons.hpp"
 #ifndef LAB_RELEASE
@@ -388,6 +389,12 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
                   : !r.built                  ? "did not build"
                                               : "";
     }
+    // From here to the speed's end the GPU is this grading's alone (gpu_lock.hpp): another grading
+    // on it, in another worker or process, builds meanwhile or waits.
+    phase_started = std::chrono::steady_clock::now();
+    std::optional<GpuLock> gpu(std::in_place, gpu_lock_path());
+    if (!device.emulated) g.phases["gpu_wait"] = seconds_since(phase_started);
+    phase_started = std::chrono::steady_clock::now();
     // The sanitizer's passes and the lessons, beside the cases on a GPU (beside_cases.hpp).
     BesideCases beside(g, rubric, built, planned, cpu_orders, limits, jobs, work);
     // Rungs are graded side by side: a few at once on a GPU (each runner has its own context, and no
@@ -451,6 +458,7 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
         grade_speed(g, rubric, built, limits, work);
         g.phases["speed"] = seconds_since(phase_started);
     }
+    gpu.reset();
     g.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!g.late.note.empty()) std::cout << "  late policy: " << g.late.note << '\n';
     write_reports(g, out_dir);
@@ -597,8 +605,8 @@ int main(int argc, char** argv)
     lms_cmd->add_option("--assignment", lms_assignment, "the assignment's name in the LMS")->capture_default_str();
     std::string workers = "1";
     all_cmd->add_option("--workers", workers,
-                        "gradings at once: a number, or gpus (one per visible GPU); each worker after the first has a build "
-                        "tree of its own, and on a GPU a GPU of its own")
+                        "gradings at once: a number, or gpus (two per visible GPU, one building while the other runs); each "
+                        "worker after the first has a build tree of its own")
         ->capture_default_str();
     all_cmd->add_flag("--no-reuse", batch.no_reuse,
                       "grade every rung of a changed submission again (by default a rung whose file did not change keeps "
