@@ -18,20 +18,22 @@
 // floats with blocks of 256. Every answer is checked, each timed run's too; a wrong answer is
 // reported, never timed.
 #include <algorithm>
-#include <optional>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
-#include <functional>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "lab/cases.hpp"
 #include "lab/check.hpp"
@@ -77,31 +79,35 @@ struct Options {
     std::string tsv, csv, markdown, calibrate, sweep_csv;
 };
 
+// A bad command line exits 2, with CLI11's message and the usage line.
 Options parse(int argc, char** argv)
 {
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--full") o.full = true;
-        else if (arg == "--block" && i + 1 < argc) {
-            o.block = static_cast<unsigned>(std::strtoul(argv[++i], nullptr, 0));
-            o.block_given = true;
-        }
-        else if (arg == "--tsv" && i + 1 < argc) o.tsv = argv[++i];
-        else if (arg == "--csv" && i + 1 < argc) o.csv = argv[++i];
-        else if (arg == "--markdown" && i + 1 < argc) o.markdown = argv[++i];
-        else if (arg == "--calibrate" && i + 1 < argc) o.calibrate = argv[++i];
-        else if (arg == "--sweep-csv" && i + 1 < argc) o.sweep_csv = argv[++i];
-        else if (arg == "--runs" && i + 1 < argc) o.runs = std::max(1, std::atoi(argv[++i]));
-        else {
-            std::cerr << "usage: lab-bench [--tsv FILE] | --full [--csv FILE] [--markdown FILE] [--sweep-csv FILE] | --calibrate FILE "
-                         "[--runs R]  [--block B]\n";
-            std::exit(2);
-        }
+    CLI::App app{"lab-bench: every rung against NVIDIA's library and the memory ceiling, on this GPU"};
+    const std::string usage = "usage: lab-bench [--tsv FILE] | --full [--csv FILE] [--markdown FILE] [--sweep-csv FILE] | "
+                              "--calibrate FILE [--runs R]  [--block B]";
+    app.footer(usage);
+    app.add_flag("--full", o.full, "every rung at every size, the row shapes and the sweep");
+    app.add_option_function<unsigned>(
+           "--block", [&o](unsigned block) { o.block = block, o.block_given = true; },
+           "threads a block (256; the row kernels' too, instead of one thread for every 16 floats of a row)")
+        ->check(CLI::Range(1u, 1024u));
+    app.add_option("--tsv", o.tsv, "./lab run's table of one size");
+    app.add_option("--csv", o.csv, "--full: every measurement");
+    app.add_option("--markdown", o.markdown, "--full: the table for the handouts");
+    app.add_option("--calibrate", o.calibrate, "tests/speed.json: each rung's speed test --runs times, its calibration rewritten");
+    app.add_option("--sweep-csv", o.sweep_csv, "--full: the row-shape sweep");
+    app.add_option("--runs", o.runs, "--calibrate: runs of each speed test (10)")->check(CLI::Range(1, 1000));
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        std::exit(app.exit(e));
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "lab-bench: " << e.what() << "\n" << usage << "\n";
+        std::exit(2);
     }
     return o;
 }
-
 
 template <typename T>
 lab::HostInput<T> input_of(std::size_t n)

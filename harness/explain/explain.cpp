@@ -17,7 +17,9 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <vector>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "lab/cases.hpp"
@@ -257,54 +259,54 @@ std::string run(const lab::RungInfo& rung, const lab::RungBinding& binding, lab:
 
 int main(int argc, char** argv)
 {
-    // --page OUT.html NAME=FILE.json ...: the page of measurements made before; no kernel runs.
-    if (argc >= 4 && std::string(argv[1]) == "--page") {
+    std::size_t n = std::size_t{1} << 20;
+    unsigned block = 256, grid = 0;  // grid 0: as the rung plans it for this device
+    std::string op_name, dtype_name = "int", json_path;
+    std::vector<std::string> page_of;  // --page OUT.html NAME=FILE.json ...
+    CLI::App app{"lab-explain: one rung's kernel run once with its memory accesses measured, as JSON for ./lab explain"};
+    const CLI::Validator whole(
+        [](std::string& text) -> std::string {
+            return text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 12
+                       ? text + ": give a whole number"
+                       : "";
+        },
+        "WHOLE");
+    auto* measure = app.add_option_group("measure");
+    measure->add_option("--n", n, "elements (a row rung: its rows times its columns)")->check(whole);
+    measure->add_option("--block", block, "threads a block")->check(whole);
+    measure->add_option("--grid", grid, "blocks, for a rung that sizes its grid to the device (07-09)")->check(whole);
+    measure->add_option("--op", op_name, "the operation (the rung's first by default)");
+    measure->add_option("--dtype", dtype_name, "int or float")->check(CLI::IsMember({"int", "float"}));
+    measure->add_option("--json", json_path, "where the measurements go (standard output without)");
+    CLI::Option* page_option =
+        app.add_option("--page", page_of, "OUT.html NAME=FILE.json ...: the page of measurements made before")->expected(2, 1 << 16);
+    measure->excludes(page_option);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "lab-explain: " << e.what() << "\n";
+        return 2;
+    }
+    // --page: the page of measurements made before; no kernel runs.
+    if (!page_of.empty()) {
         std::vector<std::pair<std::string, json>> measured;
         try {
-            for (int i = 3; i < argc; ++i) {
-                const std::string a = argv[i];
+            for (std::size_t i = 1; i < page_of.size(); ++i) {
+                const std::string& a = page_of[i];
                 const auto eq = a.find('=');
                 if (eq == std::string::npos) throw std::runtime_error("expected NAME=FILE.json, got " + a);
                 std::ifstream in(a.substr(eq + 1));
                 if (!in) throw std::runtime_error("cannot read " + a.substr(eq + 1));
                 measured.emplace_back(a.substr(0, eq), json::parse(in));
             }
-            std::ofstream(argv[2]) << page(measured);
+            std::ofstream(page_of.front()) << page(measured);
         } catch (const std::exception& e) {
             std::cerr << "lab-explain --page: " << e.what() << "\n";
             return 2;
         }
         return 0;
-    }
-    std::size_t n = std::size_t{1} << 20;
-    unsigned block = 256, grid = 0;  // grid 0: as the rung plans it for this device
-    std::string op_name, dtype_name = "int", json_path;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        const auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                std::cerr << "lab-explain: " << a << " needs a value\n";
-                std::exit(2);
-            }
-            return argv[++i];
-        };
-        const auto whole = [&](const std::string& text) -> unsigned long long {
-            if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 12) {
-                std::cerr << "lab-explain: " << a << " " << text << ": give a whole number\n";
-                std::exit(2);
-            }
-            return std::stoull(text);
-        };
-        if (a == "--n") n = whole(value());
-        else if (a == "--block") block = static_cast<unsigned>(whole(value()));
-        else if (a == "--grid") grid = static_cast<unsigned>(whole(value()));
-        else if (a == "--op") op_name = value();
-        else if (a == "--dtype") dtype_name = value();
-        else if (a == "--json") json_path = value();
-        else {
-            std::cerr << "lab-explain: unknown argument " << a << "\n";
-            return 2;
-        }
     }
     try {
         const lab::RungBinding& binding = lab::the_bound_rung();
