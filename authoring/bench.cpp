@@ -33,8 +33,6 @@
 #include <type_traits>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "lab/cases.hpp"
 #include "lab/check.hpp"
 #include "lab/device.hpp"
@@ -70,44 +68,6 @@ unsigned row_block(std::size_t cols)
 }
 // Its line in ./lab run's table.
 constexpr const char* kRowTsvKernel = "softmax";
-
-struct Options {
-    bool full = false;
-    unsigned block = 256;
-    bool block_given = false;  // --block: also the row kernels' block, instead of row_block
-    int runs = 10;
-    std::string tsv, csv, markdown, calibrate, sweep_csv;
-};
-
-// A bad command line exits 2, with CLI11's message and the usage line.
-Options parse(int argc, char** argv)
-{
-    Options o;
-    CLI::App app{"lab-bench: every rung against NVIDIA's library and the memory ceiling, on this GPU"};
-    const std::string usage = "usage: lab-bench [--tsv FILE] | --full [--csv FILE] [--markdown FILE] [--sweep-csv FILE] | "
-                              "--calibrate FILE [--runs R]  [--block B]";
-    app.footer(usage);
-    app.add_flag("--full", o.full, "every rung at every size, the row shapes and the sweep");
-    app.add_option_function<unsigned>(
-           "--block", [&o](unsigned block) { o.block = block, o.block_given = true; },
-           "threads a block (256; the row kernels' too, instead of one thread for every 16 floats of a row)")
-        ->check(CLI::Range(1u, 1024u));
-    app.add_option("--tsv", o.tsv, "./lab run's table of one size");
-    app.add_option("--csv", o.csv, "--full: every measurement");
-    app.add_option("--markdown", o.markdown, "--full: the table for the handouts");
-    app.add_option("--calibrate", o.calibrate, "tests/speed.json: each rung's speed test --runs times, its calibration rewritten");
-    app.add_option("--sweep-csv", o.sweep_csv, "--full: the row-shape sweep");
-    app.add_option("--runs", o.runs, "--calibrate: runs of each speed test (10)")->check(CLI::Range(1, 1000));
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        std::exit(app.exit(e));
-    } catch (const CLI::ParseError& e) {
-        std::cerr << "lab-bench: " << e.what() << "\n" << usage << "\n";
-        std::exit(2);
-    }
-    return o;
-}
 
 template <typename T>
 lab::HostInput<T> input_of(std::size_t n)
@@ -497,7 +457,7 @@ int emulator_speed(const lab::DeviceStatus& device)
 int main(int argc, char** argv)
 {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // keep what was printed if a kernel takes the process down
-    const Options options = parse(argc, argv);
+    const lab_bench::Options options = lab_bench::parse_options(argc, argv);
     const auto& device = lab::device_status();
     try {
         if (!device.usable) {

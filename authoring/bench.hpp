@@ -12,6 +12,16 @@
 
 namespace lab_bench {
 
+// lab-bench's command line (bench_args.cpp); a bad one exits 2 with the usage line.
+struct Options {
+    bool full = false;
+    unsigned block = 256;
+    bool block_given = false;  // --block: also the row kernels' block, instead of row_block
+    int runs = 10;
+    std::string tsv, csv, markdown, calibrate, sweep_csv;
+};
+Options parse_options(int argc, char** argv);
+
 // One kernel at one size.
 struct Row {
     std::string kernel;  // a rung id, "cub", or "cpu"; the row rung's "12_real_kernels/softmax"

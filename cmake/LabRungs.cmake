@@ -68,6 +68,17 @@ function(lab_add_rung_kernel target id source)
   target_link_libraries(${target} PRIVATE lab_device)
 endfunction()
 
+# lab_add_explain_main(): the explain programs' main (harness/explain/explain.cpp), the same for
+# every rung (it finds its rung at run time): compiled once, unoptimised (it runs one launch and
+# writes JSON; CLI11's templates took half a minute of optimised compiling on one core).
+function(lab_add_explain_main)
+  if(NOT TARGET lab_explain_main)
+    add_library(lab_explain_main OBJECT "${PROJECT_SOURCE_DIR}/harness/explain/explain.cpp")
+    target_link_libraries(lab_explain_main PRIVATE lab_device CLI11::CLI11)
+    target_compile_options(lab_explain_main PRIVATE -O0)
+  endif()
+endfunction()
+
 # lab_add_explain_program(<target> <id> <kernel file>): on the CPU backend, the program that runs rung
 # <id>'s kernel from <kernel file> once with every load and store measured (./lab explain;
 # cpu_backend/CPU_BACKEND.md, "Measuring a kernel"): the kernel compiled with GCC's thread-sanitizer
@@ -77,11 +88,7 @@ function(lab_add_explain_program target id source)
   string(REPLACE "-" "_" kernel "${target}_kernel")
   lab_add_rung_kernel(${kernel} ${id} "${source}")
   target_compile_options(${kernel} PRIVATE -fsanitize=thread --param=tsan-instrument-func-entry-exit=0)
-  # The program's main is the same for every rung (it finds its rung at run time): compiled once.
-  if(NOT TARGET lab_explain_main)
-    add_library(lab_explain_main OBJECT "${PROJECT_SOURCE_DIR}/harness/explain/explain.cpp")
-    target_link_libraries(lab_explain_main PRIVATE lab_device)
-  endif()
+  lab_add_explain_main()
   add_executable(${target} $<TARGET_OBJECTS:lab_explain_main>)
   target_link_libraries(${target} PRIVATE ${kernel} lab_explain_hooks lab_device)
 endfunction()

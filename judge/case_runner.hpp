@@ -32,6 +32,11 @@ struct Options {
     int timeout = 300;
 };
 
+// The command line of every mode but gpu (case_runner_args.cpp); a bad one exits 2 with the usage.
+Options parse_options(int argc, char** argv);
+// What was wrong with the command line, and the usage; exits 2.
+[[noreturn]] void usage(const std::string& problem);
+
 // --- verdicts ------------------------------------------------------------------------------------
 
 // left_out: not run by this run's choice (a sample on the CPU backend), and said so.

@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -329,8 +328,7 @@ TEST(GpuLock, ASecondGradingWaitsUntilTheFirstLetsGoEvenWhenKilled)
             EXPECT_LT(waited, 5.0) << "the lock was not let go when its holder " << (killed ? "was killed" : "ended");
         }
         killer.join();
-        int status = 0;
-        waitpid(child, &status, 0);
+        lab::process::wait(child);
         std::filesystem::remove(held);
     }
     // Held by nobody: taken at once. "" (the CPU backend) holds nothing.
