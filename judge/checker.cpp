@@ -83,31 +83,59 @@ Job job_for(const PlannedCase& p)
     return j;
 }
 
-// A file a runner wrote in its folder, read here, outside its sandbox: so only a regular file is
-// read, never a link (which could point at what the sandbox hides from the runner: the hidden
-// cases, the solutions) or a pipe. At most `limit` bytes, from the file's end when `tail`;
-// nothing when there is no such file.
-std::optional<std::string> read_runner_file(const std::string& path, std::size_t limit, bool tail)
+namespace {
+
+// A file a runner wrote in its folder, opened here, outside its sandbox: so only a regular file,
+// never a link (which could point at what the sandbox hides from the runner: the hidden cases, the
+// solutions) or a pipe. Its descriptor and its size in `size`; -1 when there is no such file.
+int open_runner_file(const std::string& path, std::size_t& size)
 {
     const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return std::nullopt;
+    if (fd < 0) return -1;
     struct stat about {};
     if (fstat(fd, &about) != 0 || !S_ISREG(about.st_mode)) {
         close(fd);
-        return std::nullopt;
+        return -1;
     }
-    const auto size = static_cast<std::size_t>(about.st_size);
-    const std::size_t from = tail && size > limit ? size - limit : 0;
-    std::string text(std::min(limit, size - from), '\0');
+    size = static_cast<std::size_t>(about.st_size);
+    return fd;
+}
+
+// Up to `count` bytes from offset `from` into `into`; how many were read.
+std::size_t read_at(int fd, char* into, std::size_t count, std::size_t from)
+{
     std::size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t got = pread(fd, text.data() + done, text.size() - done, static_cast<off_t>(from + done));
+    while (done < count) {
+        const ssize_t got = pread(fd, into + done, count - done, static_cast<off_t>(from + done));
         if (got <= 0) break;
         done += static_cast<std::size_t>(got);
     }
+    return done;
+}
+
+}  // namespace
+
+// At most `limit` bytes, from the file's end when `tail`; nothing when there is no such file.
+std::optional<std::string> read_runner_file(const std::string& path, std::size_t limit, bool tail)
+{
+    std::size_t size = 0;
+    const int fd = open_runner_file(path, size);
+    if (fd < 0) return std::nullopt;
+    const std::size_t from = tail && size > limit ? size - limit : 0;
+    std::string text(std::min(limit, size - from), '\0');
+    text.resize(read_at(fd, text.data(), text.size(), from));
     close(fd);
-    text.resize(done);
     return text;
+}
+
+bool read_runner_file_exactly(const std::string& path, void* into, std::size_t bytes)
+{
+    std::size_t size = 0;
+    const int fd = open_runner_file(path, size);
+    if (fd < 0) return false;
+    const bool whole = size == bytes && read_at(fd, static_cast<char*>(into), bytes, 0) == bytes;
+    close(fd);
+    return whole;
 }
 
 namespace {

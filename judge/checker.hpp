@@ -147,6 +147,9 @@ Job job_for(const PlannedCase& p);
 // A file a runner wrote, read from outside its sandbox: a regular file only, never through a link;
 // at most `limit` bytes (its last ones when `tail`); nothing when there is no such file.
 std::optional<std::string> read_runner_file(const std::string& path, std::size_t limit, bool tail = false);
+// The same file read whole into `into` (`bytes` of it, the same memory every time: a row kernel's
+// 64 MB outputs); false unless it holds exactly `bytes` and all of them were read.
+bool read_runner_file_exactly(const std::string& path, void* into, std::size_t bytes);
 
 // `replay` makes the command that replays one case on the student's machine.
 // Where run_and_check's time went besides the cases (each CaseResult has its own seconds): the
@@ -166,9 +169,7 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
 struct SpeedRun {
     std::string wrong;
     double median_ms = 0;
-    // Seconds: the runner's start until it was ready (its inputs, its kernels loaded); from the go to
-    // its end (every launch); the checks here after that.
-    double starting = 0, running = 0, checking = 0;
+    double running = 0, checking = 0;  // seconds: the runner's, from its go to its end; the checks here after it
 };
 // The inputs the runner makes from the job's seed, made here once: the grader times the kit's
 // baseline on them, restart()s them, and run_speed checks each answer against them (the one the

@@ -1,7 +1,6 @@
 // TRUSTED SIDE. The speed case (checker.hpp's run_speed): the rung's runner times its launches, and
 // every launch's answer is checked here against the same inputs replayed.
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -98,28 +97,11 @@ private:
             return;
         }
         const std::string path = speed_output_file(dir_, static_cast<int>(s));
-        const bool whole = read_whole(path, got_);
+        const bool whole = read_runner_file_exactly(path, got_.data(), got_.size() * sizeof(float));
         fs::remove(path);
         if (!whole) return;
         const Verdict v = check_output(rung_, op_, plan_, input, got_);
         results_[static_cast<std::size_t>(s)] = v.ok ? std::string() : v.first_wrong;
-    }
-    // The runner's file into `into`, when it holds exactly so many values; read as read_runner_file
-    // reads (a regular file only, never through a link), into the same pages every launch.
-    static bool read_whole(const std::string& path, std::vector<float>& into)
-    {
-        const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-        if (fd < 0) return false;
-        struct stat about {};
-        const std::size_t bytes = into.size() * sizeof(float);
-        bool whole = fstat(fd, &about) == 0 && S_ISREG(about.st_mode) && static_cast<std::size_t>(about.st_size) == bytes;
-        for (std::size_t done = 0; whole && done < bytes;) {
-            const ssize_t got = ::pread(fd, reinterpret_cast<char*>(into.data()) + done, bytes - done, static_cast<off_t>(done));
-            if (got <= 0) whole = false;
-            else done += static_cast<std::size_t>(got);
-        }
-        ::close(fd);
-        return whole;
     }
     const RungInfo& rung_;
     Op op_;
@@ -145,7 +127,6 @@ struct StartedSpeed::State {
     Child child;
     bool ready = false, ended = false, late = false;
     int status = 0;
-    double starting = 0;
 };
 
 StartedSpeed::StartedSpeed(const RungInfo& rung, const std::string& runner, SpeedJob job, const Limits& limits,
@@ -177,7 +158,6 @@ void StartedSpeed::wait_ready()
     while (!(s.ready = ::access(speed_ready_file(s.dir).c_str(), F_OK) == 0) &&
            !(s.ended = s.child.pid < 0 || lab::process::ended(s.child.pid, s.status)) && since_start() < s.limits.case_seconds)
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    s.starting = since_start();
     if (!s.ready && !s.ended) {
         kill_runner(s.child);
         s.late = true;
@@ -192,7 +172,6 @@ SpeedRun run_speed(StartedSpeed& started, SpeedReplay replay)
         throw std::logic_error("run_speed: no speed inputs to check the runner's answers against (SpeedReplay)");
     started.wait_ready();
     SpeedRun result;
-    result.starting = s.starting;
     const std::string limit_text =
         "the speed case ran past the rubric's " + std::to_string(static_cast<int>(s.limits.case_seconds)) + " s limit for one case";
     if (s.late) {
@@ -225,9 +204,7 @@ SpeedRun run_speed(StartedSpeed& started, SpeedReplay replay)
         }
     }
     const auto checking_started = Clock::now();
-    const SpeedRun checked = check_speed(s.rung, job, s.status, s.child, s.dir, replay, rows ? &*rows : nullptr);
-    result.wrong = checked.wrong;
-    result.median_ms = checked.median_ms;
+    result = check_speed(s.rung, job, s.status, s.child, s.dir, replay, rows ? &*rows : nullptr);
     result.running = std::chrono::duration<double>(checking_started - go).count();
     result.checking = std::chrono::duration<double>(Clock::now() - checking_started).count();
     return result;
