@@ -42,16 +42,28 @@ BesideCases::BesideCases(Grade& g, const Rubric& rubric, const Built& built,
                },
                with_threads(limits, gpu_ ? kPassesAtOnce : 1), jobs, work),
       passes_(g.rungs.size()),
-      // Neither reads the rung's result, which its cases may be writing meanwhile. The lessons have
-      // a pool of their own: on a GPU they wait for the CPU backend's build, and the sanitizer's
-      // passes must not wait behind them.
-      sanitizer_passes_(gpu_ ? kPassesAtOnce : 1,
-                        [this](std::size_t k) {
-                            const Clock::time_point started = Clock::now();
-                            passes_[k].sanitizer_seconds = sanitizer_.run(g_.rungs[k].id, passes_[k].sanitizer);
-                            spanned(sanitizer_span_, started);
-                        }),
+      // None reads the rung's result, which its cases or its speed may be writing meanwhile. Each
+      // half has a pool of its own: the thread orders and the lessons wait for the CPU backend's
+      // build, and the tools, which hold the speed back, must not wait behind them.
+      tool_passes_(gpu_ ? kPassesAtOnce : 1,
+                   [this](std::size_t k) {
+                       const Clock::time_point started = Clock::now();
+                       sanitizer_.run_tools(g_.rungs[k].id, passes_[k].tools);
+                       passes_[k].tools_ran = true;
+                       spanned(passes_[k].sanitizer, started);
+                       spanned(sanitizer_span_, started);
+                   }),
+      order_passes_(gpu_ ? kPassesAtOnce : 1,
+                    [this](std::size_t k) {
+                        if (gpu_) below_the_gpu_work();
+                        const Clock::time_point started = Clock::now();
+                        sanitizer_.run_orders(g_.rungs[k].id, passes_[k].orders);
+                        passes_[k].orders_ran = true;
+                        spanned(passes_[k].sanitizer, started);
+                        spanned(sanitizer_span_, started);
+                    }),
       lesson_passes_(gpu_ ? kLessonsAtOnce : 1, [this](std::size_t k) {
+          if (gpu_) below_the_gpu_work();
           const Clock::time_point started = Clock::now();
           passes_[k].lessons_seconds = lessons_.measure(g_.rungs[k].id, passes_[k].lessons);
           spanned(lessons_span_, started);
@@ -72,29 +84,39 @@ void BesideCases::spanned(Span& span, Clock::time_point started)
 
 void BesideCases::cases_ended(std::size_t k)
 {
-    if (gpu_ && sanitizer_.wanted(g_.rungs[k])) sanitizer_passes_.add(k);
+    if (!gpu_ || !sanitizer_.wanted(g_.rungs[k])) return;
+    tool_passes_.add(k);
+    order_passes_.add(k);
+}
+
+void BesideCases::gpu_passes_ended()
+{
+    if (gpu_) tool_passes_.finish();
 }
 
 void BesideCases::finish()
 {
     if (!gpu_)
         for (std::size_t k = 0; k < g_.rungs.size(); ++k)
-            if (sanitizer_.wanted(g_.rungs[k])) sanitizer_passes_.add(k);
-    sanitizer_passes_.finish();
+            if (sanitizer_.wanted(g_.rungs[k])) tool_passes_.add(k), order_passes_.add(k);
+    tool_passes_.finish();
+    order_passes_.finish();
     if (!gpu_)
         for (std::size_t k = 0; k < g_.rungs.size(); ++k)
             if (lessons_.wanted(g_.rungs[k])) lesson_passes_.add(k);
     lesson_passes_.finish();
+    const auto seconds = [](const Span& s) { return std::chrono::duration<double>(*s.to - *s.from).count(); };
     for (std::size_t k = 0; k < g_.rungs.size(); ++k) {
         RungResult& r = g_.rungs[k];
         Passes& p = passes_[k];
-        if (p.sanitizer_seconds) sanitizer_.keep(r, std::move(p.sanitizer), *p.sanitizer_seconds);
+        if (p.tools_ran || p.orders_ran) {
+            append(p.tools, std::move(p.orders));
+            sanitizer_.keep(r, std::move(p.tools), seconds(p.sanitizer));
+        }
         if (p.lessons_seconds) lessons_.keep(r, std::move(p.lessons), *p.lessons_seconds);
     }
     sanitizer_.finish(g_);
-    // Nothing of the CPU backend's build may still run while a speed sample is timed.
     cpu_orders_.finish();
-    const auto seconds = [](const Span& s) { return std::chrono::duration<double>(*s.to - *s.from).count(); };
     if (sanitizer_span_.from) g_.phases["sanitizer"] = seconds(sanitizer_span_);
     if (lessons_span_.from) g_.phases["lessons"] = seconds(lessons_span_);
 }

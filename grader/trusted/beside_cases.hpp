@@ -3,9 +3,12 @@
 // rung's sanitizer pass starts as soon as its cases are in (the pass counts only for a rung that
 // passes every visible case), and every built rung's lessons at once (they count whatever its cases
 // say, and wait for the CPU backend's build), a few rungs at a time beside the other rungs' cases.
-// On the CPU backend, whose runners use every core, the passes and then the lessons run once every
-// rung's cases are in, one rung at a time. What each finds goes into its rung, and is scored, once
-// every rung's cases and every pass are in (finish()).
+// A pass has two halves: compute-sanitizer's tools use the GPU and end before the speed is timed;
+// the thread orders and the lessons use the CPU alone, below the GPU work in priority, and go on
+// beside the speed and after the GPU is let go (grade-all's other grading on the GPU takes it
+// meanwhile). On the CPU backend, whose runners use every core, the passes and then the lessons run
+// once every rung's cases are in, one rung at a time. What each finds goes into its rung, and is
+// scored, once every rung's cases and every pass are in (finish()).
 #pragma once
 
 #include <chrono>
@@ -34,20 +37,26 @@ public:
     // From the thread that ran them, once rung k's cases are in and scored: on a GPU its sanitizer
     // pass starts, where it gets one.
     void cases_ended(std::size_t k);
-    // Once every rung's cases are in: runs what the CPU backend left for now, waits for every pass,
-    // puts each into its rung, and writes the grading's phases sanitizer, lessons and
-    // sanitizer_cpu_build (spans beside the cases). The CPU backend's build is over when it returns.
+    // Once every rung's cases are in: on a GPU, waits for the sanitizer's tools, the last of the
+    // grading's work on the GPU before its speed; nothing on the CPU backend.
+    void gpu_passes_ended();
+    // Once the speed is timed and the GPU let go (or every rung's cases are in, on the CPU backend):
+    // runs what the CPU backend left for now, waits for every pass, puts each into its rung, and
+    // writes the grading's phases sanitizer, lessons and sanitizer_cpu_build (spans beside the
+    // cases). The CPU backend's build is over when it returns.
     void finish();
 
 private:
     using Clock = std::chrono::steady_clock;
-    struct Passes {
-        SanitizerResult sanitizer;
-        LessonResult lessons;
-        std::optional<double> sanitizer_seconds, lessons_seconds;  // once run
-    };
     struct Span {
         std::optional<Clock::time_point> from, to;
+    };
+    struct Passes {
+        SanitizerResult tools, orders;
+        LessonResult lessons;
+        Span sanitizer;  // from the start of the first half to the end of the last
+        bool tools_ran = false, orders_ran = false;
+        std::optional<double> lessons_seconds;  // once run
     };
     void spanned(Span& span, Clock::time_point started);
 
@@ -61,7 +70,7 @@ private:
     std::mutex spans_;
     Span sanitizer_span_, lessons_span_;
     // Declared last, so that they stop (waiting for what runs) before anything above goes.
-    Beside sanitizer_passes_, lesson_passes_;
+    Beside tool_passes_, order_passes_, lesson_passes_;
 };
 
 }  // namespace lab::grading

@@ -27,6 +27,11 @@ std::string device_name()
     return d.usable ? d.name : "no usable GPU";
 }
 
+void below_the_gpu_work()
+{
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+}
+
 CpuOrdersBuild::CpuOrdersBuild(const Rubric& rubric, const std::map<std::string, std::string>& files, int jobs)
 {
     orders_ = rubric.sanitizer.on() && rubric.sanitizer.thread_orders;
@@ -38,9 +43,7 @@ CpuOrdersBuild::CpuOrdersBuild(const Rubric& rubric, const std::map<std::string,
               << "), beside the GPU build and the cases\n"
               << std::flush;
     worker_ = std::thread([this, files, jobs, lessons] {
-        // Below the cases in priority (nice is per thread on Linux, and the compilers inherit it): the
-        // runners feeding the GPU and the checks of their answers come first.
-        setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+        below_the_gpu_work();
         const auto started = std::chrono::steady_clock::now();
         try {
             tree_ = cpu_backend_tree(jobs, missing_);
@@ -103,9 +106,8 @@ void SanitizerPasses::wait_for_cpu()
     });
 }
 
-double SanitizerPasses::run(const std::string& id, SanitizerResult& result)
+SanitizerRun SanitizerPasses::run_for(const std::string& id)
 {
-    const lab::RungInfo& rung = lab::Registry::kit().get(id);
     SanitizerRun run = base_;
     run.submitted = submitted_paths(grading_build_dir(), id);
     if (gpu_) {
@@ -123,9 +125,22 @@ double SanitizerPasses::run(const std::string& id, SanitizerResult& result)
     } else {
         run.cpu_runner = built_.runners.at(id);
     }
+    return run;
+}
+
+double SanitizerPasses::run_tools(const std::string& id, SanitizerResult& result)
+{
     const auto started = std::chrono::steady_clock::now();
-    run_sanitizer(rung, run, sanitizer_cases(planned_.at(id), rubric_.sanitizer), limits_, work_ + "/" + id + "-sanitizer",
-                  result);
+    run_sanitizer_tools(lab::Registry::kit().get(id), run_for(id), sanitizer_cases(planned_.at(id), rubric_.sanitizer),
+                        limits_, work_ + "/" + id + "-sanitizer", result);
+    return seconds_since(started);
+}
+
+double SanitizerPasses::run_orders(const std::string& id, SanitizerResult& result)
+{
+    const auto started = std::chrono::steady_clock::now();
+    run_sanitizer_orders(lab::Registry::kit().get(id), run_for(id), sanitizer_cases(planned_.at(id), rubric_.sanitizer),
+                         limits_, work_ + "/" + id + "-sanitizer", result);
     return seconds_since(started);
 }
 

@@ -21,6 +21,12 @@ namespace lab::grading {
 // The device graded on, as reports name it.
 std::string device_name();
 
+// Puts the calling thread, and the processes it starts from now on (they inherit it), below the
+// work that feeds the GPU in priority (nice 10: nice is per thread on Linux): on a GPU the runners
+// and the checks of their answers come first, and CPU-only work (the CPU backend's build, its thread
+// orders, the lessons) takes the cores they leave.
+void below_the_gpu_work();
+
 // On a GPU machine, the second build of the files for the CPU backend: runners for the sanitizer
 // category's thread orders, and explain programs for the lessons (lessons.hpp). Begun in the
 // background as soon as the GPU runners are built, so that it compiles while the GPU runs the cases
@@ -38,8 +44,8 @@ public:
     // Waits for the build. `missing`: why there are no CPU-backend runners at all ("" when there are).
     const Built& wait(std::string& missing, double& seconds);
     const std::string& tree() const { return tree_; }  // the CPU backend's build tree, once waited for
-    // Waits for the build, if any: nothing of it may still run while a speed sample is timed. Any
-    // thread may call it, and several at once (the sanitizer's passes and the lessons both wait).
+    // Waits for the build, if any. Any thread may call it, and several at once (the thread orders and
+    // the lessons both wait).
     void finish()
     {
         const std::lock_guard<std::mutex> lock(joining_);
@@ -59,17 +65,20 @@ private:
 // The sanitizer category (sanitizer.hpp): an untimed pass over a few small cases of each rung that
 // passes every visible case (or of every rung that built, when the rubric takes a penalty), under
 // compute-sanitizer's tools on a GPU and under the CPU backend's thread orders everywhere. Whether a
-// rung gets a pass follows from its cases (wanted()); on a GPU the pass runs beside the other rungs'
-// cases (the speed runs come only after every pass). run() may be called from several threads at
-// once, each with a rung of its own.
+// rung gets a pass follows from its cases (wanted()); on a GPU the tools run beside the other rungs'
+// cases (the speed runs come only after every tool has ended), and the thread orders on the CPU
+// beside the cases and the speed, below them in priority. run_tools() and run_orders() may be called
+// from several threads at once, each with a rung of its own.
 class SanitizerPasses {
 public:
     SanitizerPasses(const Rubric& rubric, const Built& built, const std::map<std::string, std::vector<PlannedCase>>& planned,
                     CpuOrdersBuild& cpu_build, Limits limits, std::string work);
     // The rung gets a pass (ask once its cases are in).
     bool wanted(const RungResult& r) const;
-    // The pass over rung `id` into `result`, nothing else written; returns its seconds.
-    double run(const std::string& id, SanitizerResult& result);
+    // The pass over rung `id` in its two halves (sanitizer.hpp), each into its own `result`, nothing
+    // else written; each returns its seconds. The tools use the GPU, the thread orders the CPU alone.
+    double run_tools(const std::string& id, SanitizerResult& result);
+    double run_orders(const std::string& id, SanitizerResult& result);
     // A pass into its rung: scored, and said.
     void keep(RungResult& r, SanitizerResult result, double seconds);
     // Once every pass has run: on a GPU, waits for the CPU backend's build where the rubric asked for
@@ -77,6 +86,7 @@ public:
     void finish(Grade& g);
 
 private:
+    SanitizerRun run_for(const std::string& id);
     void wait_for_cpu();
     const Rubric& rubric_;
     const Built& built_;

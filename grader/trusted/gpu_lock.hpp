@@ -1,6 +1,7 @@
-// TRUSTED SIDE. One grading at a time on a GPU: a grading's cases, its sanitizer's passes and its
+// TRUSTED SIDE. One grading at a time on a GPU: a grading's cases, its sanitizer's tools and its
 // speed hold the GPU to themselves, whichever process or build tree the other gradings run from
-// (grade-all's workers share a GPU two by two, one building while the other runs). The lock is a
+// (grade-all's workers share a GPU two by two: one builds, or ends its CPU-only passes, while the
+// other runs). The lock is a
 // file per GPU, named by the GPU's UUID (whatever CUDA_VISIBLE_DEVICES calls it), in the machine's
 // temporary folder, held with flock(2): the kernel lets it go when its holder ends, however it ends.
 #pragma once

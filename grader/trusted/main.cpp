@@ -390,7 +390,7 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
                                               : "";
     }
     // From here to the speed's end the GPU is this grading's alone (gpu_lock.hpp): another grading
-    // on it, in another worker or process, builds meanwhile or waits.
+    // on it, in another worker or process, builds meanwhile, finishes its CPU-only passes or waits.
     phase_started = std::chrono::steady_clock::now();
     std::optional<GpuLock> gpu(std::in_place, gpu_lock_path());
     if (!device.emulated) g.phases["gpu_wait"] = seconds_since(phase_started);
@@ -451,12 +451,19 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     });
     g.phases["cases"] = seconds_since(phase_started);
     phase_started = std::chrono::steady_clock::now();
-    beside.finish();
+    beside.gpu_passes_ended();
+    if (device.emulated) beside.finish();
     g.phases["after_cases"] = seconds_since(phase_started);
     if (!device.emulated) {
         phase_started = std::chrono::steady_clock::now();
         grade_speed(g, rubric, built, limits, work);
         g.phases["speed"] = seconds_since(phase_started);
+        // The GPU's part is over: another grading may take it while the thread orders and the
+        // lessons, on the CPU alone, end here.
+        gpu.reset();
+        phase_started = std::chrono::steady_clock::now();
+        beside.finish();
+        g.phases["after_speed"] = seconds_since(phase_started);
     }
     gpu.reset();
     g.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

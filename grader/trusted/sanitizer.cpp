@@ -9,7 +9,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <future>
 #include <map>
 #include <regex>
 #include <set>
@@ -253,32 +252,36 @@ std::string compute_sanitizer()
     return "";
 }
 
-void run_sanitizer(const RungInfo& rung, const SanitizerRun& run, const std::vector<PlannedCase>& cases,
-                   const Limits& limits, const std::string& work_dir, SanitizerResult& result)
+void run_sanitizer_tools(const RungInfo& rung, const SanitizerRun& run, const std::vector<PlannedCase>& cases,
+                         const Limits& limits, const std::string& work_dir, SanitizerResult& result)
 {
     if (cases.empty()) {
         result.note = "no visible case small enough for the pass runs here";
         return;
     }
+    if (run.runner.empty() || run.tools.empty()) return;
     fs::create_directories(work_dir);
-    // The thread orders (on the CPU backend) run beside the tools (on the GPU); what they find is
-    // reported after what the tools find, as when they ran one after the other.
-    SanitizerResult orders;
-    std::future<void> beside = std::async(std::launch::async, [&] {
-        SanitizerRun then = run;
-        if (then.before_orders) then.before_orders(then);
-        if (!then.cpu_runner.empty()) run_orders(rung, then, cases, limits, work_dir, orders);
-        else if (!then.cpu_missing.empty()) orders.note += "The thread orders did not run: " + then.cpu_missing;
-    });
-    if (!run.runner.empty() && !run.tools.empty()) {
-        if (run.tool_path.empty()) result.note += "compute-sanitizer was not found (it comes with the CUDA Toolkit): its tools did not run. ";
-        else
-            for (const std::string& tool : run.tools) run_tool(rung, run, tool, cases, limits, work_dir, result);
-    }
-    beside.get();
-    result.checks.insert(result.checks.end(), orders.checks.begin(), orders.checks.end());
-    result.findings.insert(result.findings.end(), orders.findings.begin(), orders.findings.end());
-    result.note += orders.note;
+    if (run.tool_path.empty()) result.note += "compute-sanitizer was not found (it comes with the CUDA Toolkit): its tools did not run. ";
+    else
+        for (const std::string& tool : run.tools) run_tool(rung, run, tool, cases, limits, work_dir, result);
+}
+
+void run_sanitizer_orders(const RungInfo& rung, const SanitizerRun& run, const std::vector<PlannedCase>& cases,
+                          const Limits& limits, const std::string& work_dir, SanitizerResult& result)
+{
+    if (cases.empty()) return;  // the tools' half says so
+    fs::create_directories(work_dir);
+    SanitizerRun then = run;
+    if (then.before_orders) then.before_orders(then);
+    if (!then.cpu_runner.empty()) run_orders(rung, then, cases, limits, work_dir, result);
+    else if (!then.cpu_missing.empty()) result.note += "The thread orders did not run: " + then.cpu_missing;
+}
+
+void append(SanitizerResult& tools, SanitizerResult orders)
+{
+    tools.checks.insert(tools.checks.end(), orders.checks.begin(), orders.checks.end());
+    tools.findings.insert(tools.findings.end(), orders.findings.begin(), orders.findings.end());
+    tools.note += orders.note;
 }
 
 }  // namespace lab::grading

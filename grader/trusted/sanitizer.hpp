@@ -54,8 +54,14 @@ struct SanitizerRun {
     std::function<void(SanitizerRun&)> before_orders;
 };
 
-// Runs the pass for `rung` and fills `result`; work files go under `work_dir`.
-void run_sanitizer(const RungInfo& rung, const SanitizerRun& run, const std::vector<PlannedCase>& cases,
-                   const Limits& limits, const std::string& work_dir, SanitizerResult& result);
+// The pass for `rung` is two halves, each filling its own result; work files go under `work_dir`.
+// The tools run the GPU runner under compute-sanitizer (nothing on the CPU backend); the thread
+// orders run the CPU backend's runner, on the CPU alone, and may run after the GPU is let go.
+void run_sanitizer_tools(const RungInfo& rung, const SanitizerRun& run, const std::vector<PlannedCase>& cases,
+                         const Limits& limits, const std::string& work_dir, SanitizerResult& result);
+void run_sanitizer_orders(const RungInfo& rung, const SanitizerRun& run, const std::vector<PlannedCase>& cases,
+                          const Limits& limits, const std::string& work_dir, SanitizerResult& result);
+// The pass's result: what the orders found after what the tools found.
+void append(SanitizerResult& tools, SanitizerResult orders);
 
 }  // namespace lab::grading
