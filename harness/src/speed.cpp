@@ -26,6 +26,7 @@ std::vector<Timing> time_interleaved(const std::vector<TimedWork>& work, int war
     LAB_CUDA_CHECK(cudaEventCreate(&start));
     LAB_CUDA_CHECK(cudaEventCreate(&stop));
     std::vector<std::vector<double>> times(work.size());
+    LaunchGate gate;
     for (int round = 0; round < warmup + samples; ++round) {
         for (std::size_t k = 0; k < work.size(); ++k) {
             if (work[k].prepare) work[k].prepare();
@@ -33,12 +34,13 @@ std::vector<Timing> time_interleaved(const std::vector<TimedWork>& work, int war
             LAB_CUDA_CHECK(cudaDeviceSynchronize());
             // Started from an idle stream, the start event would be recorded at once and the work
             // only once this thread had launched it: after a pause for the check, an H100 timed a
-            // 65 us kernel 14 us slower that way. Behind the wait, the host's launches are queued
+            // 65 us kernel 14 us slower that way. Behind the gate, the host's launches are queued
             // before the GPU reaches the start event.
-            launch_hold(kHoldMicroseconds);
+            gate.hold();
             LAB_CUDA_CHECK(cudaEventRecord(start));
             work[k].run();
             LAB_CUDA_CHECK(cudaEventRecord(stop));
+            gate.release();
             LAB_CUDA_CHECK(cudaEventSynchronize(stop));
             float ms = 0;
             LAB_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));

@@ -48,13 +48,26 @@ const RungBinding& row_baseline_binding();
 // else: no reduction can read its input faster.
 void launch_stream_read(const float* in, std::size_t count, float* sink, const GpuShape& gpu);
 
-// Enqueues a kernel that keeps the GPU busy for `microseconds` (on the CPU backend, nothing).
-void launch_hold(double microseconds);
+// Holds the GPU while the host enqueues a timed sample. hold() enqueues a kernel that waits until
+// release() (a flag in mapped host memory), which the host calls once the start event, the work and
+// the stop event are queued behind it: the GPU reaches the start event with everything behind it
+// already there, however long this thread was kept from a core meanwhile (a fixed wait of 100 us
+// let a busy machine, its cores shared by other gradings' builds, slow a sample down). The kernel
+// gives up after kHoldLimitMicroseconds, so a hold never released still ends. Nothing on the CPU
+// backend.
+class LaunchGate {
+public:
+    LaunchGate();
+    ~LaunchGate();
+    LaunchGate(const LaunchGate&) = delete;
+    LaunchGate& operator=(const LaunchGate&) = delete;
+    void hold();
+    void release();
 
-// How long a timed sample waits behind launch_hold: long enough for the host to enqueue the start
-// event, one piece of work (a few launches, CUB's host-side dispatch) and the stop event; short
-// against a sample.
-constexpr double kHoldMicroseconds = 100;
+private:
+    volatile unsigned* flag_ = nullptr;
+};
+constexpr double kHoldLimitMicroseconds = 1e6;
 
 // Measures both ceilings over `bytes` of device memory (use several times the L2 size).
 Ceiling measure_ceiling(std::size_t bytes, const GpuShape& gpu);
@@ -103,7 +116,7 @@ struct WrongAnswer : std::runtime_error {
 // Times each piece of work in turn, A B C A B C ..., so a change of clock or temperature touches
 // them alike: `warmup` untimed rounds first (their answers checked too), then `samples` timed ones.
 // `before_each`, if given, runs (untimed) before every sample: to flush the L2 cache, say. On a GPU
-// the start event, the work and the stop event are enqueued behind a short wait kernel (launch_hold),
+// the start event, the work and the stop event are enqueued behind a LaunchGate,
 // so the events time the GPU's work and not how quickly this host thread wakes up and launches it.
 // Throws
 // WrongAnswer at the first answer a check rejects. Returns each one's median and fastest time.
