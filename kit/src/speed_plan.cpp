@@ -24,6 +24,12 @@ double floor2(double x) { return std::floor(x * 100 + 1e-9) / 100; }
 // spread (max - min over the median). Ten runs of noise with standard deviation s span about 3s, so
 // two spreads below the lowest run is about 7s below the median.
 constexpr double kSpreadsOfRoom = 2;
+// And never less than this share below it. The calibration times the reference and the baseline
+// side by side in one process; a grading times the baseline in the grader and the submission in its
+// runner, seconds apart, on a machine that may be busy with other gradings. On an H100 the
+// reference's rung 11, calibrated at 7.145x to 7.159x (a spread of 0.2%, so a threshold of 7.07x),
+// measured 7.08x to 7.19x in lone gradings, and two gradings of a class lost two speed points.
+constexpr double kLeastRoom = 0.03;
 // A rung is bandwidth-bound, and must keep a share of the ceiling, when its reference reaches this.
 constexpr double kBandwidthBound = 0.8;
 // The first rung has no earlier technique to separate from: half the naive baseline's speed stands in.
@@ -60,7 +66,7 @@ double threshold_for(const std::vector<const Spread*>& spreads, std::size_t k, d
                      const std::vector<bool>& rows, const std::vector<double>& row_floor)
 {
     const Spread& s = *spreads[k];
-    const double room = s.min * (1 - kSpreadsOfRoom * s.relative());
+    const double room = s.min * (1 - std::max(kSpreadsOfRoom * s.relative(), kLeastRoom));
     double earlier = k == 0 ? first_floor : 0;
     if (rows[k]) {
         earlier = row_floor[k] < room ? row_floor[k] : 0;

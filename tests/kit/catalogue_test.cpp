@@ -432,7 +432,8 @@ TEST(SpeedPlan, ARowKernelIsComparedWithTheNaiveRowKernel)
         << "the row kernel was compared with rung a (2.02x), not with the naive row kernel (1x)";
     EXPECT_NEAR(c.rungs[1].of_ceiling.threshold, std::floor(100 * std::sqrt(0.90 / 3.00 * share_room)) / 100, 1e-9);
     // The array rung is untouched by the row kernel after it.
-    EXPECT_NEAR(c.rungs[0].vs_baseline.threshold, std::floor(100 * std::sqrt(0.5 * 2.00 * (1 - 2 * 0.02 / 2.01))) / 100, 1e-9);
+    // Its spread (1%) gives less room than the least, 3%.
+    EXPECT_NEAR(c.rungs[0].vs_baseline.threshold, std::floor(100 * std::sqrt(0.5 * 2.00 * (1 - 0.03))) / 100, 1e-9);
 }
 
 lab::Spread spread(double min, double median, double max) { return lab::Spread{min, median, max, 0}; }
@@ -452,11 +453,11 @@ lab::Calibration ladder(const std::string& gpu, double scale)
     return c;
 }
 
-// The reference's lowest run less two relative spreads, and no higher than the geometric middle
-// between that and the best run of the fastest earlier rung that is clearly slower.
+// The reference's lowest run less two relative spreads (at least 3% less), and no higher than the
+// geometric middle between that and the best run of the fastest earlier rung that is clearly slower.
 double expected_threshold(const lab::Spread& s, double earlier)
 {
-    const double room = s.min * (1 - 2 * (s.max - s.min) / s.median);
+    const double room = s.min * (1 - std::max(2 * (s.max - s.min) / s.median, 0.03));
     return std::floor(100 * (earlier > 0 ? std::sqrt(earlier * room) : room) + 1e-9) / 100;
 }
 
@@ -479,6 +480,13 @@ TEST(SpeedPlan, ThresholdsFollowTheMeasuredSpreadAndSeparateTheRungs)
     EXPECT_EQ(r[0].of_ceiling.threshold, 0);
     EXPECT_EQ(r[1].of_ceiling.threshold, 0) << "51% of the ceiling: not bandwidth-bound, no share required";
     EXPECT_DOUBLE_EQ(r[2].of_ceiling.threshold, expected_threshold(r[2].of_ceiling, 0.52));
+    // A reference calibrated with almost no spread still gets 3% of room: a grading times the
+    // baseline and the submission apart, where the calibration times them side by side.
+    lab::Calibration tight = c;
+    tight.rungs[2].vs_baseline = spread(2.100, 2.102, 2.104);
+    lab::set_thresholds(tight);
+    EXPECT_LE(tight.rungs[2].vs_baseline.threshold, 2.100 * 0.97);
+    EXPECT_DOUBLE_EQ(tight.rungs[2].vs_baseline.threshold, expected_threshold(tight.rungs[2].vs_baseline, 1.62));
     // A noisier reference gets more room.
     lab::Calibration noisy = c;
     noisy.rungs[2].vs_baseline = spread(1.9, 2.04, 2.2);
