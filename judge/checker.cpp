@@ -171,10 +171,29 @@ struct Outcome {
     std::vector<double> seconds;
 };
 
+// The bytes the files under `dir` take on its disk (their blocks: a sparse file fills nothing),
+// links not followed.
+std::uint64_t folder_bytes(const std::string& dir)
+{
+    std::uint64_t bytes = 0;
+    std::error_code error;
+    for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, error), end;
+         !error && it != end; it.increment(error)) {
+        struct stat about {};
+        if (lstat(it->path().c_str(), &about) == 0) bytes += static_cast<std::uint64_t>(about.st_blocks) * 512;
+    }
+    return bytes;
+}
+
+// How often a runner's folder is measured against its budget.
+constexpr double kFolderCheckSeconds = 0.25;
+
 // `on_ended(j)` is called, on this thread, as soon as the progress file shows job j ended: its output is
 // written (the runner writes it before it says so), so it can be checked while the runner goes on.
+// `folder_budget`: the most the runner's folder may take on disk, every output and log together
+// (0: no budget); past it, the runner is stopped as at a limit.
 Outcome run_all(const std::string& runner, const std::string& request, const std::string& dir, std::size_t count,
-                const Limits& limits, const std::function<void(std::size_t)>& on_ended)
+                const Limits& limits, std::uint64_t folder_budget, const std::function<void(std::size_t)>& on_ended)
 {
     Outcome outcome;
     outcome.lost.assign(count, "");
@@ -213,6 +232,7 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
         int status = 0;
         bool exited = false, stopped = false;
         std::string stop_reason;
+        auto folder_checked = Clock::now();
         while (true) {
             if (lab::process::ended(child.pid, status)) {
                 exited = true;
@@ -238,6 +258,14 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             } else if (rung_elapsed > limits.rung_seconds) {
                 stop_reason = "rung_limit";
                 stopped = true;
+            } else if (folder_budget > 0 && std::chrono::duration<double>(now - folder_checked).count() > kFolderCheckSeconds) {
+                folder_checked = now;
+                if (const std::uint64_t used = folder_bytes(dir); used > folder_budget) {
+                    stop_reason = "stopped: it had written " + std::to_string(used >> 20) + " MiB into its folder, more than the " +
+                                  std::to_string(folder_budget >> 20) +
+                                  " MiB every output and log of the rung's cases together may take (a disk filled)";
+                    stopped = true;
+                }
             }
             if (stopped) {
                 // What its cgroup stopped meanwhile (a fork bomb at the process limit) says why.
@@ -485,6 +513,13 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
     const std::string request_path = work_dir + "/request.json";
     std::ofstream(request_path) << to_json(request);
     const std::vector<std::string> shown_orders = orders.empty() ? std::vector<std::string>{"the GPU's"} : orders;
+    // The folder's budget: every job's output under every order, with its guards, and a log (one
+    // file: at most the runners' per-file limit) and the small files besides.
+    std::uint64_t folder_budget = (limits.runner.file_bytes > 0 ? limits.runner.file_bytes : std::uint64_t{256} << 20) +
+                                  (std::uint64_t{64} << 20);
+    for (const PlannedCase& p : cases)
+        if (p.skip.empty())
+            folder_budget += shown_orders.size() * (output_count(p.plan, p.c.op) + 2 * kCanaryCount) * sizeof(float);  // ints alike
     const auto running_started = Clock::now();
     if (times) times->preparing = std::chrono::duration<double>(running_started - preparing_started).count();
     std::vector<std::size_t> case_of(request.jobs.size());
@@ -500,7 +535,7 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
     Beside checking(limits.check_threads, check);
     Outcome outcome;
     try {
-        outcome = run_all(runner, request_path, work_dir, request.jobs.size(), limits,
+        outcome = run_all(runner, request_path, work_dir, request.jobs.size(), limits, folder_budget,
                           [&](std::size_t job) { checking.add(job); });
     } catch (...) {
         checking.finish();
