@@ -2,7 +2,8 @@
 # Grading a class, timed: the figures behind README.md's "Planning a class". Makes a class of N
 # submissions, grades it with grade-all (W workers), and reports each student's seconds, where the
 # time went (grade.json's phases summed over the class), the class's wall time and what a class of
-# 200 would take at that pace. Not a test: it asserts nothing, it measures.
+# 200 would take at that pace, and how close each speed verdict came to flipping (the thinnest
+# margin, and any speed points a reference submission lost). Not a test: it asserts nothing, it measures.
 #   grader/batch/class_bench.sh [-n N] [-w W|gpus] [-m reference|mixed] [-r RUBRIC] [-b BUILD] [-o OUT]
 #     -n  students (default 8)
 #     -w  grade-all --workers (default 1)
@@ -59,7 +60,7 @@ start=$(date +%s.%N)
 end=$(date +%s.%N)
 
 python3 - "$out" "$start" "$end" "$workers" "$mix" <<'PY'
-import json, os, sys
+import json, os, re, sys
 out, start, end, workers, mix = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5]
 wall = end - start
 students, phases = [], {}
@@ -71,8 +72,20 @@ for sid in sorted(os.listdir(os.path.join(out, "grades", "students"))):
     grade = json.load(open(os.path.join(folder, "grade.json")))
     batch = json.load(open(os.path.join(folder, "batch.json")))
     device = grade["device"]
+    # Each speed case's ratio against what it needed, from the speed part's note (a row rung has one
+    # line per kernel): how close a verdict came to flipping.
+    speed = []
+    for rung in grade["rungs"]:
+        for part in rung.get("parts", []):
+            if part["name"] != "speed":
+                continue
+            for line in part.get("note", "").splitlines():
+                m = re.search(r"rung (\S+) on .*? ([0-9.]+)x the kit's baseline.*?needs at least ([0-9.]+)x", line)
+                if m:
+                    speed.append({"case": m[1], "ratio": float(m[2]), "needed": float(m[3]),
+                                  "earned": part["score"] >= part["max"]})
     students.append({"student": sid, "seconds": batch["seconds"], "score": grade["score"], "max": grade["max"],
-                     "phases": grade["phases"]})
+                     "phases": grade["phases"], "speed": speed})
     for name, seconds in grade["phases"].items():
         phases[name] = phases.get(name, 0.0) + seconds
 n = len(students)
@@ -91,5 +104,16 @@ print("the class's time by phase (summed over students): " + ", ".join(f"{k} {v:
 if n:
     print(f"a class of 200 like this one, at this pace: {summary['class_of_200_hours']:.2f} h "
           f"(200 x {wall / n:.1f} s; the pace of a class this size, resumed runs and hostile outliers aside)")
+timed = [(x["ratio"] / x["needed"] - 1, s["student"], x) for s in students for x in s["speed"]]
+if timed:
+    margin, who, x = min(timed, key=lambda t: t[0])
+    print(f"speed: {len(timed)} cases timed; the thinnest margin {who}'s {x['case']}, {x['ratio']:.2f}x against "
+          f"{x['needed']:.2f}x needed ({100 * margin:+.1f}%)")
+    lost = sorted({(s["student"], x["case"], x["ratio"], x["needed"]) for s in students for x in s["speed"] if not x["earned"]})
+    for student, case, ratio, needed in lost:
+        print(f"speed points not earned: {student}'s {case}, {ratio:.2f}x against {needed:.2f}x"
+              + (" (every student hands in the reference: a verdict the machine flipped)" if mix == "reference" else ""))
+else:
+    print("speed: no case timed (no GPU, or no rung earned its speed)")
 print(f"figures: {os.path.join(out, 'bench.json')}")
 PY
