@@ -513,13 +513,14 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
     const std::string request_path = work_dir + "/request.json";
     std::ofstream(request_path) << to_json(request);
     const std::vector<std::string> shown_orders = orders.empty() ? std::vector<std::string>{"the GPU's"} : orders;
-    // The folder's budget: every job's output under every order, with its guards, and a log (one
-    // file: at most the runners' per-file limit) and the small files besides.
+    // The folder's budget: every job's output under every order, with its guards and a file's worth
+    // of blocks besides (an output or an error, rounded up to the disk's blocks; an int takes what a
+    // float takes), and a log (one file: at most the runners' per-file limit) and the small files.
     std::uint64_t folder_budget = (limits.runner.file_bytes > 0 ? limits.runner.file_bytes : std::uint64_t{256} << 20) +
                                   (std::uint64_t{64} << 20);
     for (const PlannedCase& p : cases)
         if (p.skip.empty())
-            folder_budget += shown_orders.size() * (output_count(p.plan, p.c.op) + 2 * kCanaryCount) * sizeof(float);  // ints alike
+            folder_budget += shown_orders.size() * ((output_count(p.plan, p.c.op) + 2 * kCanaryCount) * sizeof(float) + (8 << 10));
     const auto running_started = Clock::now();
     if (times) times->preparing = std::chrono::duration<double>(running_started - preparing_started).count();
     std::vector<std::size_t> case_of(request.jobs.size());

@@ -121,7 +121,7 @@ public:
     bool get(std::size_t bytes, bool kept, void*& at, std::string& error)
     {
         if (!kept || bytes > bytes_) drop();
-        if (!pointer_ && !ok(cudaMalloc(&pointer_, std::max<std::size_t>(bytes, 1)), error, "cudaMalloc")) {
+        if (!pointer_ && !ok(cudaMalloc(&pointer_, bytes), error, "cudaMalloc")) {
             pointer_ = nullptr;
             return false;
         }
