@@ -45,22 +45,11 @@ BesideCases::BesideCases(Grade& g, const Rubric& rubric, const Built& built,
       // None reads the rung's result, which its cases or its speed may be writing meanwhile. Each
       // half has a pool of its own: the thread orders and the lessons wait for the CPU backend's
       // build, and the tools, which hold the speed back, must not wait behind them.
-      tool_passes_(gpu_ ? kPassesAtOnce : 1,
-                   [this](std::size_t k) {
-                       const Clock::time_point started = Clock::now();
-                       sanitizer_.run_tools(g_.rungs[k].id, passes_[k].tools);
-                       passes_[k].tools_ran = true;
-                       spanned(passes_[k].sanitizer, started);
-                       spanned(sanitizer_span_, started);
-                   }),
+      tool_passes_(gpu_ ? kPassesAtOnce : 1, [this](std::size_t k) { sanitizer_half(k, SanitizerPasses::Half::tools); }),
       order_passes_(gpu_ ? kPassesAtOnce : 1,
                     [this](std::size_t k) {
                         if (gpu_) below_the_gpu_work();
-                        const Clock::time_point started = Clock::now();
-                        sanitizer_.run_orders(g_.rungs[k].id, passes_[k].orders);
-                        passes_[k].orders_ran = true;
-                        spanned(passes_[k].sanitizer, started);
-                        spanned(sanitizer_span_, started);
+                        sanitizer_half(k, SanitizerPasses::Half::orders);
                     }),
       lesson_passes_(gpu_ ? kLessonsAtOnce : 1, [this](std::size_t k) {
           if (gpu_) below_the_gpu_work();
@@ -72,6 +61,15 @@ BesideCases::BesideCases(Grade& g, const Rubric& rubric, const Built& built,
     if (gpu_)
         for (std::size_t k = 0; k < g.rungs.size(); ++k)
             if (lessons_.wanted(g.rungs[k])) lesson_passes_.add(k);
+}
+
+void BesideCases::sanitizer_half(std::size_t k, SanitizerPasses::Half half)
+{
+    const Clock::time_point started = Clock::now();
+    Passes& p = passes_[k];
+    sanitizer_.run(g_.rungs[k].id, half, half == SanitizerPasses::Half::tools ? p.tools : p.orders);
+    spanned(p.sanitizer, started);
+    spanned(sanitizer_span_, started);
 }
 
 void BesideCases::spanned(Span& span, Clock::time_point started)
@@ -109,7 +107,7 @@ void BesideCases::finish()
     for (std::size_t k = 0; k < g_.rungs.size(); ++k) {
         RungResult& r = g_.rungs[k];
         Passes& p = passes_[k];
-        if (p.tools_ran || p.orders_ran) {
+        if (p.sanitizer.from) {
             append(p.tools, std::move(p.orders));
             sanitizer_.keep(r, std::move(p.tools), seconds(p.sanitizer));
         }

@@ -54,10 +54,11 @@ private:
     struct Passes {
         SanitizerResult tools, orders;
         LessonResult lessons;
-        Span sanitizer;  // from the start of the first half to the end of the last
-        bool tools_ran = false, orders_ran = false;
+        Span sanitizer;  // from the start of the first half to the end of the last: set once one ran
         std::optional<double> lessons_seconds;  // once run
     };
+    // One half of rung k's sanitizer pass, into its Passes, spanned.
+    void sanitizer_half(std::size_t k, SanitizerPasses::Half half);
     void spanned(Span& span, Clock::time_point started);
 
     Grade& g_;

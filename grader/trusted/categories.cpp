@@ -128,20 +128,11 @@ SanitizerRun SanitizerPasses::run_for(const std::string& id)
     return run;
 }
 
-double SanitizerPasses::run_tools(const std::string& id, SanitizerResult& result)
+void SanitizerPasses::run(const std::string& id, Half half, SanitizerResult& result)
 {
-    const auto started = std::chrono::steady_clock::now();
-    run_sanitizer_tools(lab::Registry::kit().get(id), run_for(id), sanitizer_cases(planned_.at(id), rubric_.sanitizer),
-                        limits_, work_ + "/" + id + "-sanitizer", result);
-    return seconds_since(started);
-}
-
-double SanitizerPasses::run_orders(const std::string& id, SanitizerResult& result)
-{
-    const auto started = std::chrono::steady_clock::now();
-    run_sanitizer_orders(lab::Registry::kit().get(id), run_for(id), sanitizer_cases(planned_.at(id), rubric_.sanitizer),
-                         limits_, work_ + "/" + id + "-sanitizer", result);
-    return seconds_since(started);
+    const auto run_half = half == Half::tools ? run_sanitizer_tools : run_sanitizer_orders;
+    run_half(lab::Registry::kit().get(id), run_for(id), sanitizer_cases(planned_.at(id), rubric_.sanitizer), limits_,
+             work_ + "/" + id + "-sanitizer", result);
 }
 
 void SanitizerPasses::keep(RungResult& r, SanitizerResult result, double seconds)

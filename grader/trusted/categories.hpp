@@ -67,18 +67,18 @@ private:
 // compute-sanitizer's tools on a GPU and under the CPU backend's thread orders everywhere. Whether a
 // rung gets a pass follows from its cases (wanted()); on a GPU the tools run beside the other rungs'
 // cases (the speed runs come only after every tool has ended), and the thread orders on the CPU
-// beside the cases and the speed, below them in priority. run_tools() and run_orders() may be called
-// from several threads at once, each with a rung of its own.
+// beside the cases and the speed, below them in priority. run() may be called from several threads
+// at once, each with a rung and a half of its own.
 class SanitizerPasses {
 public:
     SanitizerPasses(const Rubric& rubric, const Built& built, const std::map<std::string, std::vector<PlannedCase>>& planned,
                     CpuOrdersBuild& cpu_build, Limits limits, std::string work);
     // The rung gets a pass (ask once its cases are in).
     bool wanted(const RungResult& r) const;
-    // The pass over rung `id` in its two halves (sanitizer.hpp), each into its own `result`, nothing
-    // else written; each returns its seconds. The tools use the GPU, the thread orders the CPU alone.
-    double run_tools(const std::string& id, SanitizerResult& result);
-    double run_orders(const std::string& id, SanitizerResult& result);
+    // One half of the pass over rung `id` (sanitizer.hpp) into `result`, nothing else written: the
+    // tools use the GPU, the thread orders the CPU alone.
+    enum class Half { tools, orders };
+    void run(const std::string& id, Half half, SanitizerResult& result);
     // A pass into its rung: scored, and said.
     void keep(RungResult& r, SanitizerResult result, double seconds);
     // Once every pass has run: on a GPU, waits for the CPU backend's build where the rubric asked for
