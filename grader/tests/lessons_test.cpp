@@ -9,6 +9,9 @@
 #include <string>
 
 #include "lab/lesson_numbers.hpp"
+#include "lab/registry.hpp"
+#include "lab/text.hpp"
+#include "lessons.hpp"
 #include "plan.hpp"
 #include "result.hpp"
 #include "rubric.hpp"
@@ -198,6 +201,70 @@ TEST(Lessons, TechniqueEarnsWithinItsBoundOnlyOnceEveryVisibleCasePasses)
     r.id = "05_unroll_last_warp";
     score_rung(r, rubric, false);
     EXPECT_EQ(technique().name, "");
+}
+
+// The reference's numbers are measured once per build of its explain program, and again when the
+// program changes or the kept copy cannot be read: a stand-in program that counts its runs.
+class AsGiven : public lab::judge::Confinement {
+public:
+    explicit AsGiven(std::vector<std::string> command) : argv_(std::move(command)) {}
+    const std::vector<std::string>& argv() const override { return argv_; }
+    lab::process::Options options(const std::string& log, bool append) const override
+    {
+        lab::process::Options o;
+        o.output = log;
+        o.append = append;
+        return o;
+    }
+    std::string limit_reached() const override { return ""; }
+
+private:
+    std::vector<std::string> argv_;
+};
+
+TEST(Lessons, TheReferencesNumbersAreMeasuredOncePerBuildOfItsProgram)
+{
+    const fs::path dir = fs::temp_directory_path() / ("lessons-kept-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "explain");
+    const std::string program = (dir / "explain" / "lab-explain-03_sequential").string(), runs = (dir / "runs").string();
+    const auto write_program = [&](const std::string& comment) {
+        std::ofstream(program) << "#!/bin/sh\n# " << comment << "\necho run >> " << runs << "\ncat > \"$2\" <<'EOF'\n"
+                               << measurement().dump() << "\nEOF\n";
+        fs::permissions(program, fs::perms::owner_all);
+    };
+    write_program("first build");
+    Limits limits;
+    limits.confine = [](const std::vector<std::string>& command, const std::string&, const RunnerLimits&) {
+        return std::make_unique<AsGiven>(command);
+    };
+    const lab::RungInfo& rung = lab::Registry::kit().get("03_sequential");
+    const auto measured = [&] {
+        std::string why;
+        const auto numbers = reference_numbers(rung, program, (dir / "work").string(), limits, why);
+        EXPECT_EQ(why, "");
+        return numbers;
+    };
+    const auto count_runs = [&] {
+        const std::string text = lab::read_file(runs);
+        return std::count(text.begin(), text.end(), '\n');
+    };
+    const auto first = measured();
+    ASSERT_FALSE(first.empty());
+    EXPECT_EQ(first, lab::measure_lessons(measurement()));
+    EXPECT_EQ(measured(), first);
+    EXPECT_EQ(measured(), first);
+    EXPECT_EQ(count_runs(), 1) << "the same program was run again for the same numbers";
+    write_program("rebuilt");
+    EXPECT_EQ(measured(), first);
+    EXPECT_EQ(count_runs(), 2) << "a rebuilt program's numbers were taken from the earlier build's";
+    for (const auto& entry : fs::directory_iterator(dir / "explain"))
+        if (entry.path().string() != program) std::ofstream(entry.path()) << "{not json";
+    EXPECT_EQ(measured(), first);
+    EXPECT_EQ(count_runs(), 3) << "an unreadable kept copy was used";
+    EXPECT_EQ(measured(), first);
+    EXPECT_EQ(count_runs(), 3);
+    fs::remove_all(dir);
 }
 
 }  // namespace

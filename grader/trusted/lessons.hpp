@@ -3,7 +3,8 @@
 // thread, barriers, launches). The file is built again for the CPU backend with every load and store
 // counted (its explain program, in the same sandboxed build as the runners; on a GPU machine in the
 // CPU-backend tree beside this one) and run once, in a sandbox, at the teaching size (2^20
-// elements, blocks of 256); the reference's program runs the same way. The numbers go into every
+// elements, blocks of 256); the reference's program runs the same way, once per build of it
+// (reference_numbers). The numbers go into every
 // report as information, and into the technique part where the rubric grades it
 // ([[lessons.technique]], plan.hpp's score_technique).
 //
@@ -33,6 +34,15 @@ struct Explainers {
     std::map<std::string, std::string> programs;
     std::string tree, missing;
 };
+
+// The reference's numbers for `rung` from its explain program `program` (run in `dir`), measured once
+// per build of the program: they depend on nothing but the program and its arguments (the kit's
+// code, a fixed input), and every grading asks for them again (about 20 s of a core per grading
+// over the 12 rungs). Kept beside the program, named by a hash of its bytes and its arguments, so
+// that a rebuilt program is measured anew; written whole or not at all (a rename), since several
+// gradings may share the tree. Empty, with `why`, when the measurement failed (and nothing is kept).
+std::map<std::string, double> reference_numbers(const RungInfo& rung, const std::string& program,
+                                                const std::string& dir, const Limits& limits, std::string& why);
 
 // The lessons of a grading, a rung at a time: on a GPU beside the cases (nothing here is timed,
 // and it runs on the CPU backend). measure() may be called from several threads at once, each with
