@@ -40,9 +40,9 @@ using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kMostWorkers = 64;
-// Workers a GPU: one grading builds while the other runs its cases and speed (the GPU lock keeps
-// them apart on the GPU).
-constexpr int kWorkersPerGpu = 2;
+// Workers a GPU: gradings share it for their cases and sanitizer tools, and each has it alone for
+// its speed (the GPU lock, gpu_lock.hpp); meanwhile the others build, screen and write reports.
+constexpr int kWorkersPerGpu = 3;
 std::array<std::atomic<pid_t>, kMostWorkers> running_children{};  // each worker's lab-grade, 0 when none
 
 // Ctrl-C (or Slurm's SIGTERM): the gradings under way are stopped (their children get the signal
@@ -189,10 +189,9 @@ Graded grade_one(const std::string& out, const Student& s, const ClassState& sta
 // (BUILD-worker-K beside BUILD, configured like this one the first time, and its lab-grade brought
 // up to date each run), since a tree grades one submission at a time. Beside BUILD, not in it: at
 // BUILD's depth under the kit its compile commands are BUILD's, path for path, so ./lab's compiler
-// cache has its objects (BUILD/grading/worker-K took 185 s of compiling on 2 cores, found nothing). On a GPU two workers
-// share each GPU (CUDA_VISIBLE_DEVICES): each grading holds the GPU to itself from its first case to
-// its speed's end (GpuLock), so one builds while the other runs, and no kernel runs on a GPU while
-// another student's is timed there.
+// cache has its objects (BUILD/grading/worker-K took 185 s of compiling on 2 cores, found nothing). On a GPU three
+// workers share each GPU (CUDA_VISIBLE_DEVICES): their cases and tools share it, and each grading's
+// speed has it alone (GpuLock), so no kernel runs on a GPU while another student's is timed there.
 // How many workers the options ask for; throws, before anything is written, when they cannot be had.
 int worker_count(const BatchOptions& options)
 {
@@ -208,8 +207,8 @@ int worker_count(const BatchOptions& options)
     if (!gpus.empty() && count > most)
         throw std::runtime_error("--workers " + std::to_string(count) + ": this machine shows " + std::to_string(gpus.size()) +
                                  " GPU(s), and " + std::to_string(kWorkersPerGpu) +
-                                 " workers share one (one builds while the other has the GPU to itself: speed is timed "
-                                 "with nothing else on it); use --workers " + std::to_string(most) + " or fewer");
+                                 " workers share one (their cases share it; each speed is timed with nothing else on "
+                                 "it); use --workers " + std::to_string(most) + " or fewer");
     return count;
 }
 

@@ -26,7 +26,7 @@ struct BatchOptions {
     int jobs = 1;                // build parallelism of each grading
     bool force = false;          // grade again what is graded already
     int workers = 1;             // gradings at once, each in a build tree of its own (and on a GPU, a GPU of its own)
-    bool workers_per_gpu = false;  // --workers gpus: two per visible GPU (kWorkersPerGpu)
+    bool workers_per_gpu = false;  // --workers gpus: three per visible GPU (kWorkersPerGpu)
     std::vector<std::string> gpus;  // the GPUs lab-grade may use, as CUDA_VISIBLE_DEVICES names them; none on the CPU backend
     std::string lms_roster;      // a roster of LMS ids: canvas.csv and moodle.csv are written at the end (lms.hpp)
     std::string lms_assignment = "CUDA reduction lab";

@@ -295,8 +295,8 @@ TEST(Reports, AreWrittenWhateverBytesALogOrAKernelGave)
 
 }  // namespace
 
-// Two gradings on one GPU (grade-all's two workers a GPU, or two lab-grade started by hand): the
-// second waits for the first's lock, and gets it as soon as the first lets go, however it ends. A
+// Two gradings on one GPU (grade-all's workers, or two lab-grade started by hand): the second to
+// ask for the GPU alone waits for the first, and gets it as soon as the first lets go, however it ends. A
 // child process holds the lock here, as another grading would.
 TEST(GpuLock, ASecondGradingWaitsUntilTheFirstLetsGoEvenWhenKilled)
 {
@@ -308,7 +308,7 @@ TEST(GpuLock, ASecondGradingWaitsUntilTheFirstLetsGoEvenWhenKilled)
         const pid_t child = fork();
         ASSERT_GE(child, 0);
         if (child == 0) {
-            const lab::grading::GpuLock lock(path);
+            const lab::grading::GpuLock lock(path, lab::grading::GpuLock::Use::alone);
             { std::ofstream(held) << "held"; }
             usleep(killed ? 10000000 : 400000);  // killed long before its 10 s
             _exit(0);
@@ -322,7 +322,7 @@ TEST(GpuLock, ASecondGradingWaitsUntilTheFirstLetsGoEvenWhenKilled)
         });
         const auto started = std::chrono::steady_clock::now();
         {
-            const lab::grading::GpuLock lock(path);
+            const lab::grading::GpuLock lock(path, lab::grading::GpuLock::Use::alone);
             const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
             EXPECT_GT(lock.waited(), 0.1) << (killed ? "killed" : "ended");
             EXPECT_LT(waited, 5.0) << "the lock was not let go when its holder " << (killed ? "was killed" : "ended");
@@ -332,7 +332,84 @@ TEST(GpuLock, ASecondGradingWaitsUntilTheFirstLetsGoEvenWhenKilled)
         std::filesystem::remove(held);
     }
     // Held by nobody: taken at once. "" (the CPU backend) holds nothing.
-    EXPECT_EQ(lab::grading::GpuLock(path).waited(), 0.0);
-    EXPECT_EQ(lab::grading::GpuLock("").waited(), 0.0);
+    EXPECT_EQ(lab::grading::GpuLock(path, lab::grading::GpuLock::Use::alone).waited(), 0.0);
+    EXPECT_EQ(lab::grading::GpuLock("", lab::grading::GpuLock::Use::alone).waited(), 0.0);
     std::filesystem::remove(path);
+}
+
+namespace {
+
+double now_seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// A child process that holds the lock at `path` for `use` during `seconds` once it has it, as another
+// grading would, writing when it got it into `marker` (the steady clock is the machine's).
+pid_t hold_in_child(const std::string& path, lab::grading::GpuLock::Use use, double seconds, const std::string& marker)
+{
+    const pid_t child = fork();
+    if (child != 0) return child;
+    {
+        const lab::grading::GpuLock lock(path, use);
+        { std::ofstream(marker + ".part") << std::to_string(now_seconds()); }
+        std::filesystem::rename(marker + ".part", marker);
+        usleep(static_cast<useconds_t>(seconds * 1e6));
+    }
+    _exit(0);
+}
+
+// When the child of `marker` got the lock; 1e9 (never) when it has not in 5 s.
+double wait_for_marker(const std::string& marker)
+{
+    for (const double until = now_seconds() + 5; !std::filesystem::exists(marker); usleep(1000))
+        if (now_seconds() > until) return 1e9;
+    return std::stod(lab::read_file(marker));
+}
+
+}  // namespace
+
+// Gradings share the GPU for their cases and tools, each knowing whether another shared it; one that
+// asks for it alone waits for those that share it, and one that asks to share it after that waits
+// behind (gpu_lock.hpp).
+TEST(GpuLock, GradingsShareItForCasesAndHaveItAloneForSpeedInTurn)
+{
+    using Use = lab::grading::GpuLock::Use;
+    const std::string dir = (std::filesystem::temp_directory_path() / ("lab-gpu-share-test-" + std::to_string(getpid()))).string();
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string path = dir + "/lock";
+    // Alone on it, until another comes to share it.
+    {
+        const lab::grading::GpuLock lock(path, Use::shared);
+        EXPECT_FALSE(lock.shared_with_another());
+        const pid_t other = hold_in_child(path, Use::shared, 0.1, dir + "/came");
+        wait_for_marker(dir + "/came");
+        EXPECT_TRUE(lock.shared_with_another()) << "another grading came to share the GPU";
+        lab::process::wait(other);
+        EXPECT_TRUE(lock.shared_with_another()) << "(and has gone since)";
+    }
+    // Another shares it already: taken at once, and known to be shared.
+    {
+        const pid_t other = hold_in_child(path, Use::shared, 0.5, dir + "/there");
+        wait_for_marker(dir + "/there");
+        const lab::grading::GpuLock lock(path, Use::shared);
+        EXPECT_EQ(lock.waited(), 0.0) << "the GPU was not shared";
+        EXPECT_TRUE(lock.shared_with_another());
+        lab::process::wait(other);
+    }
+    // Alone: waits for the one that shares it; and one that asks to share it meanwhile comes after.
+    {
+        const pid_t sharing = hold_in_child(path, Use::shared, 0.6, dir + "/sharing");
+        const double shared_at = wait_for_marker(dir + "/sharing");
+        const pid_t alone = hold_in_child(path, Use::alone, 0.3, dir + "/alone");
+        usleep(200000);
+        EXPECT_FALSE(std::filesystem::exists(dir + "/alone")) << "had the GPU alone while another shared it";
+        const lab::grading::GpuLock late(path, Use::shared);
+        const double late_at = now_seconds(), alone_at = wait_for_marker(dir + "/alone");
+        EXPECT_GT(alone_at, shared_at + 0.5) << "had the GPU alone before the one sharing it let go";
+        EXPECT_LT(alone_at, shared_at + 5) << "never had the GPU alone";
+        EXPECT_GT(late_at, alone_at + 0.25) << "came to share the GPU while another had it alone, or before it had it";
+        EXPECT_GT(late.waited(), 0.5);
+        lab::process::wait(sharing);
+        lab::process::wait(alone);
+    }
+    std::filesystem::remove_all(dir);
 }

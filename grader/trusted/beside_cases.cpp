@@ -87,6 +87,14 @@ void BesideCases::cases_ended(std::size_t k)
     order_passes_.add(k);
 }
 
+void BesideCases::cases_again(std::size_t k)
+{
+    if (!gpu_ || !sanitizer_.wanted(g_.rungs[k])) return;
+    passes_[k].tools = SanitizerResult{};
+    sanitizer_half(k, SanitizerPasses::Half::tools);
+    order_passes_.add(k);  // (nothing when it was added before)
+}
+
 void BesideCases::gpu_passes_ended()
 {
     if (gpu_) tool_passes_.finish();

@@ -37,6 +37,12 @@ public:
     // From the thread that ran them, once rung k's cases are in and scored: on a GPU its sanitizer
     // pass starts, where it gets one.
     void cases_ended(std::size_t k);
+    // On a GPU, once rung k's cases ran again with the GPU alone (main.cpp; the tools have ended):
+    // its tools run again, here, where it gets a pass, and its thread orders start, where they
+    // had not (its cases failed the first time).
+    void cases_again(std::size_t k);
+    // Whether rung k's tools found anything (once they have ended).
+    bool tools_found(std::size_t k) const { return !passes_[k].tools.findings.empty(); }
     // Once every rung's cases are in: on a GPU, waits for the sanitizer's tools, the last of the
     // grading's work on the GPU before its speed; nothing on the CPU backend.
     void gpu_passes_ended();

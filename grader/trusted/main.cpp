@@ -389,10 +389,11 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
                   : !r.built                  ? "did not build"
                                               : "";
     }
-    // From here to the speed's end the GPU is this grading's alone (gpu_lock.hpp): another grading
-    // on it, in another worker or process, builds meanwhile, finishes its CPU-only passes or waits.
+    // From here to the sanitizer's tools' end the GPU is shared with other gradings' cases and
+    // tools; then this grading has it alone, for the rungs to run again and for the speed
+    // (gpu_lock.hpp).
     phase_started = std::chrono::steady_clock::now();
-    std::optional<GpuLock> gpu(std::in_place, gpu_lock_path());
+    std::optional<GpuLock> gpu(std::in_place, gpu_lock_path(), GpuLock::Use::shared);
     if (!device.emulated) g.phases["gpu_wait"] = seconds_since(phase_started);
     phase_started = std::chrono::steady_clock::now();
     // The sanitizer's passes and the lessons, beside the cases on a GPU (beside_cases.hpp).
@@ -415,8 +416,8 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     }
     if (rungs_at_once > 1)
         std::stable_sort(longest_first.begin(), longest_first.end(), [&](std::size_t a, std::size_t b) { return rung_work[a] > rung_work[b]; });
-    side_by_side(rungs.size(), rungs_at_once, [&](std::size_t order) {
-        const std::size_t k = longest_first[order];
+    // Rung k's cases run and scored; `again`: a second run, with the GPU alone.
+    const auto grade_cases = [&](std::size_t k, bool again) {
         const lab::RungInfo& rung = rungs[k];
         RungResult& r = g.rungs[k];
         if (r.reused) {
@@ -439,7 +440,7 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
         score_rung(r, rubric, !device.emulated);
         {
             const std::lock_guard<std::mutex> lock(printing);
-            std::printf("  %-20s %7.2f / %5.2f   %s\n", r.id.c_str(), r.score(), r.max(),
+            std::printf("  %-20s %7.2f / %5.2f   %s%s\n", r.id.c_str(), r.score(), r.max(), again ? "again, the GPU alone: " : "",
                         !r.built ? r.unrun.c_str()
                                  : (std::to_string(r.count("passed")) + " passed, " + std::to_string(r.count("failed")) +
                                     " failed, " + std::to_string(r.count("skipped")) + " not run here (" +
@@ -447,14 +448,43 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
                                        .c_str());
             std::fflush(stdout);
         }
-        beside.cases_ended(k);
-    });
+        if (again) beside.cases_again(k);
+        else beside.cases_ended(k);
+    };
+    side_by_side(rungs.size(), rungs_at_once, [&](std::size_t order) { grade_cases(longest_first[order], false); });
     g.phases["cases"] = seconds_since(phase_started);
     phase_started = std::chrono::steady_clock::now();
     beside.gpu_passes_ended();
     if (device.emulated) beside.finish();
     g.phases["after_cases"] = seconds_since(phase_started);
     if (!device.emulated) {
+        // The GPU alone from here. A rung that failed a case, or whose tools found something, while
+        // another grading shared the GPU runs again first: that run's verdicts are the rung's.
+        const bool shared = gpu->shared_with_another();
+        const std::string lock = gpu->path();
+        gpu.reset();
+        phase_started = std::chrono::steady_clock::now();
+        gpu.emplace(lock, GpuLock::Use::alone);
+        g.phases["speed_wait"] = seconds_since(phase_started);
+        // Not a case stopped at a limit (a time limit, or the runner's own memory or disk) or not run
+        // after such stops: another grading's kernels take their turns on the GPU, and slow a case by
+        // their number at most (a case's limit is a thousand times its time and more), and running
+        // a kernel that never ends again would hold the GPU alone for minutes (3 in the corpus's).
+        const auto sharing_may_have_failed = [](const CaseResult& c) {
+            return c.status == "failed" && c.message.find(": stopped") == std::string::npos &&
+                   c.message.find(": not run: ") == std::string::npos;
+        };
+        std::vector<std::size_t> again;
+        for (std::size_t k = 0; k < rungs.size(); ++k)
+            if (shared && g.rungs[k].built && !g.rungs[k].reused &&
+                (std::any_of(g.rungs[k].cases.begin(), g.rungs[k].cases.end(), sharing_may_have_failed) || beside.tools_found(k)))
+                again.push_back(k);
+        if (!again.empty()) {
+            phase_started = std::chrono::steady_clock::now();
+            std::cout << "  " << again.size() << " rung(s) failed a case or a tool while another grading shared the GPU: run again with it alone\n";
+            side_by_side(again.size(), rungs_at_once, [&](std::size_t i) { grade_cases(again[i], true); });
+            g.phases["again"] = seconds_since(phase_started);
+        }
         phase_started = std::chrono::steady_clock::now();
         grade_speed(g, rubric, built, limits, work);
         g.phases["speed"] = seconds_since(phase_started);

@@ -2,7 +2,9 @@
 """Whether two grade-all outputs hold the same grades: every student's grade.json equal in all but
 times (seconds, phases, graded_at). Used by Kit.Grader.GradeAll to compare a class graded by one
 worker with the same class graded by several.
-    same_grades.py OUT_A OUT_B    exit 0 when the same; else prints the first differences, exit 1"""
+    same_grades.py [--gpu] OUT_A OUT_B    exit 0 when the same; else prints the first differences, exit 1
+--gpu: graded on a GPU, where the speed is measured: each rung's GB/s and its speed part's note (the
+figures) are left out too, and the speed part compared by its points (the verdict)."""
 import json
 import os
 import sys
@@ -10,9 +12,13 @@ import sys
 TIMES = {"seconds", "phases", "graded_at"}
 
 
+MEASURED = False  # --gpu
+
+
 def without_times(value):
     if isinstance(value, dict):
-        return {k: without_times(v) for k, v in value.items() if k not in TIMES}
+        drop = TIMES | ({"gbps"} if MEASURED else set()) | ({"note"} if MEASURED and value.get("name") == "speed" else set())
+        return {k: without_times(v) for k, v in value.items() if k not in drop}
     if isinstance(value, list):
         return [without_times(v) for v in value]
     return value
@@ -41,7 +47,10 @@ def first_difference(a, b, where="grade.json"):
 
 
 def main():
-    first, second = sys.argv[1], sys.argv[2]
+    global MEASURED
+    args = sys.argv[1:]
+    MEASURED = "--gpu" in args
+    first, second = [a for a in args if a != "--gpu"]
     students = sorted(set(os.listdir(os.path.join(first, "students"))) | set(os.listdir(os.path.join(second, "students"))))
     students = [s for s in students if not s.startswith(".")]
     differ = 0
