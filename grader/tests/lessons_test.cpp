@@ -12,6 +12,7 @@
 #include "lab/registry.hpp"
 #include "lab/text.hpp"
 #include "lessons.hpp"
+#include "test_confinement.hpp"
 #include "plan.hpp"
 #include "result.hpp"
 #include "rubric.hpp"
@@ -205,23 +206,6 @@ TEST(Lessons, TechniqueEarnsWithinItsBoundOnlyOnceEveryVisibleCasePasses)
 
 // The reference's numbers are measured once per build of its explain program, and again when the
 // program changes or the kept copy cannot be read: a stand-in program that counts its runs.
-class AsGiven : public lab::judge::Confinement {
-public:
-    explicit AsGiven(std::vector<std::string> command) : argv_(std::move(command)) {}
-    const std::vector<std::string>& argv() const override { return argv_; }
-    lab::process::Options options(const std::string& log, bool append) const override
-    {
-        lab::process::Options o;
-        o.output = log;
-        o.append = append;
-        return o;
-    }
-    std::string limit_reached() const override { return ""; }
-
-private:
-    std::vector<std::string> argv_;
-};
-
 TEST(Lessons, TheReferencesNumbersAreMeasuredOncePerBuildOfItsProgram)
 {
     const fs::path dir = fs::temp_directory_path() / ("lessons-kept-" + std::to_string(::getpid()));
@@ -236,7 +220,7 @@ TEST(Lessons, TheReferencesNumbersAreMeasuredOncePerBuildOfItsProgram)
     write_program("first build");
     Limits limits;
     limits.confine = [](const std::vector<std::string>& command, const std::string&, const RunnerLimits&) {
-        return std::make_unique<AsGiven>(command);
+        return std::make_unique<TestConfinement>(command);
     };
     const lab::RungInfo& rung = lab::Registry::kit().get("03_sequential");
     const auto measured = [&] {

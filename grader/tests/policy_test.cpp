@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "gpu_lock.hpp"
+#include "test_confinement.hpp"
 #include "judge.hpp"
 #include "lab/process.hpp"
 #include "lab/registry.hpp"
@@ -209,24 +210,12 @@ TEST(SideBySide, RunsEveryItemOnceAndHandsBackAFailureFromAnyThread)
 
 // The judge starts a runner only as its caller's confinement says (the grader's sandbox), never
 // the command as given, and starts nothing when it was given no confinement.
-class RecordingConfinement : public lab::judge::Confinement {
+class RecordingConfinement : public TestConfinement {
 public:
     RecordingConfinement(const std::vector<std::string>& command, const std::string& dir)
-        : argv_{"/bin/sh", "-c", "echo \"$0\" > \"$1\"/confined", command.front(), dir}
+        : TestConfinement({"/bin/sh", "-c", "echo \"$0\" > \"$1\"/confined", command.front(), dir})
     {
     }
-    const std::vector<std::string>& argv() const override { return argv_; }
-    lab::process::Options options(const std::string& log, bool append) const override
-    {
-        lab::process::Options o;
-        o.output = log;
-        o.append = append;
-        return o;
-    }
-    std::string limit_reached() const override { return ""; }
-
-private:
-    std::vector<std::string> argv_;
 };
 
 TEST(Judge, StartsARunnerOnlyThroughItsConfinement)
