@@ -369,12 +369,13 @@ std::optional<Total> total_without_input(const Case& c)
         // values would be (Rng::integer, element by element).
         constexpr std::size_t kBlock = 4096;
         int values[kBlock];
+        const IntegersIn draw(plain->lo, plain->hi);
         Rng rng(plain->seed);
         rng.skip(first);
         bool started = false;
         for (std::size_t at = first; at < last; at += kBlock) {
             const std::size_t count = std::min(kBlock, last - at);
-            for (std::size_t i = 0; i < count; ++i) values[i] = static_cast<int>(rng.integer(plain->lo, plain->hi));
+            for (std::size_t i = 0; i < count; ++i) values[i] = static_cast<int>(draw(rng));
             const Exact block = reference_in_order(c.op, values, values + count);
             parts[k] = started ? fold(c.op, parts[k], block) : block;
             started = true;

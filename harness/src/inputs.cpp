@@ -111,7 +111,8 @@ HostInput<int> make_input<int>(const Case& c)
     Rng rng(c.seed);
     resize_mapped(input.values, c.n);
     auto fill = [&](std::int64_t lo, std::int64_t hi) {
-        fill_in_order(input.values, rng, 1, [&](Rng& r) { return static_cast<int>(r.integer(lo, hi)); });
+        const IntegersIn draw(lo, hi);
+        fill_in_order(input.values, rng, 1, [&](Rng& r) { return static_cast<int>(draw(r)); });
         input.description = "random ints in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
     };
     if (const auto plain = uniform_ints(c)) {

@@ -277,6 +277,33 @@ TEST(Inputs, SpecialKindsHoldWhatTheirNamesSay)
     EXPECT_LE(std::llabs(product), 1LL << 20) << "an int product that could overflow";
 }
 
+// The remainder without a division (lab/random.hpp) is z % d for every z and d: random ones, and those
+// next to d's multiples and the ends of the range, for divisors small, of 32 bits and of 64 bits.
+TEST(Inputs, TheRemainderWithoutADivisionIsTheRemainder)
+{
+    lab::Rng rng(0x5eed);
+    long wrong = 0;
+    for (const std::uint64_t d : std::initializer_list<std::uint64_t>{1ull, 2ull, 3ull, 7ull, 2001ull, 1000000ull, 1ull << 32, (1ull << 32) + 1, 0x9E3779B97F4A7C15ull,
+                                  (1ull << 63) + 1, ~0ull}) {
+        const lab::Remainder remainder(d);
+        const std::uint64_t top = ~0ull / d * d;
+        for (const std::uint64_t z : std::initializer_list<std::uint64_t>{0ull, 1ull, ~0ull, d - 1, d, d + 1, 2 * d, top, top - 1})
+            wrong += remainder(z) != z % d;
+        for (int k = 0; k < 200000; ++k) {
+            const std::uint64_t z = rng.next();
+            wrong += remainder(z) != z % d;
+        }
+    }
+    EXPECT_EQ(wrong, 0);
+    // And a range's draws are Rng::integer's, the whole int range included.
+    for (const auto& [lo, hi] : {std::pair<std::int64_t, std::int64_t>{-1000, 1000}, {INT_MIN, INT_MAX}, {1, 1000000}, {5, 5}}) {
+        lab::Rng one(lo * 31 + hi), other(lo * 31 + hi);
+        const lab::IntegersIn draw(lo, hi);
+        for (int k = 0; k < 100000; ++k) wrong += draw(one) != other.integer(lo, hi);
+    }
+    EXPECT_EQ(wrong, 0);
+}
+
 TEST(Inputs, AreReproducibleFromTheSeedAndNeverConstant)
 {
     Case c;
