@@ -22,6 +22,7 @@
 #include "lab/registry.hpp"
 #include "lab/text.hpp"
 #include "plan.hpp"
+#include "reuse.hpp"
 #include "rubric.hpp"
 #include "screen.hpp"
 
@@ -372,6 +373,31 @@ TEST(Integrity, ReadsAnObjectAndRefusesABrokenOne)
     bytes[0x28] = '\xff', bytes[0x2f] = '\x7f';
     std::ofstream(broken, std::ios::binary | std::ios::trunc) << bytes;
     EXPECT_THROW(read_elf_object(broken), std::runtime_error);
+}
+
+// A build tree's configuration, as the reuse keys read it: grade-all's worker trees are configured
+// from this tree's settings (grading/node-tree.args) and must read the same. A CUDA tree has no
+// LAB_NVCC_CHECK, and its workers were given it empty: every rung a worker graded had a key of its
+// own, and a resubmission graded by another worker was graded afresh.
+TEST(Reuse, AWorkersTreeHasTheConfigurationOfTheTreeItWasMadeLike)
+{
+    const std::string tree = "CMAKE_BUILD_TYPE:STRING=RelWithDebInfo\n"
+                             "CMAKE_CUDA_ARCHITECTURES:STRING=90\n"
+                             "CMAKE_CXX_COMPILER:FILEPATH=/usr/bin/c++\n"
+                             "CMAKE_HOME_DIRECTORY:INTERNAL=/kit\n"
+                             "LAB_BACKEND:STRING=cuda\n";
+    const std::string worker = "CMAKE_BUILD_TYPE:STRING=RelWithDebInfo\n"
+                               "CMAKE_CUDA_ARCHITECTURES:STRING=90\n"
+                               "CMAKE_CXX_COMPILER:STRING=/usr/bin/c++\n"
+                               "CMAKE_HOME_DIRECTORY:INTERNAL=/kit-worker-1\n"
+                               "LAB_BACKEND:STRING=cuda\n"
+                               "LAB_NVCC_CHECK:STRING=\n";
+    EXPECT_EQ(build_configuration(worker), build_configuration(tree));
+    EXPECT_NE(build_configuration(tree).find("CMAKE_CUDA_ARCHITECTURES=90"), std::string::npos);
+    // What does change a build changes it.
+    for (const std::string& other : {"CMAKE_CUDA_ARCHITECTURES:STRING=90;100\n", "LAB_NVCC_CHECK:STRING=off\n",
+                                     "CMAKE_BUILD_TYPE:STRING=Debug\n", "CMAKE_CUDA_FLAGS:STRING=-lineinfo\n"})
+        EXPECT_NE(build_configuration(tree + other), build_configuration(tree)) << other;
 }
 
 TEST(Rubric, TheDefaultLoads)

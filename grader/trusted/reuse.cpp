@@ -20,27 +20,20 @@ namespace lab::grading {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// The build tree's configuration that a build depends on: the compilers (their paths and their
-// programs' bytes), flags, CUDA architectures and the kit's own options; not the tree's path, so
-// that grade-all's workers, each in a tree of its own, share one key.
-std::string build_configuration()
+std::string build_configuration(const std::string& cache_text)
 {
     static const std::regex wanted("^(CMAKE_(C|CXX|CUDA)_(COMPILER|FLAGS[A-Z_]*|ARCHITECTURES)|CMAKE_BUILD_TYPE|"
                                    "LAB_(BACKEND|TREE|NVCC_CHECK|DRIVER_ONLY|ACTIVE_BACKEND)):[A-Z]+=(.*)$");
-    std::istringstream cache(lab::read_file(grading_build_dir() + "/CMakeCache.txt"));
+    std::istringstream cache(cache_text);
     std::string line, kept;
     std::smatch m;
     while (std::getline(cache, line))
-        if (std::regex_match(line, m, wanted)) {
-            kept += m[1].str() + "=" + m[6].str() + "\n";  // not the type: -D on a command line gives STRING, not FILEPATH
-            if (m[3] == "COMPILER") kept += std::to_string(lab::fnv1a(lab::read_file(m[6].str()))) + "\n";
+        if (std::regex_match(line, m, wanted) && !m[5].str().empty()) {
+            kept += m[1].str() + "=" + m[5].str() + "\n";  // not the type: -D on a command line gives STRING, not FILEPATH
+            if (m[3] == "COMPILER") kept += std::to_string(lab::fnv1a(lab::read_file(m[5].str()))) + "\n";
         }
     return kept;
 }
-
-}  // namespace
 
 // Everything of the kit's that a rung's verdict may depend on, hashed once per grading: the
 // sources and data the grader and its runners are built from and plan cases with, and the build
@@ -59,7 +52,7 @@ std::uint64_t kit_fingerprint()
                     files.push_back(it->path().string());
         }
         std::sort(files.begin(), files.end());
-        std::uint64_t h = lab::fnv1a_mix(lab::fnv1a("lab-grade kit"), build_configuration());
+        std::uint64_t h = lab::fnv1a_mix(lab::fnv1a("lab-grade kit"), build_configuration(lab::read_file(grading_build_dir() + "/CMakeCache.txt")));
         const std::string root = lab::kit_path("");
         for (const std::string& f : files)
             h = lab::fnv1a_mix(lab::fnv1a_mix(h, f.rfind(root, 0) == 0 ? f.substr(root.size()) : f),

@@ -12,6 +12,12 @@
 
 namespace lab::grading {
 
+// The configuration a build depends on, from a build tree's CMakeCache.txt: the compilers (their
+// paths and their programs' bytes), flags, CUDA architectures and the kit's own options, each
+// set one (an empty setting is no setting: CMake reads both alike); not the tree's path or the
+// settings' types, so that grade-all's workers, each in a tree of its own, share one key.
+std::string build_configuration(const std::string& cache_text);
+
 // Everything of the kit's that a rung's verdict may depend on, hashed once per grading.
 std::uint64_t kit_fingerprint();
 
