@@ -25,6 +25,8 @@
 // no such expectation.
 // A rung not named there must get no points at all. Whatever the entry, the grading's phase times
 // must account for its time (see time_accounted below).
+#include <CLI/CLI.hpp>
+
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -38,16 +40,23 @@
 
 int main(int argc, char** argv)
 {
-    if (argc != 3) {
-        std::cerr << "usage: lab-corpus-check EXPECT.json GRADE.json\n";
-        return 2;
+    CLI::App app{"lab-corpus-check: a corpus submission's grading (its grade.json) against the verdicts it must get "
+                 "(its expect.json)"};
+    std::string expect_path, grade_path;
+    app.add_option("EXPECT", expect_path, "the entry's expect.json")->required()->check(CLI::ExistingFile);
+    app.add_option("GRADE", grade_path, "the grading's grade.json")->required()->check(CLI::ExistingFile);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);
+        return e.get_exit_code() == 0 ? 0 : 2;
     }
     nlohmann::json expect, grade;
     try {
-        std::ifstream(argv[1]) >> expect;
-        std::ifstream(argv[2]) >> grade;
+        expect = nlohmann::json::parse(std::ifstream(expect_path));
+        grade = nlohmann::json::parse(std::ifstream(grade_path));
     } catch (const std::exception& e) {
-        std::cerr << "lab-corpus-check: " << e.what() << '\n';
+        std::cerr << "lab-corpus-check: " << e.what() << " (reading " << (expect.is_null() ? expect_path : grade_path) << ")\n";
         return 2;
     }
     const auto& wanted = expect.at("expect");
