@@ -30,6 +30,10 @@ struct CaseResult {
     // ...): what the class summary groups a class's failures by.
     std::vector<std::string> causes;
     double seconds = -1;  // the runner's time in this case (every thread order); -1 when it did not run
+    // Failed because the runner was stopped at a limit (time, its folder's disk), or not run after
+    // such stops or past the rung's time: not for a wrong answer or a crash. Not in the reports
+    // (the message says it); the grader runs no such case again with the GPU alone (gpu_lock.hpp).
+    bool at_limit = false;
 };
 
 }  // namespace lab::judge

@@ -166,6 +166,9 @@ Progress read_progress(const std::string& path)
 // Why each job has no result of its own, when the runner did not get to report one.
 struct Outcome {
     std::vector<std::string> lost;  // per job: "" when it ran to the end
+    // Per job, lost because it was stopped at a limit (time, the folder's disk), or not run after
+    // such stops or past the rung's time: a verdict on the runner, not on an answer it gave.
+    std::vector<char> at_limit;
     // Per job, the runner's time in it, as the progress file shows it (cases that end between two
     // looks share the time between them); -1 for one it never reached.
     std::vector<double> seconds;
@@ -197,6 +200,7 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
 {
     Outcome outcome;
     outcome.lost.assign(count, "");
+    outcome.at_limit.assign(count, 0);
     outcome.seconds.assign(count, -1.0);
     const auto rung_start = Clock::now();
     const std::string progress_path = dir + "/progress";
@@ -284,9 +288,11 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
         const long resume = std::max<long>(p.last_ended, p.last_started);
         if (stopped && stop_reason == "rung_limit") {
             for (std::size_t i = static_cast<std::size_t>(std::max<long>(resume, 0)); i < count; ++i)
-                if (static_cast<long>(i) > p.last_ended)
+                if (static_cast<long>(i) > p.last_ended) {
                     outcome.lost[i] = "not run: the rung's cases took longer than the rubric's " +
                                       std::to_string(static_cast<int>(limits.rung_seconds)) + " s in all";
+                    outcome.at_limit[i] = 1;
+                }
             return outcome;
         }
         if (exited && WIFEXITED(status) && WEXITSTATUS(status) == 0 && p.last_ended + 1 >= static_cast<long>(count))
@@ -297,16 +303,19 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             const std::string log = tail_of(dir + "/runner.log");
             if (!log.empty() && !stopped) why += "; it printed, at the end:\n" + log;
             outcome.lost[static_cast<std::size_t>(p.last_started)] = why;
+            outcome.at_limit[static_cast<std::size_t>(p.last_started)] = stopped;
             // A runner killed at the memory or process limit is given up on like one stopped at the
             // time limit: each fresh runner would fill the machine's memory again, case after case.
             const bool at_limit = stopped || (child.sandbox && !child.sandbox->limit_reached().empty());
             only_time = only_time && (stopped || !at_limit);
             if (at_limit && ++hung >= limits.hung_before_giving_up) {
-                for (std::size_t i = static_cast<std::size_t>(p.last_started) + 1; i < count; ++i)
+                for (std::size_t i = static_cast<std::size_t>(p.last_started) + 1; i < count; ++i) {
+                    outcome.at_limit[i] = 1;
                     outcome.lost[i] = "not run: " + std::to_string(hung) +
                                       (only_time ? " earlier cases were stopped at the time limit, so this one would most likely be too"
                                                  : " earlier cases were stopped at a limit (time, memory or processes), so "
                                                    "this one would most likely be too");
+                }
                 return outcome;
             }
             next = static_cast<std::size_t>(p.last_started) + 1;
@@ -317,7 +326,10 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             const std::string log = tail_of(dir + "/runner.log");
             const std::string why = (exited ? describe_exit(status, child) : stop_reason) + " before reaching this case" +
                                     (log.empty() ? "" : ":\n" + log);
-            for (std::size_t i = static_cast<std::size_t>(resume + 1); i < count; ++i) outcome.lost[i] = why;
+            for (std::size_t i = static_cast<std::size_t>(resume + 1); i < count; ++i) {
+                outcome.lost[i] = why;
+                outcome.at_limit[i] = stopped;
+            }
             return outcome;
         }
     }
@@ -561,6 +573,7 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
         CaseResult& r = results[i];
         r.status = "failed";
         r.message = "rung " + rung.id + ", case " + r.name + ": " + outcome.lost[job];
+        r.at_limit = outcome.at_limit[job];
     }
     if (times) {
         times->starting = std::max(0.0, outside_cases);

@@ -240,6 +240,50 @@ TEST(Judge, StartsARunnerOnlyThroughItsConfinement)
     fs::remove_all(dir);
 }
 
+// A case stopped at its time limit, or not run after such stops, is told from one whose runner
+// crashed (CaseResult::at_limit): the grader runs the crashed one again with the GPU alone where
+// another grading shared it, never the stopped one. Stand-in runners say they start the case, then
+// hang or exit.
+TEST(Judge, ACaseStoppedAtItsLimitIsToldFromOneWhoseRunnerCrashed)
+{
+    const std::string dir = fs::temp_directory_path() / ("judge-at-limit-" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const lab::RungInfo& rung = lab::Registry::kit().get("03_sequential");
+    std::vector<PlannedCase> planned(3);
+    for (std::size_t i = 0; i < planned.size(); ++i) {
+        planned[i].c.name = "ints_n1024_" + std::to_string(i);
+        planned[i].c.op = lab::Op::sum;
+        planned[i].c.input = lab::InputKind::ints;
+        planned[i].c.n = 1024;
+        planned[i].c.block = 256;
+        planned[i].plan.grid = 4;
+        planned[i].plan.block = 256;
+    }
+    Limits limits;
+    limits.case_seconds = 1;
+    limits.confine = [](const std::vector<std::string>& command, const std::string&, const RunnerLimits&) {
+        return std::make_unique<TestConfinement>(command);
+    };
+    const auto replay = [](const lab::RungInfo&, const lab::Case&, const lab::LaunchPlan&) { return std::string(); };
+    const auto run_with = [&](const std::string& name, const std::string& then) {
+        const std::string runner = dir + "/" + name;
+        std::ofstream(runner) << "#!/bin/sh\necho \"start $3\" >> \"$2/progress\"\n" << then << "\n";
+        fs::permissions(runner, fs::perms::owner_all);
+        return run_and_check(rung, runner, planned, {}, limits, dir + "/" + name + "-work", replay);
+    };
+    limits.hung_before_giving_up = 2;
+    for (const CaseResult& c : run_with("hangs", "exec sleep 60")) {
+        EXPECT_EQ(c.status, "failed") << c.name;
+        EXPECT_TRUE(c.at_limit) << c.name << ": " << c.message;
+    }
+    for (const CaseResult& c : run_with("crashes", "exit 3")) {
+        EXPECT_EQ(c.status, "failed") << c.name;
+        EXPECT_FALSE(c.at_limit) << c.name << ": " << c.message;
+    }
+    fs::remove_all(dir);
+}
+
 // A build log quotes a Latin-1 source line byte for byte; a runner's error text is whatever the
 // process wrote. Every report is written all the same, each valid UTF-8 (JSON, JUnit and HTML parse;
 // the bytes became U+FFFD): once, one such byte stopped lab-grade before it wrote any report.

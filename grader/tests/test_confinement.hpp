@@ -1,5 +1,6 @@
-// A confinement for the grader's tests: the command line it is given, its output to the log, no
-// limits (judge/confinement.hpp). Tests that run a stand-in program through the judge use it.
+// A confinement for the grader's tests: the command line it is given, in a session of its own (so
+// that the judge can stop it and what it started), its output to the log, no limits
+// (judge/confinement.hpp). Tests that run a stand-in program through the judge use it.
 #pragma once
 
 #include <string>
@@ -17,6 +18,7 @@ public:
         lab::process::Options o;
         o.output = log;
         o.append = append;
+        o.group = lab::process::Options::Group::session;
         return o;
     }
     std::string limit_reached() const override { return ""; }

@@ -466,14 +466,11 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
         phase_started = std::chrono::steady_clock::now();
         gpu.emplace(lock, GpuLock::Use::alone);
         g.phases["speed_wait"] = seconds_since(phase_started);
-        // Not a case stopped at a limit (a time limit, or the runner's own memory or disk) or not run
-        // after such stops: another grading's kernels take their turns on the GPU, and slow a case by
-        // their number at most (a case's limit is a thousand times its time and more), and running
-        // a kernel that never ends again would hold the GPU alone for minutes (3 in the corpus's).
-        const auto sharing_may_have_failed = [](const CaseResult& c) {
-            return c.status == "failed" && c.message.find(": stopped") == std::string::npos &&
-                   c.message.find(": not run: ") == std::string::npos;
-        };
+        // Not a case stopped at a limit or not run after such stops (CaseResult::at_limit): another
+        // grading's kernels take their turns on the GPU, and slow a case by their number at most (a
+        // case's limit is a thousand times its time and more), and running a kernel that never ends
+        // again would hold the GPU alone for minutes (3 in the corpus's).
+        const auto sharing_may_have_failed = [](const CaseResult& c) { return c.status == "failed" && !c.at_limit; };
         std::vector<std::size_t> again;
         for (std::size_t k = 0; k < rungs.size(); ++k)
             if (shared && g.rungs[k].built && !g.rungs[k].reused &&
