@@ -12,15 +12,13 @@ import sys
 TIMES = {"seconds", "phases", "graded_at"}
 
 
-MEASURED = False  # --gpu
-
-
-def without_times(value):
+def without_times(value, measured):
+    """value without its times; `measured` (--gpu): without the speed's figures too."""
     if isinstance(value, dict):
-        drop = TIMES | ({"gbps"} if MEASURED else set()) | ({"note"} if MEASURED and value.get("name") == "speed" else set())
-        return {k: without_times(v) for k, v in value.items() if k not in drop}
+        drop = TIMES | ({"gbps"} if measured else set()) | ({"note"} if measured and value.get("name") == "speed" else set())
+        return {k: without_times(v, measured) for k, v in value.items() if k not in drop}
     if isinstance(value, list):
-        return [without_times(v) for v in value]
+        return [without_times(v, measured) for v in value]
     return value
 
 
@@ -47,9 +45,8 @@ def first_difference(a, b, where="grade.json"):
 
 
 def main():
-    global MEASURED
     args = sys.argv[1:]
-    MEASURED = "--gpu" in args
+    measured = "--gpu" in args
     first, second = [a for a in args if a != "--gpu"]
     students = sorted(set(os.listdir(os.path.join(first, "students"))) | set(os.listdir(os.path.join(second, "students"))))
     students = [s for s in students if not s.startswith(".")]
@@ -61,7 +58,7 @@ def main():
             print(f"{student}: no grade in {missing[0]}")
             differ += 1
             continue
-        a, b = (without_times(json.load(open(p, encoding="utf-8"))) for p in paths)
+        a, b = (without_times(json.load(open(p, encoding="utf-8")), measured) for p in paths)
         found = first_difference(a, b)
         if found:
             print(f"{student}: {found}")
