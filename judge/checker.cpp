@@ -32,6 +32,7 @@
 
 #include "lab/check.hpp"
 #include "lab/device.hpp"
+#include "lab/device_input.hpp"
 #include "lab/diagnosis.hpp"
 #include "lab/registry.hpp"
 #include "lab/inputs.hpp"
@@ -339,7 +340,8 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
 // The totals of the inputs checked so far in this process, by what makes an input (its kind, size,
 // operator and seed): a driver rung's schemes, and rungs 07-09, share theirs, of 2^31 + 5 ints. Each
 // is computed once, by the first thread that needs it; the others wait for it. A plain uniform int
-// input's is drawn without the input (total_without_input); any other's is made from the input.
+// input's is drawn without the input: on the GPU where there is one (total_on_device, 12 s of a core
+// a grading otherwise), else on every core (total_without_input); any other's is made from the input.
 template <typename T>
 Total total_for(const Case& c, const std::function<const std::vector<T>&()>& values)
 {
@@ -358,7 +360,11 @@ Total total_for(const Case& c, const std::function<const std::vector<T>&()>& val
     if (first) {
         try {
             std::optional<Total> drawn;
-            if constexpr (std::is_same_v<T, int>) drawn = total_without_input(c);
+            if constexpr (std::is_same_v<T, int>) {
+                const DeviceStatus& device = device_status();
+                if (device.usable && !device.emulated) drawn = total_on_device(c);
+                if (!drawn) drawn = total_without_input(c);
+            }
             mine.set_value(drawn ? *drawn : total_of(c.op, values()));
         } catch (...) {
             mine.set_exception(std::current_exception());

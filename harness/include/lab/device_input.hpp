@@ -5,7 +5,10 @@
 // copying them over took seconds of every large case.
 #pragma once
 
+#include <optional>
+
 #include "lab/cases.hpp"
+#include "lab/check.hpp"
 
 namespace lab {
 
@@ -13,5 +16,14 @@ namespace lab {
 // plain uniform int input; returns false, writing nothing, for any other. Throws CudaError when the
 // launch is refused; an error while it runs surfaces at the next synchronising call.
 bool draw_on_device(const Case& c, int* device);
+
+// total_without_input's total (lab/check.hpp), exact, folded on the device where each element is
+// drawn: a grader on a GPU machine gets the 2^31 + 5 ints' totals in milliseconds of its GPU
+// instead of seconds of its cores (12 s of a core for a grading's two, the largest share of its own
+// time). Ints are exact in any order, so the total is total_without_input's, bit for bit, on any
+// device (Kit.DeviceInput compares them). None for an input or operator total_without_input has
+// none for, or when the device refuses the work (its memory taken, say): the caller then folds on
+// the host.
+std::optional<Total> total_on_device(const Case& c);
 
 }  // namespace lab
