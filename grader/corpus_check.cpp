@@ -27,6 +27,7 @@
 // must account for its time (see time_accounted below).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -34,6 +35,7 @@
 #include <regex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "lab/json_text.hpp"
@@ -83,6 +85,25 @@ int main(int argc, char** argv)
     };
     time_accounted("the grading", phase_sum(grade.at("phases"), {"sanitizer_cpu_build", "sanitizer", "lessons"}),
                    grade.at("seconds").get<double>());
+    // Its cores (grade.json "cpu"): no more than every core for the whole grading, lab-grade's own
+    // time counted, and the builds' and the runners' under their parts, where anything was built or run.
+    {
+        const auto& cpu = grade.at("cpu");
+        double sum = 0;
+        for (const auto& [account, spent] : cpu.items()) sum += spent.get<double>();
+        const double whole = grade.at("seconds").get<double>() * std::max(1u, std::thread::hardware_concurrency());
+        if (sum > whole + 1 || cpu.value("grader", 0.0) <= 0)
+            mismatch("the grading", "its cores add up to " + std::to_string(sum) + " s of a core, lab-grade's own " +
+                                        std::to_string(cpu.value("grader", 0.0)) + " s, in " +
+                                        std::to_string(grade.at("seconds").get<double>()) + " s of wall time");
+        bool built = false, ran = false;
+        for (const auto& rung : grade.at("rungs")) {
+            built |= rung.at("built").get<bool>() && !rung.at("reused").get<bool>();
+            for (const auto& c : rung.at("cases")) ran |= !rung.at("reused").get<bool>() && c.value("seconds", -1.0) >= 0;
+        }
+        if (built && cpu.value("build", 0.0) <= 0) mismatch("the grading", "a rung was built, but no build's time was counted");
+        if (ran && cpu.value("cases", 0.0) <= 0) mismatch("the grading", "cases ran, but no runner's time was counted");
+    }
     for (const auto& rung : grade.at("rungs")) {
         const auto& phases = rung.at("phases");
         double case_seconds = 0;

@@ -63,7 +63,7 @@ python3 - "$out" "$start" "$end" "$workers" "$mix" <<'PY'
 import json, os, re, sys
 out, start, end, workers, mix = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5]
 wall = end - start
-students, phases = [], {}
+students, phases, cpu = [], {}, {}
 device = ""
 for sid in sorted(os.listdir(os.path.join(out, "grades", "students"))):
     folder = os.path.join(out, "grades", "students", sid)
@@ -88,6 +88,8 @@ for sid in sorted(os.listdir(os.path.join(out, "grades", "students"))):
                      "phases": grade["phases"], "speed": speed})
     for name, seconds in grade["phases"].items():
         phases[name] = phases.get(name, 0.0) + seconds
+    for name, seconds in grade.get("cpu", {}).items():
+        cpu[name] = cpu.get(name, 0.0) + seconds
 n = len(students)
 print(f"\n{'student':32} {'seconds':>8} {'points':>15}   phases (s)")
 for s in students:
@@ -95,12 +97,21 @@ for s in students:
     print(f"{s['student']:32} {s['seconds']:8.1f} {s['score']:7.2f} / {s['max']:5.2f}   {detail}")
 each = sorted(s["seconds"] for s in students)
 summary = {"device": device, "students": n, "mix": mix, "workers": workers, "wall_seconds": wall,
-           "median_student_seconds": each[n // 2] if n else None, "phases_summed": phases,
+           "median_student_seconds": each[n // 2] if n else None, "phases_summed": phases, "cpu_summed": cpu,
+           "cores": len(os.sched_getaffinity(0)),
            "class_of_200_hours": (wall / n * 200 / 3600) if n else None, "per_student": students}
 json.dump(summary, open(os.path.join(out, "bench.json"), "w"), indent=1)
 print(f"\n{device}: {n} students graded in {wall:.0f} s of wall time with {workers} worker(s): "
       f"{wall / max(n, 1):.1f} s per student; median grading {summary['median_student_seconds'] or 0:.1f} s")
 print("the class's time by phase (summed over students): " + ", ".join(f"{k} {v:.0f} s" for k, v in sorted(phases.items())))
+if cpu and n:
+    # Seconds of a core a student, by the part of the grading that spent them (grade.json's "cpu"):
+    # with every core busy all the time, a student could take no less than that over the cores.
+    per = sum(cpu.values()) / n
+    print(f"the class's cores: {per:.0f} s of a core a student ("
+          + ", ".join(f"{k} {v / n:.1f}" for k, v in sorted(cpu.items(), key=lambda kv: -kv[1]))
+          + f"); on {len(os.sched_getaffinity(0))} cores no less than {per / len(os.sched_getaffinity(0)):.1f} s a student, "
+          f"{100 * per * n / (wall * len(os.sched_getaffinity(0))):.0f}% of the cores busy grading over the class's wall time")
 if n:
     print(f"a class of 200 like this one, at this pace: {summary['class_of_200_hours']:.2f} h "
           f"(200 x {wall / n:.1f} s; the pace of a class this size, resumed runs and hostile outliers aside)")

@@ -23,6 +23,10 @@ def table(path):
     beside = [f"{name} {grade['phases'][name]:.1f} s" for name in BESIDE_PHASES if name in grade["phases"]]
     if beside:
         print("  beside them: " + ", ".join(beside))
+    cpu = grade.get("cpu") or {}
+    if cpu:
+        print(f"  seconds of a core, {sum(cpu.values()):.1f} in all: "
+              + ", ".join(f"{name} {spent:.1f}" for name, spent in sorted(cpu.items(), key=lambda item: -item[1])))
     print(f"  {'rung':20} {'seconds':>8} " + " ".join(f"{name:>13}" for name in RUNG_PHASES) + "  slowest case")
     for rung in grade["rungs"]:
         phases = rung.get("phases") or {}

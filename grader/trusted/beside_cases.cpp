@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "lab/device.hpp"
+#include "lab/process.hpp"
 
 namespace lab::grading {
 
@@ -53,6 +54,7 @@ BesideCases::BesideCases(Grade& g, const Rubric& rubric, const Built& built,
                     }),
       lesson_passes_(gpu_ ? kLessonsAtOnce : 1, [this](std::size_t k) {
           if (gpu_) below_the_gpu_work();
+          const lab::process::Account account("lessons");
           const Clock::time_point started = Clock::now();
           passes_[k].lessons_seconds = lessons_.measure(g_.rungs[k].id, passes_[k].lessons);
           spanned(lessons_span_, started);
@@ -65,6 +67,7 @@ BesideCases::BesideCases(Grade& g, const Rubric& rubric, const Built& built,
 
 void BesideCases::sanitizer_half(std::size_t k, SanitizerPasses::Half half)
 {
+    const lab::process::Account account(half == SanitizerPasses::Half::tools ? "sanitizer_tools" : "thread_orders");
     const Clock::time_point started = Clock::now();
     Passes& p = passes_[k];
     sanitizer_.run(g_.rungs[k].id, half, half == SanitizerPasses::Half::tools ? p.tools : p.orders);

@@ -44,6 +44,7 @@ CpuOrdersBuild::CpuOrdersBuild(const Rubric& rubric, const std::map<std::string,
               << std::flush;
     worker_ = std::thread([this, files, jobs, lessons] {
         below_the_gpu_work();
+        const lab::process::Account account("cpu_backend_build");
         const auto started = std::chrono::steady_clock::now();
         try {
             tree_ = cpu_backend_tree(jobs, missing_);

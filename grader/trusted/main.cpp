@@ -44,6 +44,7 @@
 #include "lab/text.hpp"
 #include "lab/todos.hpp"
 #include "plan.hpp"
+#include "replay.hpp"
 #include "reports.hpp"
 #include "rubric.hpp"
 #include "sandbox.hpp"
@@ -55,24 +56,11 @@ namespace {
 using namespace lab::grading;
 namespace fs = std::filesystem;
 
-std::uint64_t parse_seed(const std::string& text)
-{
-    std::size_t used = 0;
-    const std::uint64_t seed = std::stoull(text, &used, 0);
-    if (used != text.size()) throw std::runtime_error("--seed " + text + " is not a number (give it as the report does: 0x...)");
-    return seed;
-}
-
 std::uint64_t fresh_seed()
 {
     std::random_device device;
     return (std::uint64_t{device()} << 32) ^ device() ^
            static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
-}
-
-std::vector<std::string> orders()
-{
-    return lab::device_status().emulated ? lab::thread_orders() : std::vector<std::string>{};
 }
 
 // The skeleton's TODO lines left in a submitted file, as the suites list them; "" when none.
@@ -289,6 +277,7 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
         std::cout << "  warning: submissions build and run WITHOUT a sandbox (" << confined.fallback << ")\n";
     } else {
         std::string seen;
+        const lab::process::Account account("setup");
         const std::string wrong = check_device_in_sandbox(seen);
         if (!wrong.empty()) throw std::runtime_error("nothing was graded: " + wrong);
         g.sandbox += "; the device, seen from inside: " + seen;
@@ -337,7 +326,9 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     std::cout << "  building " << to_build.size() << " runners\n" << std::flush;
     auto phase_started = std::chrono::steady_clock::now();
     // Without a GPU this tree is the CPU backend's: the lessons' explain programs build with the runners.
+    std::optional<lab::process::Account> account(std::in_place, "build");
     const Built built = build_runners(to_build, jobs, grading_build_dir(), true, device.emulated && rubric.lessons.measure);
+    account.emplace("integrity");
     g.phases["build"] = seconds_since(phase_started);
     phase_started = std::chrono::steady_clock::now();
     // The integrity checks read what the compilers made of each file: a rung that uses what it may
@@ -354,6 +345,7 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
             }
     }
     g.phases["integrity"] = seconds_since(phase_started);
+    account.reset();
     phase_started = std::chrono::steady_clock::now();
     const std::string work = grading_build_dir() + "/grading/run";
     const auto& rungs = lab::Registry::kit().rungs();
@@ -427,10 +419,11 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
             return;
         }
         // The rung's time is run_and_check's, which its phases (case_phases) cover part by part.
+        const lab::process::Account cases_account("cases");
         if (r.built) {
             RungTimes times;
             const auto rung_started = std::chrono::steady_clock::now();
-            r.cases = run_and_check(rung, built.runners.at(rung.id), planned.at(rung.id), orders(), limits,
+            r.cases = run_and_check(rung, built.runners.at(rung.id), planned.at(rung.id), grading_orders(), limits,
                                     work + "/" + rung.id, replay_command, &times);
             r.seconds = seconds_since(rung_started);
             case_phases(r, times);
@@ -483,7 +476,9 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
             g.phases["again"] = seconds_since(phase_started);
         }
         phase_started = std::chrono::steady_clock::now();
+        account.emplace("speed");
         grade_speed(g, rubric, built, limits, work);
+        account.reset();
         g.phases["speed"] = seconds_since(phase_started);
         // The GPU's part is over: another grading may take it while the thread orders and the
         // lessons, on the CPU alone, end here.
@@ -494,60 +489,12 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     }
     gpu.reset();
     g.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    g.cpu = cpu_of_this_grading();
     if (!g.late.note.empty()) std::cout << "  late policy: " << g.late.note << '\n';
     write_reports(g, out_dir);
     std::printf("lab-grade: %.2f / %.2f points in %.0f s; reports in %s (replay this run with --seed %s)\n", g.score(),
                 g.max(), g.seconds, out_dir.c_str(), g.seed_text().c_str());
     return 0;
-}
-
-int replay(const std::string& key, const std::string& op, const std::string& input, std::uint64_t n, unsigned block,
-           const std::string& seed_text, unsigned grid, std::uint64_t offset, const std::string& scheme,
-           const std::string& file, bool has_n, std::uint64_t rows, std::uint64_t cols)
-{
-    const lab::RungInfo& rung = lab::Registry::kit().get(key);
-    if ((rung.grid == lab::GridPolicy::rows) != (cols > 0) || (cols > 0) != (rows > 0) || (cols > 0) == has_n)
-        throw std::runtime_error(rung.grid == lab::GridPolicy::rows
-                                     ? "rung " + rung.id + " works on a matrix: give --rows and --cols (not --n)"
-                                     : "rung " + rung.id + " reduces an array: give --n (not --rows and --cols)");
-    if (cols > 0) n = rows * cols;
-    const lab::DeviceStatus& device = lab::device_status();
-    if (!device.usable) {
-        std::cerr << "lab-grade: " << device.reason << '\n';
-        return 2;
-    }
-    const std::string source = file.empty() ? lab::kit_path("exercises/" + rung.id + ".cu") : file;
-    const std::optional<std::string> contents = lab::try_read_file(source);
-    if (!contents) throw std::runtime_error("cannot read " + source);
-    PlannedCase p;
-    p.c.op = lab::parse_op(op);
-    p.c.input = lab::parse_input_kind(input);
-    p.c.n = n;
-    p.c.block = block;
-    p.c.seed = parse_seed(seed_text);
-    p.c.offset = offset;
-    p.c.cols = cols;
-    p.c.group = "replay";
-    p.c.name = (scheme.empty() ? "" : scheme + "_") + input +
-               (cols ? "_r" + std::to_string(rows) + "_c" + std::to_string(cols) : "_n" + std::to_string(n)) + "_b" +
-               std::to_string(block) + (offset ? "_o" + std::to_string(offset) : "");
-    p.c.variant = scheme;
-    p.plan = lab::plan_launch(rung, n, block, device.shape, grid, scheme, cols);
-    const Built built = build_runners({{rung.id, *contents}}, static_cast<int>(std::thread::hardware_concurrency()));
-    if (!built.runners.count(rung.id)) {
-        std::cout << source << " did not build:\n" << built.logs.at(rung.id) << '\n';
-        return 1;
-    }
-    Limits limits;
-    limits.hung_before_giving_up = 1;
-    limits.confine = sandboxed_runner;
-    const auto results = run_and_check(rung, built.runners.at(rung.id), {p}, orders(), limits,
-                                       grading_build_dir() + "/grading/replay", replay_command);
-    const CaseResult& r = results.front();
-    std::cout << "rung " << rung.id << ", " << op << " case " << r.name << " (seed " << seed_text << "): " << r.status
-              << '\n';
-    if (!r.message.empty()) std::cout << r.message << '\n';
-    return r.status == "passed" ? 0 : 1;
 }
 
 }  // namespace

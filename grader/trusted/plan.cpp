@@ -250,4 +250,17 @@ std::string replay_command(const RungInfo& rung, const Case& c, const LaunchPlan
     return command;
 }
 
+std::uint64_t parse_seed(const std::string& text)
+{
+    std::size_t used = 0;
+    const std::uint64_t seed = std::stoull(text, &used, 0);
+    if (used != text.size()) throw std::runtime_error("--seed " + text + " is not a number (give it as the report does: 0x...)");
+    return seed;
+}
+
+std::vector<std::string> grading_orders()
+{
+    return lab::device_status().emulated ? lab::thread_orders() : std::vector<std::string>{};
+}
+
 }  // namespace lab::grading

@@ -48,4 +48,10 @@ std::string lesson_text(const std::string& metric, double value);
 // --grid for the rungs whose grid is not fixed by n, and --offset for a misaligned input).
 std::string replay_command(const RungInfo& rung, const Case& c, const LaunchPlan& plan);
 
+// A seed as a report gives it (0x...); throws std::runtime_error naming anything else.
+std::uint64_t parse_seed(const std::string& text);
+
+// The thread orders a grading runs every case under: the CPU backend's, or none (a GPU's own).
+std::vector<std::string> grading_orders();
+
 }  // namespace lab::grading

@@ -183,7 +183,7 @@ json internal(const Grade& g)
                       {"extended", g.late.extended}, {"days", g.late.days}, {"penalty", g.late.fraction},
                       {"earned", g.earned()}, {"note", g.late.note}}},
             {"rubric", g.rubric}, {"sandbox", g.sandbox}, {"score", g.score()}, {"max", g.max()}, {"seconds", g.seconds},
-            {"phases", g.phases}, {"taken", g.taken}, {"ignored", g.ignored}, {"refused", g.refused}, {"rungs", rungs}};
+            {"phases", g.phases}, {"cpu", g.cpu}, {"taken", g.taken}, {"ignored", g.ignored}, {"refused", g.refused}, {"rungs", rungs}};
 }
 
 }  // namespace

@@ -102,6 +102,11 @@ struct Grade {
     // seen from inside the sandbox), build, integrity, cases (every rung's, side by side on a GPU),
     // sanitizer (of which sanitizer_cpu_build, on a GPU), speed.
     std::map<std::string, double> phases;
+    // Where the grading's cores went, in seconds of a core (cpu_of_this_grading): lab-grade's own
+    // ("grader": its checks, its inputs' totals, its reports) and its children's by the part of
+    // the grading that started them (lab/process.hpp's accounts: build, cases, speed, ...). Beside
+    // the wall-clock phases, this is what bounds a class on a machine of few cores.
+    std::map<std::string, double> cpu;
     std::string graded_at;  // when (UTC, 2026-11-26T06:40:00Z)
     LateResult late;
     double earned() const;  // the rungs' points, before any late penalty
@@ -109,6 +114,9 @@ struct Grade {
     double max() const;
     std::string seed_text() const;  // 0x...
 };
+
+// This process's CPU seconds so far: its own ("grader") and its reaped children's by account.
+std::map<std::string, double> cpu_of_this_grading();
 
 // Seconds from `start` to now: a phase's time (RungResult::phases, Grade::phases).
 double seconds_since(std::chrono::steady_clock::time_point start);

@@ -13,8 +13,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 extern char** environ;
 
@@ -33,7 +35,56 @@ void write_text(int fd, const char* text)
     }
 }
 
+// The account each running child counts to, and what the reaped ones have added up to.
+struct Accounts {
+    std::mutex lock;
+    std::map<pid_t, std::string> running;
+    std::map<std::string, double> seconds;
+};
+Accounts& accounts()
+{
+    static Accounts* const all = new Accounts;  // never destroyed: a child may be reaped at exit
+    return *all;
+}
+thread_local std::string t_account;
+
+void opened(pid_t pid, const std::string& account)
+{
+    Accounts& a = accounts();
+    const std::lock_guard<std::mutex> held(a.lock);
+    a.running[pid] = account.empty() ? (t_account.empty() ? "other" : t_account) : account;
+}
+
+void reaped(pid_t pid, const rusage& usage)
+{
+    const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+    Accounts& a = accounts();
+    const std::lock_guard<std::mutex> held(a.lock);
+    const auto found = a.running.find(pid);
+    a.seconds[found == a.running.end() ? "other" : found->second] += seconds(usage.ru_utime) + seconds(usage.ru_stime);
+    if (found != a.running.end()) a.running.erase(found);
+}
+
+// waitpid with the child's resource usage counted (reaped): the kit's one way to reap a child.
+pid_t reap(pid_t pid, int& status, int flags)
+{
+    rusage usage{};
+    const pid_t got = wait4(pid, &status, flags, &usage);
+    if (got == pid) reaped(pid, usage);
+    return got;
+}
+
 }  // namespace
+
+Account::Account(std::string name) : previous_(std::exchange(t_account, std::move(name))) {}
+Account::~Account() { t_account = std::move(previous_); }
+
+std::map<std::string, double> cpu_seconds()
+{
+    Accounts& a = accounts();
+    const std::lock_guard<std::mutex> held(a.lock);
+    return a.seconds;
+}
 
 pid_t start(const std::vector<std::string>& argv, const Options& options)
 {
@@ -74,6 +125,7 @@ pid_t start(const std::vector<std::string>& argv, const Options& options)
     const pid_t pid = fork();
     if (pid != 0) {
         for (const int fd : cgroup_fds) close(fd);
+        if (pid > 0) opened(pid, options.account);
         // Set from both sides, so the group exists whichever runs first.
         if (pid > 0 && options.group == Options::Group::process_group) setpgid(pid, pid);
         return pid;
@@ -146,7 +198,7 @@ pid_t start(const std::vector<std::string>& argv, const Options& options)
 int wait(pid_t pid)
 {
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0) {
+    while (reap(pid, status, 0) < 0) {
         if (errno != EINTR) return -1;
     }
     return status;
@@ -155,7 +207,7 @@ int wait(pid_t pid)
 bool ended(pid_t pid, int& status)
 {
     int seen = 0;
-    if (waitpid(pid, &seen, WNOHANG) != pid) return false;
+    if (reap(pid, seen, WNOHANG) != pid) return false;
     status = seen;
     return true;
 }

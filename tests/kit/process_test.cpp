@@ -137,4 +137,45 @@ TEST(Process, KillGroupStopsTheChildAndWhatItStarted)
     EXPECT_FALSE(fs::exists(scratch.file("late"))) << "a process the child started outlived kill_group";
 }
 
+// CPU seconds (lab::process::cpu_seconds): a child's own and its grandchild's count to the account
+// its starting thread was in, or to the one its options name; a child started outside any counts
+// to "other", and an idle child adds next to nothing.
+TEST(Process, ChildrenCountTheirCpuTimeAndTheirChildrensToTheAccountTheyStartedIn)
+{
+    const auto seconds = [](const std::string& account) {
+        const auto all = lab::process::cpu_seconds();
+        const auto found = all.find(account);
+        return found == all.end() ? 0.0 : found->second;
+    };
+    // About 0.4 s of a core, half of it in a grandchild the child waits for.
+    const std::string spin = "spin() { end=$(($(date +%s%N) + 200000000)); while [ $(date +%s%N) -lt $end ]; do :; done; }; ";
+    {
+        lab::process::Account account("process-test-spin");
+        ASSERT_EQ(lab::process::run({"/bin/sh", "-c", spin + "spin; (" + spin + "spin) & wait"}), 0);
+    }
+    EXPECT_GE(seconds("process-test-spin"), 0.3) << "the child's and its grandchild's CPU time, about 0.4 s";
+    EXPECT_LT(seconds("process-test-spin"), 5.0);
+
+    const double other_before = seconds("other");
+    lab::process::Options named;
+    named.account = "process-test-named";
+    {
+        lab::process::Account account("process-test-unused");
+        const pid_t pid = lab::process::start({"/bin/sh", "-c", spin + "spin"}, named);
+        ASSERT_GT(pid, 0);
+        int status = 0;
+        ASSERT_TRUE(lab::process::wait_for(pid, 30, status));
+    }
+    EXPECT_GE(seconds("process-test-named"), 0.15);
+    EXPECT_EQ(seconds("process-test-unused"), 0.0) << "a child whose options name its account counted elsewhere";
+
+    {
+        lab::process::Account account("process-test-idle");
+        ASSERT_EQ(lab::process::run({"/bin/sh", "-c", "sleep 0.3"}), 0);
+    }
+    EXPECT_LT(seconds("process-test-idle"), 0.1) << "a child that slept counted as busy";
+    ASSERT_EQ(lab::process::run({"/bin/sh", "-c", spin + "spin"}), 0);
+    EXPECT_GE(seconds("other") - other_before, 0.15) << "a child started outside any account was not counted";
+}
+
 }  // namespace

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,7 +37,28 @@ struct Options {
     // cgroup folders the child moves itself into before it runs anything (their limits hold for
     // it and everything it starts); the child exits with 127 when it cannot join one.
     std::vector<std::string> cgroups;
+    // The CPU account its time counts to (cpu_seconds); "" takes the starting thread's (Account).
+    std::string account;
 };
+
+// Where a process's children spent their CPU time. Each child the functions below reap adds the
+// CPU seconds, user and system, that it and every descendant it reaped in turn used (wait4's
+// resource usage: a sandbox's runner and a build's compilers count to the sandbox or the build that
+// started them) to the account it was started in. A grading reads them to say where its cores went.
+// While an Account lives, the children its thread starts count to it (the innermost, when nested);
+// a child started outside any counts to "other".
+class Account {
+public:
+    explicit Account(std::string name);
+    ~Account();
+    Account(const Account&) = delete;
+    Account& operator=(const Account&) = delete;
+
+private:
+    std::string previous_;
+};
+// Every account's CPU seconds so far in this process, children reaped by now only.
+std::map<std::string, double> cpu_seconds();
 
 // Starts argv; returns the child's pid, or -1 when fork failed or a cgroup cannot be opened. When the program cannot be
 // started, the child writes "cannot start PROGRAM: why" to its output and exits with 127.
