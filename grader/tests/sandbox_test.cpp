@@ -60,6 +60,42 @@ std::string in_sandbox(const std::string& script, SandboxSpec spec, int& status,
     return printed + sandbox.limit_reached();
 }
 
+// A sandboxed program's CPU time counts to the account its sandbox was made in, its children's too,
+// and once: bubblewrap reaps its command in a PID namespace of its own, where wait4 sees none of it,
+// so the sandbox's cgroup counts it (lab::process::Options::cpu_counted_elsewhere).
+TEST(Sandbox, CountsItsProgramsCpuTimeOnce)
+{
+    SKIP_WITHOUT_A_SANDBOX();
+    const auto seconds = [] {
+        const auto all = lab::process::cpu_seconds();
+        const auto found = all.find("sandbox-test-spin");
+        return found == all.end() ? 0.0 : found->second;
+    };
+    // 0.2 s of a core in the program and 0.2 s in a child it waits for.
+    const std::string spin = "spin() { end=$(($(date +%s%N) + 200000000)); while [ $(date +%s%N) -lt $end ]; do :; done; }; ";
+    SandboxSpec spec;
+    spec.writable = {grading_build_dir() + "/grading"};
+    int status = -1;
+    // The sandbox's own making costs time too (the unshare fallback's mounts, say): counted once
+    // for a program that does nothing, and taken off.
+    {
+        const lab::process::Account account("sandbox-test-spin");
+        in_sandbox("true", spec, status);
+    }
+    ASSERT_EQ(status, 0);
+    const double making = seconds();
+    {
+        const lab::process::Account account("sandbox-test-spin");
+        in_sandbox(spin + "spin; (" + spin + "spin) & wait", spec, status);
+    }
+    ASSERT_EQ(status, 0);
+    const double spun = seconds() - 2 * making;
+    EXPECT_GE(spun, 0.3) << "a sandboxed program's time (about 0.4 s) was not counted, under " << isolation().name
+                         << " (the sandbox's making: " << making << " s)";
+    EXPECT_LT(spun, 0.7) << "a sandboxed program's time (about 0.4 s) was counted twice, under " << isolation().name
+                         << " (the sandbox's making: " << making << " s)";
+}
+
 // What a sandboxed program sees: the secrets empty, none of the grader's other variables, nothing
 // writable but its own folder, no home folders, no network. Run once with the isolation this
 // machine picks and once with LAB_ISOLATION=unshare (Kit.Grader.Unshare.*).

@@ -8,11 +8,14 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
+#include "lab/process.hpp"
 #include "lab/text.hpp"
 
 namespace lab::grading {
@@ -102,12 +105,26 @@ std::string probe(const Controller& c, const std::string& limit_file, const std:
     return error.empty() ? "" : "cannot set a cgroup's limit (" + error + ")";
 }
 
+// The CPU seconds everything in a cgroup folder has used: v2's cpu.stat, v1's cpuacct.usage.
+double cpu_seconds_in(const std::string& dir, bool v2)
+{
+    if (v2) return static_cast<double>(keyed(dir + "/cpu.stat", "usage_usec")) * 1e-6;
+    const std::optional<std::string> text = lab::try_read_file(dir + "/cpuacct.usage");
+    return text ? std::strtod(text->c_str(), nullptr) * 1e-9 : 0.0;
+}
+
 // Kills every process in the cgroup folder and removes it, waiting up to two seconds for them to go.
-void empty_and_remove(const std::string& dir)
+// With `cpu`, what they used on the CPU, read once the folder is empty (and so final).
+void empty_and_remove(const std::string& dir, double* cpu = nullptr, bool v2 = false)
 {
     const bool can_kill_all = access((dir + "/cgroup.kill").c_str(), F_OK) == 0;
     for (int round = 0; round < 200; ++round) {
-        if (rmdir(dir.c_str()) == 0 || errno == ENOENT) return;
+        const double used = cpu ? cpu_seconds_in(dir, v2) : 0.0;
+        if (rmdir(dir.c_str()) == 0) {
+            if (cpu) *cpu = used;
+            return;
+        }
+        if (errno == ENOENT) return;
         if (can_kill_all) {
             write_file(dir + "/cgroup.kill", "1");
         } else {
@@ -153,6 +170,19 @@ Cgroup::Cgroup(const CgroupLimits& limits) : limits_(limits)
         pids_dir_ = make(pids_controller());
         set(pids_dir_ + "/pids.max", std::to_string(limits.processes));
     }
+    // CPU time counted: in v2 every cgroup has cpu.stat, so the folder the limits use (or one of
+    // its own); in v1 one in cpuacct's hierarchy. Where none can be made, wait4 counts what it sees.
+    try {
+        if (access((kRoot + "/cgroup.controllers").c_str(), F_OK) == 0) {
+            cpu_dir_ = make(Controller{kRoot, true, ""});
+            cpu_v2_ = true;
+        } else if (access((kRoot + "/cpuacct/cgroup.procs").c_str(), F_OK) == 0) {
+            cpu_dir_ = make(Controller{kRoot + "/cpuacct", false, ""});
+        }
+    } catch (const std::runtime_error&) {
+        cpu_dir_.clear();
+    }
+    account_ = lab::process::current_account();
     if (limits.memory_bytes > 0 && support.memory.empty()) {
         memory_dir_ = make(memory_controller());
         memory_v2_ = memory_controller().v2;
@@ -169,7 +199,11 @@ Cgroup::Cgroup(const CgroupLimits& limits) : limits_(limits)
 
 Cgroup::~Cgroup()
 {
-    for (const auto& dir : folders_) empty_and_remove(dir);
+    double cpu = 0;
+    for (const auto& dir : folders_)
+        if (dir == cpu_dir_) empty_and_remove(dir, &cpu, cpu_v2_);
+        else empty_and_remove(dir);
+    if (!cpu_dir_.empty()) lab::process::add_cpu(account_, cpu);
 }
 
 std::string Cgroup::limit_reached() const

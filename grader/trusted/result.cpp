@@ -18,11 +18,8 @@ std::map<std::string, double> cpu_of_this_grading()
         const auto of = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
         return of(usage.ru_utime) + of(usage.ru_stime);
     };
-    // A child reaped other than through lab/process.hpp (none should be) still counts, as "other":
-    // the accounts add up to every reaped child's time.
-    double accounted = 0;
-    for (const auto& [account, spent] : cpu) accounted += spent;
-    const double unaccounted = seconds(RUSAGE_CHILDREN) - accounted;
+    // A child reaped other than through lab/process.hpp (none should be) still counts, as "other".
+    const double unaccounted = seconds(RUSAGE_CHILDREN) - lab::process::reaped_cpu_seconds();
     if (unaccounted > 0.01) cpu["other"] += unaccounted;
     cpu["grader"] = seconds(RUSAGE_SELF);
     return cpu;

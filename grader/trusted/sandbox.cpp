@@ -548,6 +548,7 @@ lab::process::Options Sandbox::options(const std::string& log, bool append) cons
     options.max_file_bytes = limits_.file_bytes;
     options.no_core_files = true;
     options.cgroups = cgroup_->folders();
+    options.cpu_counted_elsewhere = cgroup_->counts_cpu();
     return options;
 }
 

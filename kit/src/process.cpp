@@ -40,6 +40,7 @@ struct Accounts {
     std::mutex lock;
     std::map<pid_t, std::string> running;
     std::map<std::string, double> seconds;
+    double reaped = 0;  // wait4's time of every child reaped here, counted here or elsewhere
 };
 Accounts& accounts()
 {
@@ -48,11 +49,13 @@ Accounts& accounts()
 }
 thread_local std::string t_account;
 
-void opened(pid_t pid, const std::string& account)
+// The account of each child whose time wait4 counts (not one counted elsewhere).
+void opened(pid_t pid, const Options& options)
 {
+    if (options.cpu_counted_elsewhere) return;
     Accounts& a = accounts();
     const std::lock_guard<std::mutex> held(a.lock);
-    a.running[pid] = account.empty() ? (t_account.empty() ? "other" : t_account) : account;
+    a.running[pid] = options.account.empty() ? current_account() : options.account;
 }
 
 void reaped(pid_t pid, const rusage& usage)
@@ -60,9 +63,12 @@ void reaped(pid_t pid, const rusage& usage)
     const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
     Accounts& a = accounts();
     const std::lock_guard<std::mutex> held(a.lock);
+    const double spent = seconds(usage.ru_utime) + seconds(usage.ru_stime);
+    a.reaped += spent;
     const auto found = a.running.find(pid);
-    a.seconds[found == a.running.end() ? "other" : found->second] += seconds(usage.ru_utime) + seconds(usage.ru_stime);
-    if (found != a.running.end()) a.running.erase(found);
+    if (found == a.running.end()) return;  // its time is counted elsewhere
+    a.seconds[found->second] += spent;
+    a.running.erase(found);
 }
 
 // waitpid with the child's resource usage counted (reaped): the kit's one way to reap a child.
@@ -78,6 +84,25 @@ pid_t reap(pid_t pid, int& status, int flags)
 
 Account::Account(std::string name) : previous_(std::exchange(t_account, std::move(name))) {}
 Account::~Account() { t_account = std::move(previous_); }
+
+std::string current_account()
+{
+    return t_account.empty() ? "other" : t_account;
+}
+
+void add_cpu(const std::string& account, double seconds)
+{
+    Accounts& a = accounts();
+    const std::lock_guard<std::mutex> held(a.lock);
+    a.seconds[account] += seconds;
+}
+
+double reaped_cpu_seconds()
+{
+    Accounts& a = accounts();
+    const std::lock_guard<std::mutex> held(a.lock);
+    return a.reaped;
+}
 
 std::map<std::string, double> cpu_seconds()
 {
@@ -125,7 +150,7 @@ pid_t start(const std::vector<std::string>& argv, const Options& options)
     const pid_t pid = fork();
     if (pid != 0) {
         for (const int fd : cgroup_fds) close(fd);
-        if (pid > 0) opened(pid, options.account);
+        if (pid > 0) opened(pid, options);
         // Set from both sides, so the group exists whichever runs first.
         if (pid > 0 && options.group == Options::Group::process_group) setpgid(pid, pid);
         return pid;

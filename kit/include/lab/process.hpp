@@ -39,6 +39,10 @@ struct Options {
     std::vector<std::string> cgroups;
     // The CPU account its time counts to (cpu_seconds); "" takes the starting thread's (Account).
     std::string account;
+    // Its CPU time is counted by whoever started it, not when it is reaped: a sandbox in a PID
+    // namespace of its own (bubblewrap's) reaps its command inside it, and wait4 sees none of
+    // that command's time, so the grader counts a sandbox's by its cgroup's (add_cpu).
+    bool cpu_counted_elsewhere = false;
 };
 
 // Where a process's children spent their CPU time. Each child the functions below reap adds the
@@ -59,6 +63,13 @@ private:
 };
 // Every account's CPU seconds so far in this process, children reaped by now only.
 std::map<std::string, double> cpu_seconds();
+// wait4's time of every child reaped here, whether counted in an account or elsewhere: with
+// getrusage's RUSAGE_CHILDREN, what children reaped another way spent.
+double reaped_cpu_seconds();
+// The account the calling thread's children count to now ("other" outside any Account).
+std::string current_account();
+// Adds `seconds` to `account`: a child's time counted elsewhere (Options::cpu_counted_elsewhere).
+void add_cpu(const std::string& account, double seconds);
 
 // Starts argv; returns the child's pid, or -1 when fork failed or a cgroup cannot be opened. When the program cannot be
 // started, the child writes "cannot start PROGRAM: why" to its output and exits with 127.
