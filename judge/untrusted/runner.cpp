@@ -321,7 +321,16 @@ int main(int argc, char** argv)
 #endif
     // A speed runner loads every kernel as its CUDA context starts, ahead of its turn, rather than at
     // its first launch (set before any CUDA call; the CPU backend ignores it).
-    if (std::string(argv[3]) == "speed") ::setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+    const bool speed = std::string(argv[3]) == "speed";
+    if (speed) ::setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+#if !defined(LAB_BACKEND_CPU)
+    // A case runner waits for the GPU asleep rather than spinning a core: CUDA spins by default
+    // (fewer contexts in the process than cores), and a class's gradings share each GPU, so a
+    // dozen runners and sanitizer passes at once each spun a core while the others' kernels had
+    // their turn, cores the builds beside them needed. Nothing is timed here; a speed runner, which
+    // is timed, waits as before. (Set before any CUDA call; a failure leaves the default.)
+    if (!speed) (void)cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
+#endif
     try {
         const Request request = parse_request(lab::read_file(argv[1]));
         const std::string dir = argv[2];
@@ -330,7 +339,7 @@ int main(int argc, char** argv)
             std::cerr << "runner built for " << binding.id << ", asked to run " << request.rung << '\n';
             return 2;
         }
-        if (std::string(argv[3]) == "speed") return run_speed(binding, request.speed, dir);
+        if (speed) return run_speed(binding, request.speed, dir);
         const std::size_t first = std::stoul(argv[3]);
         const std::vector<std::string> orders = request.orders.empty() ? std::vector<std::string>{""} : request.orders;
         for (std::size_t i = first; i < request.jobs.size(); ++i) {
