@@ -56,7 +56,7 @@ args=(grade-all "$class" --out "$out/grades" --workers "$workers" --seed 0xbe4c)
 [[ -n "$rubric" ]] && args+=(--rubric "$rubric")
 echo "class_bench: $count students ($mix), $workers worker(s), $build/grader/lab-grade"
 start=$(date +%s.%N)
-"$build/grader/lab-grade" "${args[@]}" | sed 's/^/  /' || true
+"$build/grader/lab-grade" "${args[@]}" | tee "$out/grade-all.log" | sed 's/^/  /' || true
 end=$(date +%s.%N)
 
 python3 - "$out" "$start" "$end" "$workers" "$mix" <<'PY'
@@ -96,8 +96,15 @@ for s in students:
     detail = ", ".join(f"{k} {v:.1f}" for k, v in sorted(s["phases"].items()))
     print(f"{s['student']:32} {s['seconds']:8.1f} {s['score']:7.2f} / {s['max']:5.2f}   {detail}")
 each = sorted(s["seconds"] for s in students)
+# How many gradings ran at once: grade-all says "N at a time" (one at a time otherwise).
+found = re.search(r"(\d+) at a time", open(os.path.join(out, "grade-all.log")).read())
+at_once = int(found[1]) if found else 1
 summary = {"device": device, "students": n, "mix": mix, "workers": workers, "wall_seconds": wall,
-           "median_student_seconds": each[n // 2] if n else None, "phases_summed": phases, "cpu_summed": cpu,
+           "median_student_seconds": each[n // 2] if n else None, "at_once": at_once,
+           # Each of the workers grading one student after another, each in its median grading's
+           # time: the pace once every worker's tree is made (a class's first round also configures
+           # and builds the workers' trees).
+           "steady_student_seconds": each[n // 2] / at_once if n else None, "phases_summed": phases, "cpu_summed": cpu,
            "cores": len(os.sched_getaffinity(0)),
            "class_of_200_hours": (wall / n * 200 / 3600) if n else None, "per_student": students}
 json.dump(summary, open(os.path.join(out, "bench.json"), "w"), indent=1)
@@ -113,6 +120,9 @@ if cpu and n:
           + f"); on {len(os.sched_getaffinity(0))} cores no less than {per / len(os.sched_getaffinity(0)):.1f} s a student, "
           f"{100 * per * n / (wall * len(os.sched_getaffinity(0))):.0f}% of the cores busy grading over the class's wall time")
 if n:
+    print(f"in steady state, {at_once} grading{'s' if at_once > 1 else ''} at once, each taking the median {each[n // 2]:.1f} s: "
+          f"{summary['steady_student_seconds']:.1f} s a student, a class of 200 in "
+          f"{200 * summary['steady_student_seconds'] / 3600:.2f} h")
     print(f"a class of 200 like this one, at this pace: {summary['class_of_200_hours']:.2f} h "
           f"(200 x {wall / n:.1f} s; the pace of a class this size, resumed runs and hostile outliers aside)")
 timed = [(x["ratio"] / x["needed"] - 1, s["student"], x) for s in students for x in s["speed"]]
