@@ -26,6 +26,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -48,7 +49,6 @@ namespace fs = std::filesystem;
 
 // What a runner may write in all, results and messages together: far more than honest results need.
 constexpr std::size_t kLogTail = 2048;
-constexpr std::size_t kProgressTail = 64 * 1024;
 
 template <typename T>
 std::uint32_t bits(T value)
@@ -84,38 +84,6 @@ Job job_for(const PlannedCase& p)
     return j;
 }
 
-namespace {
-
-// A file a runner wrote in its folder, opened here, outside its sandbox: so only a regular file,
-// never a link (which could point at what the sandbox hides from the runner: the hidden cases, the
-// solutions) or a pipe. Its descriptor and its size in `size`; -1 when there is no such file.
-int open_runner_file(const std::string& path, std::size_t& size)
-{
-    const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return -1;
-    struct stat about {};
-    if (fstat(fd, &about) != 0 || !S_ISREG(about.st_mode)) {
-        close(fd);
-        return -1;
-    }
-    size = static_cast<std::size_t>(about.st_size);
-    return fd;
-}
-
-// Up to `count` bytes from offset `from` into `into`; how many were read.
-std::size_t read_at(int fd, char* into, std::size_t count, std::size_t from)
-{
-    std::size_t done = 0;
-    while (done < count) {
-        const ssize_t got = pread(fd, into + done, count - done, static_cast<off_t>(from + done));
-        if (got <= 0) break;
-        done += static_cast<std::size_t>(got);
-    }
-    return done;
-}
-
-}  // namespace
-
 // At most `limit` bytes, from the file's end when `tail`; nothing when there is no such file.
 std::optional<std::string> read_runner_file(const std::string& path, std::size_t limit, bool tail)
 {
@@ -142,27 +110,6 @@ bool read_runner_file_exactly(const std::string& path, void* into, std::size_t b
 namespace {
 
 std::string tail_of(const std::string& path) { return read_runner_file(path, kLogTail, true).value_or(""); }
-
-// The jobs the progress file says started and ended.
-struct Progress {
-    long last_started = -1, last_ended = -1;
-};
-
-Progress read_progress(const std::string& path)
-{
-    Progress p;
-    // Only the last jobs matter, so only the file's end is read (from its first whole line).
-    std::string text = read_runner_file(path, kProgressTail, true).value_or("");
-    if (text.size() == kProgressTail) text.erase(0, text.find('\n') + 1);
-    std::istringstream in(text);
-    std::string word;
-    long index = 0;
-    while (in >> word >> index) {
-        if (word == "start") p.last_started = index;
-        else if (word == "end") p.last_ended = index;
-    }
-    return p;
-}
 
 // Why each job has no result of its own, when the runner did not get to report one.
 struct Outcome {
@@ -204,7 +151,7 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
     outcome.at_limit.assign(count, 0);
     outcome.seconds.assign(count, -1.0);
     const auto rung_start = Clock::now();
-    const std::string progress_path = dir + "/progress";
+    ProgressFile progress(dir + "/progress");
     const std::string case_limit = std::to_string(static_cast<int>(limits.case_seconds)) + " s";
     std::size_t next = 0;
     int hung = 0;             // cases stopped at a limit
@@ -244,7 +191,7 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
                 child.pid = -1;
                 break;
             }
-            const Progress p = read_progress(progress_path);
+            const Progress p = progress.look();
             account(p, Clock::now());
             if (p.last_started != current) current = p.last_started, current_since = Clock::now();
             if (p.last_started != current || p.last_ended != ended) ended = p.last_ended, changed_since = Clock::now();
@@ -281,7 +228,7 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(current >= 0 && p.last_ended == current ? 1 : 2));
         }
-        const Progress p = read_progress(progress_path);
+        const Progress p = progress.look();
         account(p, Clock::now());
         if (p.last_started > p.last_ended && p.last_started >= static_cast<long>(next) && p.last_started < static_cast<long>(count))
             outcome.seconds[static_cast<std::size_t>(p.last_started)] =

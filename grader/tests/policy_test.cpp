@@ -27,6 +27,7 @@
 #include "plan.hpp"
 #include "reports.hpp"
 #include "rubric.hpp"
+#include "runner_process.hpp"
 #include "sanitizer.hpp"
 
 namespace {
@@ -237,6 +238,47 @@ TEST(Judge, StartsARunnerOnlyThroughItsConfinement)
     EXPECT_EQ(made, 1);
     EXPECT_FALSE(fs::exists(never)) << "the command ran as given, not as its confinement said";
     EXPECT_EQ(lab::read_file(dir + "/confined"), "/bin/touch\n");
+    fs::remove_all(dir);
+}
+
+// A runner's progress file read as it grows (ProgressFile): each look sees the last job started and
+// ended as a reading of the whole file would, across lines split between looks, a file the runner
+// cut short or replaced, more than kProgressTail written between two looks, a link in its place
+// and lines that say nothing.
+TEST(Judge, ReadsARunnersProgressAsItGrows)
+{
+    const std::string dir = fs::temp_directory_path() / ("judge-progress-" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string path = dir + "/progress";
+    const auto append = [&](const std::string& text) { std::ofstream(path, std::ios::app) << text; };
+    const auto expect = [](const lab::judge::Progress& p, long started, long ended, const char* when) {
+        EXPECT_EQ(p.last_started, started) << when;
+        EXPECT_EQ(p.last_ended, ended) << when;
+    };
+    lab::judge::ProgressFile progress(path);
+    expect(progress.look(), -1, -1, "before the file exists");
+    append("start 0\n");
+    expect(progress.look(), 0, -1, "the first job started");
+    append("end 0\nstart 1\nen");
+    expect(progress.look(), 1, 0, "a line cut short by the look");
+    append("d 1\nstart 2\n");
+    expect(progress.look(), 2, 1, "the rest of the line");
+    append("nonsense\nstart x\nend\n");
+    expect(progress.look(), 2, 1, "lines that say nothing");
+    std::string many;
+    for (int k = 3; k < 20000; ++k) many += "start " + std::to_string(k) + "\nend " + std::to_string(k) + "\n";
+    append(many);
+    expect(progress.look(), 19999, 19999, "more than kProgressTail between two looks");
+    std::ofstream(path, std::ios::trunc) << "start 7\n";
+    expect(progress.look(), 7, -1, "a file cut short");
+    fs::remove(path);
+    append("start 3\nend 3\nstart 4\nend 4\nstart 5\nend 5\nstart 6\nend 6\nstart 7\nend 7\nstart 9\n");
+    expect(progress.look(), 9, 7, "a file replaced by a longer one");
+    fs::remove(path);
+    std::ofstream(dir + "/elsewhere") << "start 99\nend 99\n";
+    fs::create_symlink(dir + "/elsewhere", path);
+    expect(progress.look(), -1, -1, "a link in its place");
     fs::remove_all(dir);
 }
 
