@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Whether two grade-all outputs hold the same grades: every student's grade.json equal in all but
-times (seconds, phases, graded_at). Used by Kit.Grader.GradeAll to compare a class graded by one
+times (seconds, phases, graded_at, and the whole grading's seconds of a core, cpu). Used by Kit.Grader.GradeAll to compare a class graded by one
 worker with the same class graded by several.
     same_grades.py [--gpu] OUT_A OUT_B    exit 0 when the same; else prints the first differences, exit 1
 --gpu: graded on a GPU, where the speed is measured: each rung's GB/s and its speed part's note (the
@@ -59,6 +59,8 @@ def main():
             differ += 1
             continue
         a, b = (without_times(json.load(open(p, encoding="utf-8")), measured) for p in paths)
+        for grade in (a, b):
+            grade.pop("cpu", None)  # seconds of a core by part: times too
         found = first_difference(a, b)
         if found:
             print(f"{student}: {found}")
