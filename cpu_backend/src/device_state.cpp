@@ -4,6 +4,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 
 namespace lab::cpu {
@@ -12,6 +14,14 @@ std::size_t page_size()
 {
     static const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     return page;
+}
+
+std::size_t guard_bytes_after(std::size_t bytes)
+{
+    const std::size_t page = page_size();
+    const std::size_t least = std::size_t{16} << 20;
+    const std::size_t wanted = bytes > (SIZE_MAX - page) / 2 ? least : std::max(least, 2 * bytes);
+    return (wanted + page - 1) / page * page;
 }
 
 State& state()
@@ -94,7 +104,7 @@ std::string describe_device_address(std::uintptr_t address)
     for (const auto& [start, a] : s.allocations) {
         const auto end = start + a.bytes;
         const auto mapping_end = reinterpret_cast<std::uintptr_t>(a.mapping) + a.mapping_bytes;
-        if (address >= end && address < mapping_end + page_size())
+        if (address >= end && address < mapping_end)
             return std::to_string(address - end) + " bytes past the end of a device allocation of " +
                    std::to_string(a.bytes) + " bytes";
         if (address < start && address + page_size() >= start)

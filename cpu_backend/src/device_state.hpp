@@ -20,7 +20,7 @@ namespace lab::cpu {
 
 std::size_t page_size();
 constexpr std::size_t kAlignment = 256;     // what cudaMalloc guarantees
-constexpr unsigned char kSlackByte = 0xCD;  // fills the bytes between an allocation's end and its guard page
+constexpr unsigned char kSlackByte = 0xCD;  // fills the bytes between an allocation's end and its guard
 // Fills a new allocation: a GPU's cudaMalloc hands back whatever was there, and a fresh mapping's
 // zeros would let a kernel that reads scratch memory it never wrote (a partial sum, a counter
 // that is not reset) pass here. 0xFF is a NaN as a float and -1 as an int. Allocations larger than
@@ -28,10 +28,18 @@ constexpr unsigned char kSlackByte = 0xCD;  // fills the bytes between an alloca
 constexpr unsigned char kPoisonByte = 0xFF;
 constexpr std::size_t kPoisonedBytes = std::size_t{1} << 30;
 
+// An allocation's guard: the address space after its end that no access may reach (PROT_NONE).
+// Twice the allocation and at least 16 MiB, so that a kernel that reads a whole grid's stride past
+// the end (a read left before its bound check: mistake_07_reads_leftover_before_check) faults every
+// time, where one guard page caught it only when whatever the system had mapped beyond was not
+// readable (1 run in 6). Address space only: nothing is reserved or committed for it.
+std::size_t guard_bytes_after(std::size_t bytes);
+
 struct Allocation {
     char* mapping;
-    std::size_t mapping_bytes;
+    std::size_t mapping_bytes;  // the usable pages and the guard after them
     std::size_t bytes;
+    std::size_t usable;  // where the guard starts, from `mapping`
 };
 
 struct State {

@@ -42,22 +42,28 @@ cudaError_t cudaMalloc(void** pointer, std::size_t bytes)
     if (!pointer) return fail(cudaErrorInvalidValue, "cudaMalloc was given a null pointer to store the address in");
     *pointer = nullptr;
     if (bytes == 0) return cudaSuccess;
-    // The allocation ends at a guard page (rounded to cudaMalloc's 256-byte alignment), so a kernel
-    // that runs far off its end faults at once and is named, instead of reading other data.
+    // The allocation ends at its guard (rounded to cudaMalloc's 256-byte alignment; device_state.hpp),
+    // so a kernel that runs off its end faults at once and is named, instead of reading other data.
+    // The whole range is mapped inaccessible, then the allocation's own pages opened.
     const std::size_t page = lab::cpu::page_size();
     const std::size_t usable = (bytes + lab::cpu::kAlignment + page - 1) / page * page;
-    const std::size_t mapping_bytes = usable + page;
-    void* mapping = mmap(nullptr, mapping_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (mapping == MAP_FAILED)
+    std::size_t mapping_bytes = usable + lab::cpu::guard_bytes_after(bytes);
+    void* mapping = mmap(nullptr, mapping_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mapping == MAP_FAILED) {  // (an address space too small for the guard: one page, then)
+        mapping_bytes = usable + page;
+        mapping = mmap(nullptr, mapping_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    }
+    if (mapping == MAP_FAILED || mprotect(mapping, usable, PROT_READ | PROT_WRITE) != 0) {
+        if (mapping != MAP_FAILED) munmap(mapping, mapping_bytes);
         return fail(cudaErrorMemoryAllocation, "cudaMalloc could not reserve " + std::to_string(bytes) + " bytes");
+    }
     char* guard = static_cast<char*>(mapping) + usable;
-    mprotect(guard, page, PROT_NONE);
     char* start = reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(guard - bytes) & ~(lab::cpu::kAlignment - 1));
     std::memset(start + bytes, lab::cpu::kSlackByte, static_cast<std::size_t>(guard - start) - bytes);
     if (bytes <= lab::cpu::kPoisonedBytes) std::memset(start, lab::cpu::kPoisonByte, bytes);
     {
         std::lock_guard<std::mutex> lock(state().lock);
-        state().allocations[reinterpret_cast<std::uintptr_t>(start)] = {static_cast<char*>(mapping), mapping_bytes, bytes};
+        state().allocations[reinterpret_cast<std::uintptr_t>(start)] = {static_cast<char*>(mapping), mapping_bytes, bytes, usable};
     }
     *pointer = start;
     return cudaSuccess;
@@ -78,7 +84,7 @@ cudaError_t cudaFree(void* pointer)
     s.allocations.erase(it);
     lock.unlock();
     const char* slack = static_cast<const char*>(pointer) + a.bytes;
-    const char* guard = a.mapping + a.mapping_bytes - lab::cpu::page_size();
+    const char* guard = a.mapping + a.usable;
     std::size_t written = 0;
     for (const char* p = slack; p < guard; ++p) written += static_cast<unsigned char>(*p) != lab::cpu::kSlackByte;
     munmap(a.mapping, a.mapping_bytes);

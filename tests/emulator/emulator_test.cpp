@@ -327,6 +327,20 @@ TEST_F(Emulator, GlobalOverflowIsStoppedAndLocated)
     EXPECT_NE(error.find("past the end of a device allocation of 128 bytes"), std::string::npos) << error;
 }
 
+// A read far past the end (pages beyond it, where the system's next mapping may lie: here the
+// buffer allocated before, which the system places just after) faults every time, and is located.
+TEST_F(Emulator, AReadFarPastTheEndIsStoppedWhateverLiesBeyond)
+{
+    for (int past : {2048, 16384, 65536, 1 << 20}) {
+        DeviceBuffer<int> before(1 << 16), in(1 << 10), out(32);
+        before.fill(7);
+        in.fill(1);
+        const auto error = error_of([&] { emulated::far_past_end(in.data(), out.data(), 1 << 10, past); });
+        EXPECT_NE(error.find("past the end of a device allocation of 4096 bytes"), std::string::npos)
+            << past << " ints past the end: " << error;
+    }
+}
+
 TEST_F(Emulator, WritePastTheEndIsReportedWhenTheBufferIsFreed)
 {
     lab::take_deferred_errors();

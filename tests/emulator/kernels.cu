@@ -229,6 +229,13 @@ __global__ void global_overflow(const int* in, int* out)
     out[threadIdx.x] = in[threadIdx.x + 64];  // `in` holds 32: this is past its end, and past the slack after it
 }
 
+// Reads `in` `past` ints beyond its `n`: a grid's stride past the end, as a read left before its
+// bound check does (mistake_07_reads_leftover_before_check), well beyond one page.
+__global__ void far_past_end(const int* in, int* out, int n, int past)
+{
+    out[threadIdx.x] = in[n + past + threadIdx.x];
+}
+
 // `out` holds one int: the others land in the slack before the allocation's guard page.
 __global__ void write_past_end(int* out)
 {
@@ -329,6 +336,7 @@ void block_and_barrier_deadlock(int* out) { ::block_and_barrier_deadlock<<<1, 10
 void write_past_end(int* out) { ::write_past_end<<<1, 8>>>(out); }
 void dynamic_shared_overflow(int* out) { ::dynamic_shared_overflow<<<1, 64, 64 * sizeof(int)>>>(out); }
 void global_overflow(const int* in, int* out) { ::global_overflow<<<1, 32>>>(in, out); }
+void far_past_end(const int* in, int* out, int n, int past) { ::far_past_end<<<1, 32>>>(in, out, n, past); }
 void huge_local_array(int* out) { ::huge_local_array<<<1, 2>>>(out); }
 void divide(const int* in, int* out) { ::divide<<<1, 4>>>(in, out); }
 void last_warp_unroll(const float* in, float* out, int blocks, bool safe)

@@ -35,6 +35,7 @@ void block_and_barrier_deadlock(int* out);
 void write_past_end(int* out);
 void dynamic_shared_overflow(int* out);
 void global_overflow(const int* in, int* out);
+void far_past_end(const int* in, int* out, int n, int past);
 void huge_local_array(int* out);
 void divide(const int* in, int* out);
 void last_warp_unroll(const float* in, float* out, int blocks, bool safe);
