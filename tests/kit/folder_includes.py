@@ -18,7 +18,7 @@ ALLOWED = {
     "cpu_backend": set(),
     "harness": {"kit", "cpu_backend"},
     "judge": {"kit", "harness", "cpu_backend"},
-    "tests": {"kit", "harness", "cpu_backend", "cli", "authoring"},  # the kit's own tests of those tools
+    "tests": {"kit", "harness", "cpu_backend", "judge", "cli", "authoring"},  # the kit's own tests of those tools
     "grader": {"kit", "harness", "cpu_backend", "judge", "authoring"},
     "authoring": {"kit", "harness", "cpu_backend"},
     "cli": {"kit"},
@@ -26,7 +26,7 @@ ALLOWED = {
 # The folders a folder's targets put on the include path besides its own files' (CMakeLists.txt).
 EXTRA = {
     "grader": ["grader", "grader/trusted", "grader/batch", "judge", "authoring"],
-    "tests": ["cli", "authoring"],
+    "tests": ["cli", "authoring", "judge"],
     "judge": ["judge"],
 }
 PUBLIC = ["kit/include", "harness/include", "cpu_backend/include", "cpu_backend/include/lab/cpu/cuda"]
