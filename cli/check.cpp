@@ -2,13 +2,15 @@
 // student's exercises, quietly, and hands it to the kit's case runner (lab-case check), which runs
 // the small cases first in one process and says what matters: the first failing case with its
 // likely cause and the command that runs it alone, or, once everything passes, the next rung. Its
-// verdict goes to .lab/progress/ for ./lab status. On the CPU backend a correct kernel is also
+// verdict goes to .lab/progress/ for ./lab status (not with LAB_CASES_SEED set: a grading's inputs). On the CPU backend a correct kernel is also
 // measured beside the reference (./lab explain), and check says where it misses the rung's lesson.
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include "kit.hpp"
+#include "lab/cases.hpp"
 #include "lab/process.hpp"
 #include "progress.hpp"
 
@@ -23,7 +25,14 @@ int check_rung(const Kit& kit, const RungInfo& rung, const std::string& case_nam
     std::vector<std::string> command{kit.tool(preset, "judge/lab-case"), "check", "--rung", rung.id, "--exe",
                                      kit.tool(preset, "tests/" + test), "--backend", kit.is_cpu(preset) ? "cpu" : "cuda"};
     if (!case_name.empty()) command.insert(command.end(), {"--case", case_name});
-    else command.insert(command.end(), {"--progress", progress_file(kit, rung), "--stamp", stamp_of(exercise_file(kit, rung))});
+    else if (const auto seed = cases_seed_from_environment()) {
+        // A grading's inputs (its report's seed): a check for finding what the grading found, not
+        // one that ./lab status counts.
+        char text[32];
+        std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(*seed));
+        say(std::string("(the visible cases' inputs drawn from LAB_CASES_SEED=") + text +
+            ", as the grading with that seed drew them: ./lab status does not count this check)");
+    } else command.insert(command.end(), {"--progress", progress_file(kit, rung), "--stamp", stamp_of(exercise_file(kit, rung))});
     if (log.empty()) return kit.run(command);
     std::cout.flush();
     process::Options options;

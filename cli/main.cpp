@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "kit.hpp"
+#include "lab/cases.hpp"
 #include "lab/registry.hpp"
 #include "lab/usage_error.hpp"
 
@@ -205,7 +206,8 @@ int main(int argc, char** argv)
         // Set last: a subcommand made after it would show it too.
         app.footer(
             "Environment: CUDAARCHS picks CUDA architectures (default 75;90, e.g. CUDAARCHS=native); LAB_JOBS sets build\n"
-            "and test parallelism (default: all cores); LAB_CPU_WORKERS the threads the CPU backend runs blocks on.");
+            "and test parallelism (default: all cores); LAB_CPU_WORKERS the threads the CPU backend runs blocks on;\n"
+            "LAB_CASES_SEED=<a grading's seed> draws the visible cases' inputs as that grading did (./lab check NN).");
         if (argc < 2) {
             std::cerr << app.help();
             return 2;
@@ -222,6 +224,9 @@ int main(int argc, char** argv)
                 throw Failure("no command '" + first + "'; ./lab help lists them", 2);
             }
         }
+        // A grading's seed for the suites' inputs (lab/cases.hpp): refused here, before any build,
+        // when it is not one.
+        lab::cases_seed_from_environment();
         app.parse(argc, argv);
         return status;
     } catch (const CLI::CallForHelp&) {

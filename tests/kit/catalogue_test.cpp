@@ -5,9 +5,12 @@
 #include <climits>
 #include <cstdint>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <string>
 
 #include "lab/cases.hpp"
 #include "lab/inputs.hpp"
@@ -168,6 +171,38 @@ TEST(Catalogue, RefusesMalformedRowGroups)
     std::ofstream(path) << R"({"base_seed": 1, "groups": [{"name": "g", "inputs": ["int"], "blocks": [256], "for": "rows",
         "ops": ["dot"], "rows": ["2"], "cols": ["3"]}]})";
     EXPECT_THROW(Catalogue::load(path), lab::UsageError) << "the row operations take floats";
+}
+
+// LAB_CASES_SEED: a grading's seed read as lab-grade reads it (hex or decimal), the catalogue then
+// drawn from it as the grader's visible cases are; anything that is not a whole number refused.
+TEST(Catalogue, TakesAGradingsSeedFromTheEnvironment)
+{
+    const char* before = std::getenv("LAB_CASES_SEED");
+    const std::string kept = before ? before : "";
+    unsetenv("LAB_CASES_SEED");
+    EXPECT_FALSE(lab::cases_seed_from_environment().has_value());
+    setenv("LAB_CASES_SEED", "", 1);
+    EXPECT_FALSE(lab::cases_seed_from_environment().has_value());
+    setenv("LAB_CASES_SEED", "0x76abb039384d953f", 1);
+    EXPECT_EQ(lab::cases_seed_from_environment(), std::optional<std::uint64_t>(0x76abb039384d953full));
+    setenv("LAB_CASES_SEED", "12345", 1);
+    EXPECT_EQ(lab::cases_seed_from_environment(), std::optional<std::uint64_t>(12345));
+    for (const char* wrong : {"seed", "0x12zz", "12 ", "-3", "0x1ffffffffffffffff"}) {
+        setenv("LAB_CASES_SEED", wrong, 1);
+        EXPECT_THROW(lab::cases_seed_from_environment(), lab::UsageError) << wrong;
+    }
+    if (before) setenv("LAB_CASES_SEED", kept.c_str(), 1);
+    else unsetenv("LAB_CASES_SEED");
+    // The seed moves every visible case's seed as the grader's does (plan.cpp: the same load).
+    const Catalogue kit = Catalogue::load(lab::kit_path("tests/cases.json"));
+    const Catalogue moved = Catalogue::load(lab::kit_path("tests/cases.json"), 0x76abb039384d953full);
+    ASSERT_EQ(kit.cases().size(), moved.cases().size());
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < kit.cases().size(); ++i) {
+        EXPECT_EQ(kit.cases()[i].name, moved.cases()[i].name);
+        differ += kit.cases()[i].seed != moved.cases()[i].seed;
+    }
+    EXPECT_EQ(differ, kit.cases().size());
 }
 
 TEST(Catalogue, CoversTheEdgesAtEveryBlockSize)

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -64,13 +65,21 @@ struct Case {
     unsigned grid_blocks(int multiprocessors) const;  // 0 when grid is empty
 };
 
+// LAB_CASES_SEED, read as a seed (0x..., or decimal), when it is set: the suites then draw every
+// visible case's input as a grading run with that seed does (lab-grade --seed; its report gives the
+// seed), so that a student can run the inputs a grading ran, and the kit's tests can hold the two
+// judges to the same verdicts. Unset or empty: none. Anything else throws UsageError.
+std::optional<std::uint64_t> cases_seed_from_environment();
+
 class Catalogue {
 public:
     static Catalogue load(const std::string& path);  // throws UsageError with the path and the problem
     // The same cases with every seed derived from `base_seed` instead of the file's: the grader's
     // fresh inputs for each grading run.
     static Catalogue load(const std::string& path, std::uint64_t base_seed);
-    static const Catalogue& kit();                   // tests/cases.json of this kit, loaded once
+    // tests/cases.json of this kit, loaded once; its seeds derived from LAB_CASES_SEED where that is
+    // set (cases_seed_from_environment): the visible inputs a grading with that seed drew.
+    static const Catalogue& kit();
 
     const std::vector<Case>& cases() const { return cases_; }
     // The cases a rung runs for one operator: those whose block size the rung allows. A driver rung

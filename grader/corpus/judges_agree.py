@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Kit test (Kit.JudgesAgree.Corpus): the two judges give the kit's corpus the same case verdicts.
+
+For every corpus submission that a Kit.Grader.Corpus test graded (its report/grade.json), each
+rung whose visible cases the grader judged is judged again the student's way: the file goes into
+the suites (the build tree's judged_NN, built as ./lab check builds an edited file) and lab-case
+batch runs them, with LAB_CASES_SEED set to the grading's seed so that the suites draw the inputs
+the grading drew. Every case that both judged must have the same verdict.
+
+Left out, and said so: the entries that test the grader's sandbox ("integrity": "off", or "needs"
+a limit): they attack the machine they run on, which the sandbox stops and ./lab check, running
+a student's own code on their own machine, does not try to. A rung the grader refused (its
+screen, its integrity checks) ran no case there, so there is nothing to compare.
+
+usage: judges_agree.py LAB_CASE BUILD_TREE BACKEND KIT WORK GRADINGS...
+  GRADINGS: folders holding the corpus's gradings (BUILD/grading/corpus of each grading tree).
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+# Differences known and accounted for: the entry, and why its verdicts may differ, in one direction
+# only (the grader failing a case the suites pass); the suites must still fail it somewhere.
+KNOWN = {
+    "cheat_caches_results": "it hands back an earlier launch's result when a launch has the same input address and "
+                            "size, so whether a case gets a stale answer depends on what ran before it in the same "
+                            "process: the grader's runner runs every visible case and the hidden ones, the suites their "
+                            "own order (and on the CPU backend a sample). The grader's failure is the stricter verdict.",
+}
+
+lab_case, build, backend, kit, work, *gradings = sys.argv[1:]
+os.makedirs(work, exist_ok=True)
+summary = open(os.path.join(work, "summary.txt"), "w")  # what it prints, kept (.ci/gpu copies it)
+
+
+def say(line):
+    print(line, flush=True)
+    summary.write(line + "\n")
+
+corpus = os.path.join(kit, "grader", "corpus")
+
+
+def key(op, case):  # "LayerNorm" and "layer_norm" alike
+    return re.sub(r"[^a-z0-9]", "", op.lower()) + "/" + case
+
+
+def judged(status):
+    return status in ("passed", "failed")
+
+
+def suites_verdicts(rung, source, seed, out):
+    """The suites' verdict of each kernel case of `source` (rung `rung`): {key: status}, or the
+    build's error when the file does not build."""
+    target = f"judged_{rung}"
+    place = os.path.join(build, "tests", "judged", f"{rung}.cu")
+    with open(source, "rb") as f:
+        wanted = f.read()
+    have = open(place, "rb").read() if os.path.exists(place) else None
+    if have != wanted:
+        with open(place, "wb") as f:
+            f.write(wanted)
+    built = subprocess.run(["cmake", "--build", build, "--target", target], capture_output=True, text=True)
+    if built.returncode != 0:
+        return None, built.stdout[-3000:] + built.stderr[-2000:]
+    exe = os.path.join(build, "tests", target)
+    junit = os.path.join(out, f"{rung}.xml")
+    env = dict(os.environ, LAB_CASES_SEED=seed)
+    command = [lab_case, "batch", "--rung", rung, "--exe", exe, "--backend", backend, "--timeout", "60", "--junit", junit]
+    if backend == "cpu":
+        command += ["--sample", seed]  # the small cases and one of each larger shape, as ./lab run
+    with open(os.path.join(out, f"{rung}.log"), "w") as log:
+        subprocess.run(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    if not os.path.exists(junit):
+        return None, f"lab-case wrote no results ({os.path.join(out, rung + '.log')})"
+    verdicts = {}
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        m = re.match(r"Ex\d\d/([A-Za-z]+)\.MatchesReference/(.+)$", case.get("name"))
+        if m:
+            status = case.get("status")
+            verdicts[key(m.group(1), m.group(2))] = {"run": "passed", "fail": "failed"}.get(status, "skipped")
+    return verdicts, ""
+
+
+entries = sorted(e for e in os.listdir(corpus) if os.path.isfile(os.path.join(corpus, e, "expect.json")))
+left_out, ungraded, differ_total, problems = [], [], 0, []
+compared_entries, compared_rungs, both_total, failed_total = 0, 0, 0, 0
+for name in entries:
+    expect = json.load(open(os.path.join(corpus, name, "expect.json")))
+    if expect.get("integrity") == "off" or expect.get("needs"):
+        left_out.append(name)
+        continue
+    grading = next((os.path.join(g, name) for g in gradings if os.path.isfile(os.path.join(g, name, "report", "grade.json"))), None)
+    if grading is None:
+        ungraded.append(name)
+        continue
+    grade = json.load(open(os.path.join(grading, "report", "grade.json")))
+    seed = grade["seed"]
+    out = os.path.join(work, name)
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    compared_entries += 1
+    for r in grade["rungs"]:
+        graded = {key(c["op"], c["name"]): c["status"] for c in r.get("cases", []) if not c["hidden"]}
+        if not any(judged(v) for v in graded.values()):
+            continue  # not submitted, refused, or not built: no case ran
+        source = os.path.join(grading, "submission", "exercises", f"{r['id']}.cu")
+        suites, why = suites_verdicts(r["id"], source, seed, out)
+        if suites is None:
+            problems.append(f"{name} {r['id']}: the grader ran its cases, the suites could not: {why}")
+            continue
+        both = sorted(k for k in suites.keys() & graded.keys() if judged(suites[k]) and judged(graded[k]))
+        differ = [k for k in both if suites[k] != graded[k]]
+        failed = sum(1 for k in both if graded[k] == "failed")
+        if name in KNOWN:
+            known = [k for k in differ if graded[k] == "failed"]
+            differ = [k for k in differ if k not in known]
+            if known:
+                say(f"  {len(known)} failed by the grader alone, as known: {KNOWN[name]}")
+            if not any(suites[k] == "failed" for k in both):
+                problems.append(f"{name} {r['id']}: the suites failed none of its cases")
+        compared_rungs += 1
+        both_total += len(both)
+        failed_total += failed
+        differ_total += len(differ)
+        say(f"{name:52} {r['id']:20} {len(both):4} judged by both, {failed:4} failed, {len(differ)} differ")
+        for k in differ[:10]:
+            say(f"  DIFFERS {k}: the suites say {suites[k]}, the grader {graded[k]} "
+                  f"(seed {seed}; the suites' output: {os.path.join(out, r['id'] + '.log')})")
+        if not both:
+            problems.append(f"{name} {r['id']}: no case judged by both (the suites: {len(suites)}, the grader: {len(graded)})")
+
+say(f"\n{compared_entries} corpus submissions, {compared_rungs} rungs: {both_total} cases judged by both judges, "
+      f"{failed_total} of them failed, {differ_total} with different verdicts")
+say(f"left out (they test the grader's sandbox; ./lab check does not confine a student's own code): {', '.join(left_out)}")
+for p in problems:
+    say("PROBLEM: " + p)
+if ungraded:
+    say(f"FAIL: {len(ungraded)} corpus submissions have no grading to compare with (run the Kit.Grader.Corpus "
+          f"tests first): {', '.join(ungraded)}")
+# The comparison must have had something to find: most of the corpus, and failures among its cases.
+if differ_total or problems or ungraded or compared_entries < 40 or failed_total < 100:
+    sys.exit(1)
+say("the suites and the grader give every case they both judged the same verdict")
