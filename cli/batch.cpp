@@ -167,13 +167,9 @@ std::string sample_seed(const std::string& given)
 {
     std::uint64_t value = 0;
     if (!given.empty()) {
-        try {
-            std::size_t used = 0;
-            value = std::stoull(given, &used, 0);
-            if (used != given.size()) throw std::invalid_argument(given);
-        } catch (const std::exception&) {
-            throw Failure("--seed needs a number, as a sampled run prints it (0x1f2e3d4c), not " + given, 2);
-        }
+        const auto seed = lab::parse_seed_text(given);
+        if (!seed) throw Failure("--seed needs a number, as a sampled run prints it (0x1f2e3d4c), not " + given, 2);
+        value = *seed;
     } else {
         value = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) * 0x9E3779B97F4A7C15ull;
     }

@@ -201,13 +201,9 @@ int mode_batch(const Runner& runner, const std::vector<lab::PlannedTest>& plan)
     std::vector<bool> runs(plan.size(), true);
     std::uint64_t seed = 0;
     if (!o.sample.empty()) {
-        try {
-            std::size_t used = 0;
-            seed = std::stoull(o.sample, &used, 0);
-            if (used != o.sample.size()) throw std::invalid_argument(o.sample);
-        } catch (const std::exception&) {
-            usage("--sample needs a number (a seed such as 0x1f2e3d), not " + o.sample);
-        }
+        const auto given = lab::parse_seed_text(o.sample);
+        if (!given) usage("--sample needs a number (a seed such as 0x1f2e3d), not " + o.sample);
+        seed = *given;
         runs = lab::cpu_sample(plan, seed);
     }
     std::vector<const lab::PlannedTest*> plain, racecheck, left_out;

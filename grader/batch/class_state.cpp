@@ -47,15 +47,9 @@ std::string hex(std::uint64_t value)
 
 std::uint64_t parse_seed(const std::string& text)
 {
-    std::size_t used = 0;
-    std::uint64_t seed = 0;
-    try {
-        seed = std::stoull(text, &used, 0);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (text.empty() || used != text.size()) throw std::runtime_error("--seed " + text + " is not a number (0x...)");
-    return seed;
+    const auto seed = lab::parse_seed_text(text);
+    if (!seed) throw std::runtime_error("--seed " + text + " is not a number (0x...)");
+    return *seed;
 }
 
 std::string fingerprint(const std::string& path)

@@ -13,6 +13,7 @@
 #include "lab/lesson_numbers.hpp"
 #include "lab/plan.hpp"
 #include "lab/suite_plan.hpp"
+#include "lab/text.hpp"
 
 namespace lab::grading {
 
@@ -252,10 +253,9 @@ std::string replay_command(const RungInfo& rung, const Case& c, const LaunchPlan
 
 std::uint64_t parse_seed(const std::string& text)
 {
-    std::size_t used = 0;
-    const std::uint64_t seed = std::stoull(text, &used, 0);
-    if (used != text.size()) throw std::runtime_error("--seed " + text + " is not a number (give it as the report does: 0x...)");
-    return seed;
+    const auto seed = lab::parse_seed_text(text);
+    if (!seed) throw std::runtime_error("--seed " + text + " is not a number (give it as the report does: 0x...)");
+    return *seed;
 }
 
 std::vector<std::string> grading_orders()

@@ -15,6 +15,7 @@
 
 #include "lab/usage_error.hpp"
 #include "lab/random.hpp"
+#include "lab/text.hpp"
 
 namespace lab {
 
@@ -244,14 +245,8 @@ std::optional<std::uint64_t> cases_seed_from_environment()
     const char* set = std::getenv("LAB_CASES_SEED");
     if (!set || !*set) return std::nullopt;
     const std::string text = set;
-    std::size_t used = 0;
-    std::uint64_t seed = 0;
-    try {
-        seed = std::stoull(text, &used, 0);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used == 0 || used != text.size() || text.front() == '-')
+    const auto seed = parse_seed_text(text);
+    if (!seed)
         throw UsageError("LAB_CASES_SEED must be a seed such as 0x1f2e3d (the one a grading's report gives), not '" + text +
                          "'; unset it to draw the kit's own inputs");
     return seed;

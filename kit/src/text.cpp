@@ -9,6 +9,19 @@
 
 namespace lab {
 
+std::optional<std::uint64_t> parse_seed_text(std::string_view text)
+{
+    if (text.empty() || !std::isdigit(static_cast<unsigned char>(text.front()))) return std::nullopt;  // no sign, no space
+    const std::string whole(text);
+    std::size_t used = 0;
+    try {
+        const std::uint64_t seed = std::stoull(whole, &used, 0);
+        if (used == whole.size()) return seed;
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+}
+
 long long parse_time(const std::string& text)
 {
     const auto digits = [&](std::size_t at, std::size_t count) {

@@ -68,3 +68,15 @@ TEST(Text, JoinedNamesTheRestByCount)
     EXPECT_EQ(lab::joined({"a", "b", "c", "d"}, 2), "a, b and 2 more");
     EXPECT_EQ(lab::joined({"a", "b"}, 2), "a, b");
 }
+
+// One reader of seeds for every command that takes one back (--seed, --sample, LAB_CASES_SEED): a
+// whole number in hex or decimal that fits 64 bits, and nothing else (no sign, no spaces, no rest).
+TEST(Text, ASeedIsAWholeNumberAndNothingElse)
+{
+    EXPECT_EQ(lab::parse_seed_text("0x4aba2d638bd3b4fc"), std::optional<std::uint64_t>(0x4aba2d638bd3b4fcull));
+    EXPECT_EQ(lab::parse_seed_text("0xffffffffffffffff"), std::optional<std::uint64_t>(~std::uint64_t{0}));
+    EXPECT_EQ(lab::parse_seed_text("24301"), std::optional<std::uint64_t>(24301));
+    EXPECT_EQ(lab::parse_seed_text("0"), std::optional<std::uint64_t>(0));
+    for (const char* wrong : {"", "-3", " 7", "7 ", "+7", "0x", "0x1g", "seed", "0x10000000000000000", "1e3", "12abc"})
+        EXPECT_FALSE(lab::parse_seed_text(wrong).has_value()) << "'" << wrong << "'";
+}
