@@ -147,8 +147,10 @@ TEST(Process, ChildrenCountTheirCpuTimeAndTheirChildrensToTheAccountTheyStartedI
         const auto found = all.find(account);
         return found == all.end() ? 0.0 : found->second;
     };
-    // About 0.4 s of a core, half of it in a grandchild the child waits for.
-    const std::string spin = "spin() { end=$(($(date +%s%N) + 200000000)); while [ $(date +%s%N) -lt $end ]; do :; done; }; ";
+    // About 0.4 s of a core, half of it in a grandchild the child waits for: each spins until it
+    // has had 0.2 s of a core (perl, which every Debian has), not 0.2 s of the clock, which a
+    // loaded machine gives as less.
+    const std::string spin = "spin() { /usr/bin/perl -e '1 while (times)[0] + (times)[1] < 0.2'; }; ";
     {
         lab::process::Account account("process-test-spin");
         ASSERT_EQ(lab::process::run({"/bin/sh", "-c", spin + "spin; (" + spin + "spin) & wait"}), 0);
