@@ -2,9 +2,10 @@
 // student's exercises, quietly, and hands it to the kit's case runner (lab-case check), which runs
 // the small cases first in one process and says what matters: the first failing case with its
 // likely cause and the command that runs it alone, or, once everything passes, the next rung. Its
-// verdict goes to .lab/progress/ for ./lab status (not with LAB_CASES_SEED set: a grading's inputs). On the CPU backend a correct kernel is also
-// measured beside the reference (./lab explain), and check says where it misses the rung's lesson.
-#include <cstdio>
+// verdict goes to .lab/progress/ for ./lab status (not with LAB_CASES_SEED set: a grading's
+// inputs). On the CPU backend a correct kernel is also measured beside the reference (./lab
+// explain), and check says where it misses the rung's lesson.
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -25,12 +26,10 @@ int check_rung(const Kit& kit, const RungInfo& rung, const std::string& case_nam
     std::vector<std::string> command{kit.tool(preset, "judge/lab-case"), "check", "--rung", rung.id, "--exe",
                                      kit.tool(preset, "tests/" + test), "--backend", kit.is_cpu(preset) ? "cpu" : "cuda"};
     if (!case_name.empty()) command.insert(command.end(), {"--case", case_name});
-    else if (const auto seed = cases_seed_from_environment()) {
+    else if (cases_seed_from_environment()) {
         // A grading's inputs (its report's seed): a check for finding what the grading found, not
         // one that ./lab status counts.
-        char text[32];
-        std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(*seed));
-        say(std::string("(the visible cases' inputs drawn from LAB_CASES_SEED=") + text +
+        say(std::string("(the visible cases' inputs drawn from LAB_CASES_SEED=") + std::getenv("LAB_CASES_SEED") +
             ", as the grading with that seed drew them: ./lab status does not count this check)");
     } else command.insert(command.end(), {"--progress", progress_file(kit, rung), "--stamp", stamp_of(exercise_file(kit, rung))});
     if (log.empty()) return kit.run(command);

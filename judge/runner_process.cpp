@@ -23,16 +23,17 @@ std::unique_ptr<Confinement> confined(const std::vector<std::string>& command, c
     return made;
 }
 
-int open_runner_file(const std::string& path, std::size_t& size)
+int open_runner_file(const std::string& path, std::size_t& size, struct stat* about)
 {
     const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return -1;
-    struct stat about {};
-    if (fstat(fd, &about) != 0 || !S_ISREG(about.st_mode)) {
+    struct stat own {};
+    struct stat& seen = about ? *about : own;
+    if (fstat(fd, &seen) != 0 || !S_ISREG(seen.st_mode)) {
         close(fd);
         return -1;
     }
-    size = static_cast<std::size_t>(about.st_size);
+    size = static_cast<std::size_t>(seen.st_size);
     return fd;
 }
 
@@ -50,10 +51,9 @@ std::size_t read_at(int fd, char* into, std::size_t count, std::size_t from)
 Progress ProgressFile::look()
 {
     std::size_t size = 0;
-    const int fd = open_runner_file(path_, size);
     struct stat about {};
-    if (fd < 0 || fstat(fd, &about) != 0) {
-        if (fd >= 0) close(fd);
+    const int fd = open_runner_file(path_, size, &about);
+    if (fd < 0) {
         *this = ProgressFile(path_);
         return seen_;
     }

@@ -2,6 +2,7 @@
 // (checker.cpp's cases, speed_checker.cpp's speed case), stopped, and how it ended in words.
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -22,8 +23,9 @@ std::unique_ptr<Confinement> confined(const std::vector<std::string>& command, c
 
 // A file a runner wrote in its folder, opened here, outside its sandbox: so only a regular file,
 // never a link (which could point at what the sandbox hides from the runner: the hidden cases, the
-// solutions) or a pipe. Its descriptor and its size in `size`; -1 when there is no such file.
-int open_runner_file(const std::string& path, std::size_t& size);
+// solutions) or a pipe. Its descriptor and its size in `size` (and all fstat says in `about`, when
+// given); -1 when there is no such file.
+int open_runner_file(const std::string& path, std::size_t& size, struct stat* about = nullptr);
 // Up to `count` bytes from offset `from` into `into`; how many were read.
 std::size_t read_at(int fd, char* into, std::size_t count, std::size_t from);
 

@@ -37,11 +37,12 @@ os.makedirs(work, exist_ok=True)
 summary = open(os.path.join(work, "summary.txt"), "w")  # what it prints, kept (.ci/gpu copies it)
 
 
+corpus = os.path.join(kit, "grader", "corpus")
+
+
 def say(line):
     print(line, flush=True)
     summary.write(line + "\n")
-
-corpus = os.path.join(kit, "grader", "corpus")
 
 
 def key(op, case):  # "LayerNorm" and "layer_norm" alike
@@ -129,18 +130,18 @@ for name in entries:
         say(f"{name:52} {r['id']:20} {len(both):4} judged by both, {failed:4} failed, {len(differ)} differ")
         for k in differ[:10]:
             say(f"  DIFFERS {k}: the suites say {suites[k]}, the grader {graded[k]} "
-                  f"(seed {seed}; the suites' output: {os.path.join(out, r['id'] + '.log')})")
+                f"(seed {seed}; the suites' output: {os.path.join(out, r['id'] + '.log')})")
         if not both:
             problems.append(f"{name} {r['id']}: no case judged by both (the suites: {len(suites)}, the grader: {len(graded)})")
 
 say(f"\n{compared_entries} corpus submissions, {compared_rungs} rungs: {both_total} cases judged by both judges, "
-      f"{failed_total} of them failed, {differ_total} with different verdicts")
+    f"{failed_total} of them failed, {differ_total} with different verdicts")
 say(f"left out (they test the grader's sandbox; ./lab check does not confine a student's own code): {', '.join(left_out)}")
 for p in problems:
     say("PROBLEM: " + p)
 if ungraded:
     say(f"FAIL: {len(ungraded)} corpus submissions have no grading to compare with (run the Kit.Grader.Corpus "
-          f"tests first): {', '.join(ungraded)}")
+        f"tests first): {', '.join(ungraded)}")
 # The comparison must have had something to find: most of the corpus, and failures among its cases.
 if differ_total or problems or ungraded or compared_entries < 40 or failed_total < 100:
     sys.exit(1)

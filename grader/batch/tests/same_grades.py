@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Whether two grade-all outputs hold the same grades: every student's grade.json equal in all but
-times (seconds, phases, graded_at, and the whole grading's seconds of a core, cpu). Used by Kit.Grader.GradeAll to compare a class graded by one
-worker with the same class graded by several.
+times (seconds, phases, graded_at, and the whole grading's seconds of a core, cpu). Used by
+Kit.Grader.GradeAll to compare a class graded by one worker with the same class graded by several.
     same_grades.py [--gpu] OUT_A OUT_B    exit 0 when the same; else prints the first differences, exit 1
 --gpu: graded on a GPU, where the speed is measured: each rung's GB/s and its speed part's note (the
 figures) are left out too, and the speed part compared by its points (the verdict)."""
