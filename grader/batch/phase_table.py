@@ -8,10 +8,11 @@ seconds, each phase's seconds, and its slowest case."""
 import json
 import sys
 
-GRADE_PHASES = ["intake", "build", "integrity", "gpu_wait", "cases", "after_cases", "speed_wait", "again", "speed", "after_speed"]
+GRADE_PHASES = ["intake", "build", "integrity", "cases", "after_cases", "speed_wait", "again", "speed", "after_speed"]
 # Spans beside the phases above (not part of their sum): the CPU backend's build, the sanitizer's and the
-# lessons' passes, which on a GPU run beside the cases.
-BESIDE_PHASES = ["sanitizer_cpu_build", "sanitizer", "lessons"]
+# lessons' passes, which on a GPU run beside the cases, and the rungs' waits to share the GPU (within cases
+# and after_cases).
+BESIDE_PHASES = ["sanitizer_cpu_build", "sanitizer", "lessons", "gpu_wait"]
 RUNG_PHASES = ["preparing", "runner_start", "visible_cases", "hidden_cases", "large_cases", "checking", "sanitizer", "lessons", "speed",
                "speed_kit", "speed_runner", "speed_checking"]
 

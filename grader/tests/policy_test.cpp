@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -383,7 +384,7 @@ TEST(GpuLock, ASecondGradingWaitsUntilTheFirstLetsGoEvenWhenKilled)
         const pid_t child = fork();
         ASSERT_GE(child, 0);
         if (child == 0) {
-            const lab::grading::GpuLock lock(path, lab::grading::GpuLock::Use::alone);
+            const lab::grading::GpuLock lock(path);
             { std::ofstream(held) << "held"; }
             usleep(killed ? 10000000 : 400000);  // killed long before its 10 s
             _exit(0);
@@ -397,7 +398,7 @@ TEST(GpuLock, ASecondGradingWaitsUntilTheFirstLetsGoEvenWhenKilled)
         });
         const auto started = std::chrono::steady_clock::now();
         {
-            const lab::grading::GpuLock lock(path, lab::grading::GpuLock::Use::alone);
+            const lab::grading::GpuLock lock(path);
             const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
             EXPECT_GT(lock.waited(), 0.1) << (killed ? "killed" : "ended");
             EXPECT_LT(waited, 5.0) << "the lock was not let go when its holder " << (killed ? "was killed" : "ended");
@@ -407,8 +408,8 @@ TEST(GpuLock, ASecondGradingWaitsUntilTheFirstLetsGoEvenWhenKilled)
         std::filesystem::remove(held);
     }
     // Held by nobody: taken at once. "" (the CPU backend) holds nothing.
-    EXPECT_EQ(lab::grading::GpuLock(path, lab::grading::GpuLock::Use::alone).waited(), 0.0);
-    EXPECT_EQ(lab::grading::GpuLock("", lab::grading::GpuLock::Use::alone).waited(), 0.0);
+    EXPECT_EQ(lab::grading::GpuLock(path).waited(), 0.0);
+    EXPECT_EQ(lab::grading::GpuLock("").waited(), 0.0);
     std::filesystem::remove(path);
 }
 
@@ -416,14 +417,24 @@ namespace {
 
 double now_seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-// A child process that holds the lock at `path` for `use` during `seconds` once it has it, as another
-// grading would, writing when it got it into `marker` (the steady clock is the machine's).
-pid_t hold_in_child(const std::string& path, lab::grading::GpuLock::Use use, double seconds, const std::string& marker)
+enum class Use { shared, alone };
+
+// A child process that holds the lock at `path` for `use` (a share's one hold, or alone) during
+// `seconds` once it has it, as another grading would, writing when it got it into `marker` (the
+// steady clock is the machine's). With `go`, it asks once that file exists: forked before the test
+// takes its own holds, whose files a child forked later would hold too (a runner, started with exec,
+// does not: the lock files close on exec).
+pid_t hold_in_child(const std::string& path, Use use, double seconds, const std::string& marker, const std::string& go = "")
 {
     const pid_t child = fork();
     if (child != 0) return child;
+    while (!go.empty() && !std::filesystem::exists(go)) usleep(1000);
     {
-        const lab::grading::GpuLock lock(path, use);
+        lab::grading::GpuShare share(path);
+        std::optional<lab::grading::GpuShare::Hold> shared;
+        std::optional<lab::grading::GpuLock> alone;
+        if (use == Use::shared) shared.emplace(share.hold());
+        else alone.emplace(path);
         { std::ofstream(marker + ".part") << std::to_string(now_seconds()); }
         std::filesystem::rename(marker + ".part", marker);
         usleep(static_cast<useconds_t>(seconds * 1e6));
@@ -446,28 +457,29 @@ double wait_for_marker(const std::string& marker)
 // behind (gpu_lock.hpp).
 TEST(GpuLock, GradingsShareItForCasesAndHaveItAloneForSpeedInTurn)
 {
-    using Use = lab::grading::GpuLock::Use;
     const std::string dir = (std::filesystem::temp_directory_path() / ("lab-gpu-share-test-" + std::to_string(getpid()))).string();
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
     const std::string path = dir + "/lock";
     // Alone on it, until another comes to share it.
     {
-        const lab::grading::GpuLock lock(path, Use::shared);
-        EXPECT_FALSE(lock.shared_with_another());
+        lab::grading::GpuShare share(path);
+        const lab::grading::GpuShare::Hold hold = share.hold();
+        EXPECT_FALSE(share.shared_with_another());
         const pid_t other = hold_in_child(path, Use::shared, 0.1, dir + "/came");
         wait_for_marker(dir + "/came");
-        EXPECT_TRUE(lock.shared_with_another()) << "another grading came to share the GPU";
+        EXPECT_TRUE(share.shared_with_another()) << "another grading came to share the GPU";
         lab::process::wait(other);
-        EXPECT_TRUE(lock.shared_with_another()) << "(and has gone since)";
+        EXPECT_TRUE(share.shared_with_another()) << "(and has gone since)";
     }
     // Another shares it already: taken at once, and known to be shared.
     {
         const pid_t other = hold_in_child(path, Use::shared, 0.5, dir + "/there");
         wait_for_marker(dir + "/there");
-        const lab::grading::GpuLock lock(path, Use::shared);
-        EXPECT_EQ(lock.waited(), 0.0) << "the GPU was not shared";
-        EXPECT_TRUE(lock.shared_with_another());
+        lab::grading::GpuShare share(path);
+        const lab::grading::GpuShare::Hold hold = share.hold();
+        EXPECT_EQ(share.waited(), 0.0) << "the GPU was not shared";
+        EXPECT_TRUE(share.shared_with_another());
         lab::process::wait(other);
     }
     // Alone: waits for the one that shares it; and one that asks to share it meanwhile comes after.
@@ -477,14 +489,72 @@ TEST(GpuLock, GradingsShareItForCasesAndHaveItAloneForSpeedInTurn)
         const pid_t alone = hold_in_child(path, Use::alone, 0.3, dir + "/alone");
         usleep(200000);
         EXPECT_FALSE(std::filesystem::exists(dir + "/alone")) << "had the GPU alone while another shared it";
-        const lab::grading::GpuLock late(path, Use::shared);
+        lab::grading::GpuShare share(path);
+        const lab::grading::GpuShare::Hold late = share.hold();
         const double late_at = now_seconds(), alone_at = wait_for_marker(dir + "/alone");
         EXPECT_GT(alone_at, shared_at + 0.5) << "had the GPU alone before the one sharing it let go";
         EXPECT_LT(alone_at, shared_at + 5) << "never had the GPU alone";
         EXPECT_GT(late_at, alone_at + 0.25) << "came to share the GPU while another had it alone, or before it had it";
-        EXPECT_GT(late.waited(), 0.5);
+        EXPECT_GT(share.waited(), 0.5);
         lab::process::wait(sharing);
         lab::process::wait(alone);
     }
+    std::filesystem::remove_all(dir);
+}
+
+// A grading holds the GPU a rung at a time, several rungs side by side: one that asks for it alone
+// gets it once the rungs running then end, not once the grading's last rung ends, and the rungs
+// asked for meanwhile wait behind it. Its own rungs side by side are not another grading sharing
+// the GPU; another's hold taken while one of its own was held is.
+TEST(GpuLock, AGradingHoldsItARungAtATime)
+{
+    const std::string dir = (std::filesystem::temp_directory_path() / ("lab-gpu-rung-test-" + std::to_string(getpid()))).string();
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string path = dir + "/lock";
+    lab::grading::GpuShare share(path);
+    {
+        // Two rungs side by side, a third after the first: no other grading.
+        std::optional<lab::grading::GpuShare::Hold> first(share.hold());
+        const lab::grading::GpuShare::Hold second = share.hold();
+        first.reset();
+        const lab::grading::GpuShare::Hold third = share.hold();
+        EXPECT_FALSE(share.shared_with_another()) << "its own rungs counted as another grading";
+    }
+    EXPECT_FALSE(share.shared_with_another());
+    EXPECT_EQ(share.waited(), 0.0);
+    // A rung runs for 0.4 s; another grading asks for the GPU alone 0.1 s into it.
+    const pid_t alone = hold_in_child(path, Use::alone, 0.3, dir + "/alone", dir + "/go-alone");
+    const double started = now_seconds();
+    std::optional<lab::grading::GpuShare::Hold> running(share.hold());
+    { std::ofstream(dir + "/go-alone") << "go"; }
+    usleep(100000);
+    std::thread rung_ends([&] {
+        usleep(300000);
+        running.reset();
+    });
+    // The grading's next rung, asked for while the other waits: it comes after the other's speed.
+    {
+        const lab::grading::GpuShare::Hold next = share.hold();
+        const double next_at = now_seconds(), alone_at = wait_for_marker(dir + "/alone");
+        EXPECT_GT(alone_at, started + 0.35) << "had the GPU alone while a rung ran on it";
+        EXPECT_LT(alone_at, started + 2.0) << "waited for more than the rung that ran";
+        EXPECT_GT(next_at, alone_at + 0.25) << "a rung took the GPU while another grading had it alone";
+        EXPECT_GT(share.waited(), 0.3);
+    }
+    rung_ends.join();
+    lab::process::wait(alone);
+    EXPECT_FALSE(share.shared_with_another()) << "the other had the GPU alone; nobody shared it";
+    // Another grading takes a hold while a rung of this one's is held, beside a second rung.
+    {
+        const pid_t other = hold_in_child(path, Use::shared, 0.05, dir + "/other", dir + "/go-other");
+        const lab::grading::GpuShare::Hold one = share.hold();
+        { std::ofstream(dir + "/go-other") << "go"; }
+        wait_for_marker(dir + "/other");
+        lab::process::wait(other);
+        const lab::grading::GpuShare::Hold two = share.hold();
+        EXPECT_TRUE(share.shared_with_another()) << "another grading's hold went unseen";
+    }
+    EXPECT_TRUE(share.shared_with_another());
     std::filesystem::remove_all(dir);
 }

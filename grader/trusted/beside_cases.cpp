@@ -25,8 +25,8 @@ constexpr int kPassesAtOnce = 4, kLessonsAtOnce = 2;  // on a GPU; one at a time
 
 BesideCases::BesideCases(Grade& g, const Rubric& rubric, const Built& built,
                          const std::map<std::string, std::vector<PlannedCase>>& planned, CpuOrdersBuild& cpu_orders,
-                         const Limits& limits, int jobs, const std::string& work)
-    : g_(g), built_(built), cpu_orders_(cpu_orders), gpu_(!lab::device_status().emulated),
+                         const Limits& limits, int jobs, const std::string& work, GpuShare& share)
+    : g_(g), built_(built), cpu_orders_(cpu_orders), share_(share), gpu_(!lab::device_status().emulated),
       sanitizer_(rubric, built, planned, cpu_orders, with_threads(limits, gpu_ ? kPassesAtOnce : 1), work),
       lessons_(rubric, g.rungs,
                [this] {
@@ -70,6 +70,9 @@ void BesideCases::sanitizer_half(std::size_t k, SanitizerPasses::Half half)
     const lab::process::Account account(half == SanitizerPasses::Half::tools ? "sanitizer_tools" : "thread_orders");
     const Clock::time_point started = Clock::now();
     Passes& p = passes_[k];
+    // compute-sanitizer's tools run kernels on the GPU: shared, a rung at a time (nothing is taken when
+    // they run again with the GPU alone, or on the CPU backend); the thread orders use the CPU alone.
+    const GpuShare::Hold hold = half == SanitizerPasses::Half::tools && gpu_ ? share_.hold() : GpuShare::Hold{};
     sanitizer_.run(g_.rungs[k].id, half, half == SanitizerPasses::Half::tools ? p.tools : p.orders);
     spanned(p.sanitizer, started);
     spanned(sanitizer_span_, started);

@@ -20,6 +20,7 @@
 
 #include "builder.hpp"
 #include "categories.hpp"
+#include "gpu_lock.hpp"
 #include "judge.hpp"
 #include "lessons.hpp"
 #include "result.hpp"
@@ -33,7 +34,7 @@ public:
     // first cases_ended() on the CPU backend.
     BesideCases(Grade& g, const Rubric& rubric, const Built& built,
                 const std::map<std::string, std::vector<PlannedCase>>& planned, CpuOrdersBuild& cpu_orders,
-                const Limits& limits, int jobs, const std::string& work);
+                const Limits& limits, int jobs, const std::string& work, GpuShare& share);
     // From the thread that ran them, once rung k's cases are in and scored: on a GPU its sanitizer
     // pass starts, where it gets one.
     void cases_ended(std::size_t k);
@@ -70,6 +71,7 @@ private:
     Grade& g_;
     const Built& built_;
     CpuOrdersBuild& cpu_orders_;
+    GpuShare& share_;  // held by each rung's tools while they run
     bool gpu_;
     SanitizerPasses sanitizer_;
     Lessons lessons_;

@@ -79,28 +79,18 @@ std::uint64_t arrivals(const std::string& path, std::uint64_t add)
 
 }  // namespace
 
-GpuLock::GpuLock(const std::string& path, Use use) : path_(path)
+GpuLock::GpuLock(const std::string& path)
 {
-    if (path_.empty()) return;
+    if (path.empty()) return;
     const auto started = std::chrono::steady_clock::now();
     bool said = false;
-    // The queue first: while a grading waits for the GPU alone, it holds the queue, and nobody
-    // after it gets to share the GPU before it has had it.
-    const int queue = open_lock_file(path_ + ".queue");
+    // The queue first: while a grading waits for the GPU alone, it holds the queue, and no hold to
+    // share it is taken before it has had it.
+    const int queue = open_lock_file(path + ".queue");
     try {
-        take(queue, LOCK_EX, path_ + ".queue", said);
-        fd_ = open_lock_file(path_);
-        take(fd_, use == Use::alone ? LOCK_EX : LOCK_SH, path_, said);
-        if (use == Use::shared) {
-            // Whether another grading shares it now: trying for it alone (a failed try lets go of
-            // the shared hold too: flock(2) converts by letting go first), then shared again. Nobody
-            // can take the lock or wait for it while this one holds the queue, and those that share
-            // it hold it shared: the shared hold is had again at once.
-            alone_at_first_ = ::flock(fd_, LOCK_EX | LOCK_NB) == 0;
-            if (::flock(fd_, LOCK_SH) != 0)
-                throw std::runtime_error("cannot lock " + path_ + ": " + std::strerror(errno));
-            arrivals_ = arrivals(path_ + ".arrivals", 1);
-        }
+        take(queue, LOCK_EX, path + ".queue", said);
+        fd_ = open_lock_file(path);
+        take(fd_, LOCK_EX, path, said);
     } catch (...) {
         ::close(queue);
         if (fd_ >= 0) ::close(fd_);
@@ -110,15 +100,102 @@ GpuLock::GpuLock(const std::string& path, Use use) : path_(path)
     if (said) waited_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
-bool GpuLock::shared_with_another() const
-{
-    if (fd_ < 0 || arrivals_ == 0) return false;
-    return !alone_at_first_ || arrivals(path_ + ".arrivals", 0) != arrivals_;
-}
-
 GpuLock::~GpuLock()
 {
     if (fd_ >= 0) ::close(fd_);  // closing lets the lock go
+}
+
+GpuShare::Hold::Hold(Hold&& other) noexcept : share_(other.share_), fd_(other.fd_)
+{
+    other.fd_ = -1;
+}
+
+GpuShare::Hold::~Hold()
+{
+    if (fd_ >= 0) share_->let_go(fd_);
+}
+
+GpuShare::Hold GpuShare::hold()
+{
+    if (path_.empty()) return {};
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        if (alone_) return {};
+    }
+    const auto started = std::chrono::steady_clock::now();
+    bool said;
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        said = said_;
+    }
+    const bool said_before = said;
+    // The queue, taken in turn by every request (this grading's other threads' too): nobody takes the
+    // lock or waits for it while this one holds it, so what is seen below holds still.
+    const int queue = open_lock_file(path_ + ".queue");
+    int fd = -1;
+    try {
+        take(queue, LOCK_EX, path_ + ".queue", said);
+        fd = open_lock_file(path_);
+        take(fd, LOCK_SH, path_, said);
+        const std::lock_guard<std::mutex> lock(mutex_);
+        if (held_ == 0) {
+            // None of this grading's held: whether another grading holds a share now, by trying for
+            // the lock alone (a failed try lets go of the shared hold too: flock(2) converts by
+            // letting go first), then shared again, at once, since those that hold it hold it shared.
+            if (::flock(fd, LOCK_EX | LOCK_NB) != 0) shared_ = true;
+            if (::flock(fd, LOCK_SH) != 0) throw std::runtime_error("cannot lock " + path_ + ": " + std::strerror(errno));
+            arrivals_ = arrivals(path_ + ".arrivals", 1);
+        } else {
+            // Some held: another grading took a hold since this one's last, when the count moved
+            // by more than this hold.
+            const std::uint64_t now = arrivals(path_ + ".arrivals", 1);
+            if (now != arrivals_ + 1) shared_ = true;
+            arrivals_ = now;
+        }
+        ++held_;
+        if (said && !said_before) said_ = true;
+        if (said) waited_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    } catch (...) {
+        ::close(queue);
+        if (fd >= 0) ::close(fd);
+        throw;
+    }
+    ::close(queue);
+    return Hold(this, fd);
+}
+
+void GpuShare::let_go(int fd)
+{
+    const std::lock_guard<std::mutex> lock(mutex_);
+    // The last of this grading's: another took a hold meanwhile when the count moved. (The file is
+    // closed under the mutex: a hold this grading takes next finds none of its own still there.)
+    if (--held_ == 0) {
+        try {
+            if (arrivals(path_ + ".arrivals", 0) != arrivals_) shared_ = true;
+        } catch (const std::exception&) {
+            shared_ = true;  // (it cannot tell: as if shared, which only runs a failed rung again)
+        }
+    }
+    ::close(fd);  // closing lets the hold go
+}
+
+void GpuShare::set_alone(bool alone)
+{
+    const std::lock_guard<std::mutex> lock(mutex_);
+    alone_ = alone;
+}
+
+bool GpuShare::shared_with_another() const
+{
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (shared_ || held_ == 0) return shared_;
+    return arrivals(path_ + ".arrivals", 0) != arrivals_;
+}
+
+double GpuShare::waited() const
+{
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return waited_;
 }
 
 }  // namespace lab::grading

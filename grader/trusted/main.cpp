@@ -381,15 +381,13 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
                   : !r.built                  ? "did not build"
                                               : "";
     }
-    // From here to the sanitizer's tools' end the GPU is shared with other gradings' cases and
-    // tools; then this grading has it alone, for the rungs to run again and for the speed
-    // (gpu_lock.hpp).
-    phase_started = std::chrono::steady_clock::now();
-    std::optional<GpuLock> gpu(std::in_place, gpu_lock_path(), GpuLock::Use::shared);
-    if (!device.emulated) g.phases["gpu_wait"] = seconds_since(phase_started);
+    // Until the sanitizer's tools end, each rung's cases and tools share the GPU with other gradings'
+    // while they run (a hold a rung); then this grading has it alone, for the rungs to run again and
+    // for the speed (gpu_lock.hpp).
+    GpuShare share(gpu_lock_path());
     phase_started = std::chrono::steady_clock::now();
     // The sanitizer's passes and the lessons, beside the cases on a GPU (beside_cases.hpp).
-    BesideCases beside(g, rubric, built, planned, cpu_orders, limits, jobs, work);
+    BesideCases beside(g, rubric, built, planned, cpu_orders, limits, jobs, work, share);
     // Rungs are graded side by side: a few at once on a GPU (each runner has its own context, and no
     // speed is measured here), one at a time on the CPU backend, whose runners use every core.
     const int rungs_at_once = device.emulated ? 1 : rungs_side_by_side(planned);
@@ -422,6 +420,7 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
         const lab::process::Account cases_account("cases");
         if (r.built) {
             RungTimes times;
+            const GpuShare::Hold hold = share.hold();  // (nothing when run again, the GPU alone)
             const auto rung_started = std::chrono::steady_clock::now();
             r.cases = run_and_check(rung, built.runners.at(rung.id), planned.at(rung.id), grading_orders(), limits,
                                     work + "/" + rung.id, replay_command, &times);
@@ -448,16 +447,16 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     g.phases["cases"] = seconds_since(phase_started);
     phase_started = std::chrono::steady_clock::now();
     beside.gpu_passes_ended();
+    if (!device.emulated) g.phases["gpu_wait"] = share.waited();
     if (device.emulated) beside.finish();
     g.phases["after_cases"] = seconds_since(phase_started);
     if (!device.emulated) {
         // The GPU alone from here. A rung that failed a case, or whose tools found something, while
         // another grading shared the GPU runs again first: that run's verdicts are the rung's.
-        const bool shared = gpu->shared_with_another();
-        const std::string lock = gpu->path();
-        gpu.reset();
+        const bool shared = share.shared_with_another();
         phase_started = std::chrono::steady_clock::now();
-        gpu.emplace(lock, GpuLock::Use::alone);
+        std::optional<GpuLock> alone(std::in_place, share.path());
+        share.set_alone(true);
         g.phases["speed_wait"] = seconds_since(phase_started);
         // Not a case stopped at a limit or not run after such stops (CaseResult::at_limit): another
         // grading's kernels take their turns on the GPU, and slow a case by their number at most (a
@@ -482,12 +481,11 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
         g.phases["speed"] = seconds_since(phase_started);
         // The GPU's part is over: another grading may take it while the thread orders and the
         // lessons, on the CPU alone, end here.
-        gpu.reset();
+        alone.reset();
         phase_started = std::chrono::steady_clock::now();
         beside.finish();
         g.phases["after_speed"] = seconds_since(phase_started);
     }
-    gpu.reset();
     g.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     g.cpu = cpu_of_this_grading();
     if (!g.late.note.empty()) std::cout << "  late policy: " << g.late.note << '\n';
