@@ -125,7 +125,7 @@ int main(int argc, char** argv)
 {
     CLI::App app{"lab-summary: the rungs' results from the suites' JUnit files, as a table"};
     std::vector<std::string> junits, rungs;
-    std::string bench, expect;
+    std::string bench, expect, test_dir;
     int show_failures = 0;
     app.add_option("--junit", junits, "a JUnit file of the suites' results (repeatable)")->required();
     app.add_option("--bench", bench, "the benchmark's CSV, for its column");
@@ -133,6 +133,9 @@ int main(int argc, char** argv)
         ->check(CLI::IsMember({"pass", "todos", "stubs"}));
     app.add_option("--rung", rungs, "judge these rungs only (repeatable; the others are not reported missing)");
     app.add_option("--failures", show_failures, "show this many failures in full")->check(CLI::NonNegativeNumber);
+    app.add_option("--test-dir", test_dir,
+                   "the build tree a failure is run again in, as the failures shown say (default: the first JUnit "
+                   "file's folder, where ./lab writes them)");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -248,7 +251,8 @@ int main(int argc, char** argv)
             std::printf("\nFirst failure: %s\n%s\nRun it alone with its full output:\n  ctest --test-dir %s -R '%s' "
                         "--output-on-failure\n",
                         failures[i].name.c_str(), failure_excerpt(failures[i].output).c_str(),
-                        junits.front().substr(0, junits.front().rfind('/')).c_str(), failures[i].name.c_str());
+                        (test_dir.empty() ? junits.front().substr(0, junits.front().rfind('/')) : test_dir).c_str(),
+                        failures[i].name.c_str());
         if (expect.empty()) return failures.empty() ? 0 : 1;
         for (const auto& p : problems) std::fprintf(stderr, "FAIL: %s\n", p.c_str());
         if (!problems.empty() && expect == "pass")
