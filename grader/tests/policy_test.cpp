@@ -450,6 +450,15 @@ double wait_for_marker(const std::string& marker)
     return std::stod(lab::read_file(marker));
 }
 
+// An empty folder of this test's own in the temporary folder.
+std::string fresh_folder(const std::string& prefix)
+{
+    const std::string dir = (std::filesystem::temp_directory_path() / (prefix + std::to_string(getpid()))).string();
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
 }  // namespace
 
 // Gradings share the GPU for their cases and tools, each knowing whether another shared it; one that
@@ -457,9 +466,7 @@ double wait_for_marker(const std::string& marker)
 // behind (gpu_lock.hpp).
 TEST(GpuLock, GradingsShareItForCasesAndHaveItAloneForSpeedInTurn)
 {
-    const std::string dir = (std::filesystem::temp_directory_path() / ("lab-gpu-share-test-" + std::to_string(getpid()))).string();
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
+    const std::string dir = fresh_folder("lab-gpu-share-test-");
     const std::string path = dir + "/lock";
     // Alone on it, until another comes to share it.
     {
@@ -508,9 +515,7 @@ TEST(GpuLock, GradingsShareItForCasesAndHaveItAloneForSpeedInTurn)
 // the GPU; another's hold taken while one of its own was held is.
 TEST(GpuLock, AGradingHoldsItARungAtATime)
 {
-    const std::string dir = (std::filesystem::temp_directory_path() / ("lab-gpu-rung-test-" + std::to_string(getpid()))).string();
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
+    const std::string dir = fresh_folder("lab-gpu-rung-test-");
     const std::string path = dir + "/lock";
     lab::grading::GpuShare share(path);
     {
