@@ -168,14 +168,12 @@ std::string sample_seed(const std::string& given)
     std::uint64_t value = 0;
     if (!given.empty()) {
         const auto seed = lab::parse_seed_text(given);
-        if (!seed) throw Failure("--seed needs a number, as a sampled run prints it (0x1f2e3d4c), not " + given, 2);
+        if (!seed) throw Failure("--seed needs a number, as a sampled run prints it (0x000000001f2e3d4c), not " + given, 2);
         value = *seed;
     } else {
         value = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) * 0x9E3779B97F4A7C15ull;
     }
-    char text[32];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-    return text;
+    return lab::seed_text(value);
 }
 
 }  // namespace lab::cli

@@ -224,12 +224,11 @@ int mode_batch(const Runner& runner, const std::vector<lab::PlannedTest>& plan)
         const std::size_t before = order.size() - 1;
         verdicts.push_back(runner.run_all({t}, nullptr, [&](std::size_t done) { progress(before + done); }).front());
     }
-    char seed_text[32];
-    std::snprintf(seed_text, sizeof seed_text, "0x%llx", static_cast<unsigned long long>(seed));
+    const std::string sample_seed = lab::seed_text(seed);
     for (const auto* t : left_out) {
         order.push_back(t);
         verdicts.push_back({Status::left_out,
-                            std::string("a sample: of the larger cases, one of each shape ran (seed ") + seed_text + ").",
+                            std::string("a sample: of the larger cases, one of each shape ran (seed ") + sample_seed + ").",
                             ""});
     }
     int passed = 0, failed = 0, skipped = 0, omitted = 0;
@@ -246,7 +245,7 @@ int mode_batch(const Runner& runner, const std::vector<lab::PlannedTest>& plan)
     }
     std::cout << "rung " << runner.rung.id << ": " << passed << " passed, " << failed << " failed, " << skipped
               << " skipped (by the kit)";
-    if (omitted) std::cout << ", " << omitted << " left out (sample " << seed_text << ")";
+    if (omitted) std::cout << ", " << omitted << " left out (sample " << sample_seed << ")";
     std::cout << "\n";
     if (!o.junit.empty()) {
         std::ofstream file(o.junit);

@@ -83,7 +83,7 @@ json to_json(const ClassState& state)
 {
     json students = json::array();
     for (const Student& s : state.students) students.push_back({{"id", s.id}, {"path", s.path}, {"submitted_at", s.submitted_at}});
-    return {{"seed", hex(state.seed)}, {"rubric", state.rubric}, {"rubric_hash", state.rubric_hash},
+    return {{"seed", lab::seed_text(state.seed)}, {"rubric", state.rubric}, {"rubric_hash", state.rubric_hash},
             {"generation", state.generation}, {"reuse", state.reuse}, {"students", students}};
 }
 
@@ -170,7 +170,7 @@ ClassState prepare(const BatchOptions& options, std::vector<Student> students)
         state.generation = before.generation + (options.force ? 1 : 0);
         if (!options.force) {
             if (!options.seed.empty() && parse_seed(options.seed) != before.seed)
-                throw std::runtime_error(options.out + " was graded with seed " + hex(before.seed) + ", not " + options.seed +
+                throw std::runtime_error(options.out + " was graded with seed " + lab::seed_text(before.seed) + ", not " + options.seed +
                                          ": leave --seed out to go on, or add --force to grade everyone again");
             if (before.rubric != state.rubric || before.rubric_hash != state.rubric_hash)
                 throw std::runtime_error(options.out + " was graded under another rubric (" +

@@ -239,8 +239,7 @@ void score_sanitizer(RungResult& rung, const Rubric& rubric)
 
 std::string replay_command(const RungInfo& rung, const Case& c, const LaunchPlan& plan)
 {
-    char seed[32];
-    std::snprintf(seed, sizeof seed, "0x%016llx", static_cast<unsigned long long>(c.seed));
+    const std::string seed = lab::seed_text(c.seed);
     const std::string size = c.cols ? " --rows " + std::to_string(c.rows()) + " --cols " + std::to_string(c.cols)
                                     : " --n " + std::to_string(c.n);
     std::string command = "./lab replay " + rung.number + " --op " + std::string(name_of(c.op)) + " --input " +

@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 
 #include "lab/process.hpp"
+#include "lab/text.hpp"
 
 namespace lab::grading {
 
@@ -77,9 +78,7 @@ double Grade::max() const
 
 std::string Grade::seed_text() const
 {
-    char text[32];
-    std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(seed));
-    return text;
+    return lab::seed_text(seed);
 }
 
 }  // namespace lab::grading

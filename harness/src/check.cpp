@@ -16,6 +16,7 @@
 #include "lab/usage_error.hpp"
 #include "lab/inputs.hpp"
 #include "lab/random.hpp"
+#include "lab/text.hpp"
 
 namespace lab {
 
@@ -658,8 +659,7 @@ template Verdict check_output<float>(const RungInfo&, Op, const LaunchPlan&, con
 std::string describe_failure(const RungInfo& rung, const Case& c, const LaunchPlan& plan,
                              const std::string& input_description, const Verdict& verdict)
 {
-    char seed[32];
-    std::snprintf(seed, sizeof seed, "0x%016llx", static_cast<unsigned long long>(c.seed));
+    const std::string seed = seed_text(c.seed);
     std::string text = "rung " + rung.id + ", " + std::string(name_of(c.op)) + " case " + c.name + ": ";
     if (rung.check == CheckMode::per_block)
         text += std::to_string(verdict.wrong) + " of " + std::to_string(verdict.checked) + " block results wrong\n";

@@ -77,8 +77,7 @@ unsigned Case::grid_blocks(int multiprocessors) const
 
 void PrintTo(const Case& c, std::ostream* out)
 {
-    *out << name_of(c.op) << ' ' << c.name << " (seed " << std::hex << std::showbase << c.seed << std::dec
-         << std::noshowbase << ')';
+    *out << name_of(c.op) << ' ' << c.name << " (seed " << seed_text(c.seed) << ')';
 }
 
 namespace {

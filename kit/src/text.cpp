@@ -2,12 +2,20 @@
 #include "lab/text.hpp"
 
 #include <cctype>
+#include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 namespace lab {
+
+std::string seed_text(std::uint64_t seed)
+{
+    char text[24];
+    std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(seed));
+    return text;
+}
 
 std::optional<std::uint64_t> parse_seed_text(std::string_view text)
 {

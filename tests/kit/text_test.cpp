@@ -80,3 +80,13 @@ TEST(Text, ASeedIsAWholeNumberAndNothingElse)
     for (const char* wrong : {"", "-3", " 7", "7 ", "+7", "0x", "0x1g", "seed", "0x10000000000000000", "1e3", "12abc"})
         EXPECT_FALSE(lab::parse_seed_text(wrong).has_value()) << "'" << wrong << "'";
 }
+
+// One way of printing a seed (a case's, a grading's, a sample's): sixteen hexadecimal digits, read
+// back as the same number.
+TEST(Text, ASeedIsPrintedOneWayAndReadBack)
+{
+    EXPECT_EQ(lab::seed_text(0xabcd), "0x000000000000abcd");
+    EXPECT_EQ(lab::seed_text(0), "0x0000000000000000");
+    for (const std::uint64_t seed : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{0x4aba2d638bd3b4fcull}, ~std::uint64_t{0}})
+        EXPECT_EQ(lab::parse_seed_text(lab::seed_text(seed)), std::optional<std::uint64_t>(seed)) << lab::seed_text(seed);
+}

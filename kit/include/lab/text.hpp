@@ -37,9 +37,11 @@ std::vector<std::string> csv_fields(std::string_view line);
 long long parse_time(const std::string& text);
 std::string format_time(long long seconds);  // 2026-12-01T22:59:00Z, UTC
 
-// A seed as the kit prints it and takes it back (0x1f2e3d, or decimal): a whole number that fits
-// 64 bits, nothing before or after it; nothing otherwise. Each caller says what was wrong in its
-// own words (which option, where the seed comes from).
+// A seed as the kit prints it (a case's, a grading's, a sample's: 0x00000000001f2e3d, sixteen
+// hexadecimal digits) and takes it back (that, 0x1f2e3d, or decimal): a whole number that fits 64
+// bits, nothing before or after it; nothing otherwise. Each caller says what was wrong in its own
+// words (which option, where the seed comes from).
+std::string seed_text(std::uint64_t seed);
 std::optional<std::uint64_t> parse_seed_text(std::string_view text);
 
 // The items separated by ", "; past `most` of them, "and N more".
