@@ -1,28 +1,11 @@
-// TRUSTED SIDE. How gradings share a GPU (grade-all's workers share each GPU three by three, and any
-// lab-grade started by hand joins them): a grading's cases and its sanitizer's tools share the GPU
-// with other gradings' cases and tools; its speed has the GPU to itself, with no other student's
-// kernel on it while a sample is timed. So a grading holds the GPU's lock shared a rung at a time,
-// while that rung's cases or its tools run (GpuShare), then alone for its speed (GpuLock).
-//
-// A rung at a time, not from the first case to the tools' end: a grading that asks for the GPU alone
-// then waits for the rungs now running on it to end (seconds), not for every other grading's whole
-// cases and tools; and the gradings it holds back meanwhile wait that long, not as long again.
-//
-// Sharing cannot make a kernel pass: each runner has a context of its own, so another grading's
-// kernel can only slow it (past a case's time limit) or take the memory it asks for. So a verdict
-// made while the GPU was shared stands when it is a pass; a rung with a failed case or a tool's
-// finding made then is run again with the GPU alone (main.cpp), and that run's verdict is the one
-// given: the same as a grading alone on the GPU would give. Not for a case stopped at its time
-// limit: the others' kernels take turns with it, slowing it by their number at most, where the
-// limit is a thousand times a case's time; and a kernel that never ends would hold the GPU alone
-// for minutes more.
-//
-// The lock is a file per GPU, named by the GPU's UUID (whatever CUDA_VISIBLE_DEVICES calls it), in
-// the machine's temporary folder, held with flock(2), so that the kernel lets it go when its holder
-// ends, however it ends. A grading that waits to have the GPU alone goes first: a hold to share it
-// asked for after that waits behind (a second file, the queue, taken in turn by every request). A
-// third file counts the holds taken to share it, so that a grading can tell whether another shared
-// the GPU while it held it.
+// TRUSTED SIDE. How gradings share a GPU (grade-all's three workers a GPU, and any lab-grade started
+// by hand): each rung's cases and sanitizer tools hold it shared while they run (GpuShare), so that
+// a grading waiting to have it alone for its speed (GpuLock) waits only for the rungs running then.
+// Why a verdict made while it was shared can stand, and which run again alone: grader/README.md,
+// step 9 (`again`). The lock is a file per GPU, named by its UUID, in the temporary folder, held
+// with flock(2), so that it goes with its holder however that ends; a second file, the queue, taken
+// in turn by every request, puts a hold asked for after a wait to have the GPU alone behind it; a
+// third counts the holds taken, so that a grading can tell whether another held one beside its own.
 #pragma once
 
 #include <cstdint>
