@@ -4,9 +4,10 @@
 # time went (grade.json's phases summed over the class), the class's wall time and what a class of
 # 200 would take at that pace, and how close each speed verdict came to flipping (the thinnest
 # margin, and any speed points a reference submission lost). Not a test: it asserts nothing, it measures.
-#   grader/batch/class_bench.sh [-n N] [-w W|gpus] [-m reference|mixed] [-r RUBRIC] [-b BUILD] [-o OUT]
+#   grader/batch/class_bench.sh [-n N] [-w W|gpus] [-p P] [-m reference|mixed] [-r RUBRIC] [-b BUILD] [-o OUT]
 #     -n  students (default 8)
 #     -w  grade-all --workers (default 1)
+#     -p  grade-all --per-gpu: workers sharing one GPU (default grade-all's, 3)
 #     -m  reference: every student hands in the reference solutions, all twelve rungs (the most work
 #         a submission can cause); mixed: in turn the reference, the reference with rung 07 wrong
 #         (a corpus mistake), the untouched skeletons (nothing to build) and the reference with
@@ -17,12 +18,12 @@
 #         the figures
 set -euo pipefail
 kit="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-count=8 workers=1 mix=reference rubric="" build="" out=""
-while getopts "n:w:m:r:b:o:" option; do
+count=8 workers=1 per_gpu="" mix=reference rubric="" build="" out=""
+while getopts "n:w:p:m:r:b:o:" option; do
   case "$option" in
-    n) count="$OPTARG" ;; w) workers="$OPTARG" ;; m) mix="$OPTARG" ;; r) rubric="$OPTARG" ;;
+    n) count="$OPTARG" ;; w) workers="$OPTARG" ;; p) per_gpu="$OPTARG" ;; m) mix="$OPTARG" ;; r) rubric="$OPTARG" ;;
     b) build="$OPTARG" ;; o) out="$OPTARG" ;;
-    *) sed -n '2,17p' "${BASH_SOURCE[0]}" >&2; exit 2 ;;
+    *) sed -n '2,18p' "${BASH_SOURCE[0]}" >&2; exit 2 ;;
   esac
 done
 [[ "$mix" == reference || "$mix" == mixed ]] || { echo "class_bench: -m reference or mixed, not $mix" >&2; exit 2; }
@@ -53,8 +54,9 @@ for i in $(seq -w 1 "$count"); do
 done
 
 args=(grade-all "$class" --out "$out/grades" --workers "$workers" --seed 0xbe4c)
+[[ -n "$per_gpu" ]] && args+=(--per-gpu "$per_gpu")
 [[ -n "$rubric" ]] && args+=(--rubric "$rubric")
-echo "class_bench: $count students ($mix), $workers worker(s), $build/grader/lab-grade"
+echo "class_bench: $count students ($mix), $workers worker(s)${per_gpu:+, $per_gpu a GPU}, $build/grader/lab-grade"
 start=$(date +%s.%N)
 "$build/grader/lab-grade" "${args[@]}" | tee "$out/grade-all.log" | sed 's/^/  /' || true
 end=$(date +%s.%N)

@@ -40,9 +40,10 @@ using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kMostWorkers = 64;
-// Workers a GPU: gradings share it for their cases and sanitizer tools, and each has it alone for
-// its speed (the GPU lock, gpu_lock.hpp); meanwhile the others build, screen and write reports.
-constexpr int kWorkersPerGpu = 3;
+// The most workers a GPU may have (--per-gpu): gradings share it for their cases and sanitizer
+// tools, and each has it alone for its speed (the GPU lock, gpu_lock.hpp); meanwhile the others
+// build, screen and write reports.
+constexpr int kMostPerGpu = 8;
 std::array<std::atomic<pid_t>, kMostWorkers> running_children{};  // each worker's lab-grade, 0 when none
 
 // Ctrl-C (or Slurm's SIGTERM): the gradings under way are stopped (their children get the signal
@@ -189,28 +190,10 @@ Graded grade_one(const std::string& out, const Student& s, const ClassState& sta
 // (BUILD-worker-K beside BUILD, configured like this one the first time, and its lab-grade brought
 // up to date each run), since a tree grades one submission at a time. Beside BUILD, not in it: at
 // BUILD's depth under the kit its compile commands are BUILD's, path for path, so ./lab's compiler
-// cache has its objects (BUILD/grading/worker-K took 185 s of compiling on 2 cores, found nothing). On a GPU three
-// workers share each GPU (CUDA_VISIBLE_DEVICES): their cases and tools share it, and each grading's
-// speed has it alone (GpuLock), so no kernel runs on a GPU while another student's is timed there.
-// How many workers the options ask for; throws, before anything is written, when they cannot be had.
-int worker_count(const BatchOptions& options)
-{
-    const std::vector<std::string>& gpus = options.gpus;
-    int count = options.workers;
-    if (options.workers_per_gpu) {
-        if (gpus.empty()) throw std::runtime_error("--workers gpus: no GPU here (the CPU backend); give a number of workers");
-        count = kWorkersPerGpu * static_cast<int>(gpus.size());
-    }
-    if (count < 1 || count > kMostWorkers)
-        throw std::runtime_error("--workers " + std::to_string(count) + ": from 1 to " + std::to_string(kMostWorkers));
-    const int most = kWorkersPerGpu * static_cast<int>(gpus.size());
-    if (!gpus.empty() && count > most)
-        throw std::runtime_error("--workers " + std::to_string(count) + ": this machine shows " + std::to_string(gpus.size()) +
-                                 " GPU(s), and " + std::to_string(kWorkersPerGpu) +
-                                 " workers share one (their cases share it; each speed is timed with nothing else on "
-                                 "it); use --workers " + std::to_string(most) + " or fewer");
-    return count;
-}
+// cache has its objects (BUILD/grading/worker-K took 185 s of compiling on 2 cores, found nothing). On a GPU
+// --per-gpu workers (three) share each GPU (CUDA_VISIBLE_DEVICES): their cases and tools share it,
+// and each grading's speed has it alone (GpuLock), so no kernel runs on a GPU while another
+// student's is timed there.
 
 std::vector<Worker> workers_for(const BatchOptions& options)
 {
@@ -396,6 +379,27 @@ int grade_task(const std::string& out, const std::string& round_file, int task, 
         failed += !g.ok;
     }
     return stop_requested ? 130 : failed ? 1 : 0;
+}
+
+int worker_count(const BatchOptions& options)
+{
+    if (options.per_gpu < 1 || options.per_gpu > kMostPerGpu)
+        throw std::runtime_error("--per-gpu " + std::to_string(options.per_gpu) + ": from 1 to " + std::to_string(kMostPerGpu));
+    const std::vector<std::string>& gpus = options.gpus;
+    int count = options.workers;
+    if (options.workers_per_gpu) {
+        if (gpus.empty()) throw std::runtime_error("--workers gpus: no GPU here (the CPU backend); give a number of workers");
+        count = options.per_gpu * static_cast<int>(gpus.size());
+    }
+    if (count < 1 || count > kMostWorkers)
+        throw std::runtime_error("--workers " + std::to_string(count) + ": from 1 to " + std::to_string(kMostWorkers));
+    const int most = options.per_gpu * static_cast<int>(gpus.size());
+    if (!gpus.empty() && count > most)
+        throw std::runtime_error("--workers " + std::to_string(count) + ": this machine shows " + std::to_string(gpus.size()) +
+                                 " GPU(s), and " + std::to_string(options.per_gpu) +
+                                 " workers share one (--per-gpu: their cases share it; each speed is timed with nothing else "
+                                 "on it); use --workers " + std::to_string(most) + " or fewer");
+    return count;
 }
 
 }  // namespace lab::batch

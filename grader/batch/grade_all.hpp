@@ -26,7 +26,8 @@ struct BatchOptions {
     int jobs = 1;                // build parallelism of each grading
     bool force = false;          // grade again what is graded already
     int workers = 1;             // gradings at once, each in a build tree of its own (and on a GPU, a GPU of its own)
-    bool workers_per_gpu = false;  // --workers gpus: three per visible GPU (kWorkersPerGpu)
+    bool workers_per_gpu = false;  // --workers gpus: per_gpu workers on each visible GPU
+    int per_gpu = 3;             // workers sharing one GPU: their cases and tools share it, each speed has it alone
     std::vector<std::string> gpus;  // the GPUs lab-grade may use, as CUDA_VISIBLE_DEVICES names them; none on the CPU backend
     std::string lms_roster;      // a roster of LMS ids: canvas.csv and moodle.csv are written at the end (lms.hpp)
     std::string lms_assignment = "CUDA reduction lab";
@@ -34,6 +35,11 @@ struct BatchOptions {
     std::string grader;          // this lab-grade's path
     SlurmOptions slurm;
 };
+
+// How many workers the options ask for (--workers N, or gpus: per_gpu a visible GPU); throws, saying
+// why, when they cannot be had here: none, more than 64, gpus without a GPU, or more than per_gpu a
+// GPU.
+int worker_count(const BatchOptions& options);
 
 // Returns 0 when every student of the roster is graded, 1 when some are not (each says why in the
 // gradebook), 130 when interrupted (what finished is kept and written to the gradebook).

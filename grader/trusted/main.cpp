@@ -584,8 +584,13 @@ int main(int argc, char** argv)
     lms_cmd->add_option("--assignment", lms_assignment, "the assignment's name in the LMS")->capture_default_str();
     std::string workers = "1";
     all_cmd->add_option("--workers", workers,
-                        "gradings at once: a number, or gpus (two per visible GPU, one building while the other runs); each "
-                        "worker after the first has a build tree of its own")
+                        "gradings at once: a number, or gpus (--per-gpu on each visible GPU); each worker after the first "
+                        "has a build tree of its own")
+        ->capture_default_str();
+    all_cmd->add_option("--per-gpu", batch.per_gpu,
+                        "workers sharing one GPU, with --workers gpus, and the most a number of workers may put on one: "
+                        "their cases and sanitizer tools share it, each speed is timed with it alone")
+        ->check(CLI::Range(1, 8))
         ->capture_default_str();
     all_cmd->add_flag("--no-reuse", batch.no_reuse,
                       "grade every rung of a changed submission again (by default a rung whose file did not change keeps "
