@@ -213,6 +213,11 @@ python3 "$kit/grader/batch/tests/same_grades.py" "$out" "$work/parallel" || fail
 code=$?
 [[ $code == 2 ]] && grep -q -- '--workers 0: from 1 to' "$work/run15.log" && [[ ! -e "$work/parallel-bad" ]] \
   || fail "--workers 0 (exit $code, or it wrote $work/parallel-bad): $(cat "$work/run15.log")"
+# A usage error CLI11 finds is exit 2 too, as lab-grade's own (it was CLI11's 105 for a value out of range).
+"$grade" grade-all "$class" --out "$work/parallel-bad" --per-gpu 9 >"$work/run15b.log" 2>&1
+code=$?
+[[ $code == 2 ]] && grep -q -- '--per-gpu: Value 9 not in range 1 to 8' "$work/run15b.log" && [[ ! -e "$work/parallel-bad" ]] \
+  || fail "--per-gpu 9 (exit $code, or it wrote $work/parallel-bad): $(cat "$work/run15b.log")"
 # 9. The rubric's late policy, from the times a CSV roster gives (as an LMS records them): on time,
 # two days late (20%), within an extension; a bad time is refused before anything is graded.
 late="$work/late" && mkdir -p "$late"
