@@ -550,6 +550,10 @@ TEST(GpuLock, AGradingHoldsItARungAtATime)
     rung_ends.join();
     lab::process::wait(alone);
     EXPECT_FALSE(share.shared_with_another()) << "the other had the GPU alone; nobody shared it";
+    // A hold taken at once after one that waited adds nothing to the wait.
+    const double waited = share.waited();
+    { const lab::grading::GpuShare::Hold at_once = share.hold(); }
+    EXPECT_EQ(share.waited(), waited) << "a hold that did not wait was counted as waiting";
     // Another grading takes a hold while a rung of this one's is held, beside a second rung.
     {
         const pid_t other = hold_in_child(path, Use::shared, 0.05, dir + "/other", dir + "/go-other");

@@ -70,9 +70,10 @@ void BesideCases::sanitizer_half(std::size_t k, SanitizerPasses::Half half)
     const lab::process::Account account(half == SanitizerPasses::Half::tools ? "sanitizer_tools" : "thread_orders");
     const Clock::time_point started = Clock::now();
     Passes& p = passes_[k];
-    // compute-sanitizer's tools run kernels on the GPU: shared, a rung at a time (nothing is taken when
-    // they run again with the GPU alone, or on the CPU backend); the thread orders use the CPU alone.
-    const GpuShare::Hold hold = half == SanitizerPasses::Half::tools && gpu_ ? share_.hold() : GpuShare::Hold{};
+    // compute-sanitizer's tools run kernels on the GPU: shared, a rung at a time (the share takes
+    // nothing when they run again with the GPU alone, or on the CPU backend); the thread orders use
+    // the CPU alone.
+    const GpuShare::Hold hold = half == SanitizerPasses::Half::tools ? share_.hold() : GpuShare::Hold{};
     sanitizer_.run(g_.rungs[k].id, half, half == SanitizerPasses::Half::tools ? p.tools : p.orders);
     spanned(p.sanitizer, started);
     spanned(sanitizer_span_, started);

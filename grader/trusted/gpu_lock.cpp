@@ -49,23 +49,23 @@ int open_lock_file(const std::string& path)
     return fd;
 }
 
-// flock(fd, how), waiting (and saying so once, through `said`) when it cannot be had at once.
-void take(int fd, int how, const std::string& path, bool& said)
+// flock(fd, how), waiting when it cannot be had at once, and saying so unless `quiet`; whether it
+// waited.
+bool take(int fd, int how, const std::string& path, bool quiet)
 {
-    if (::flock(fd, how | LOCK_NB) == 0) return;
+    if (::flock(fd, how | LOCK_NB) == 0) return false;
     if (errno != EWOULDBLOCK && errno != EINTR) throw std::runtime_error("cannot lock " + path + ": " + std::strerror(errno));
-    if (!said) std::cout << "  waiting for the GPU: another grading runs on it (" << path << ")\n" << std::flush;
-    said = true;
+    if (!quiet) std::cout << "  waiting for the GPU: another grading runs on it (" << path << ")\n" << std::flush;
     while (::flock(fd, how) != 0)
         if (errno != EINTR) throw std::runtime_error("cannot lock " + path + ": " + std::strerror(errno));
+    return true;
 }
 
 // The count of arrivals to share the GPU, kept in `path` (8 bytes), moved on by `add`.
 std::uint64_t arrivals(const std::string& path, std::uint64_t add)
 {
     const int fd = open_lock_file(path);
-    bool said = true;
-    take(fd, LOCK_EX, path, said);
+    take(fd, LOCK_EX, path, true);
     std::uint64_t count = 0;
     if (::pread(fd, &count, sizeof count, 0) != static_cast<ssize_t>(sizeof count)) count = 0;
     count += add;
@@ -83,21 +83,21 @@ GpuLock::GpuLock(const std::string& path)
 {
     if (path.empty()) return;
     const auto started = std::chrono::steady_clock::now();
-    bool said = false;
+    bool waited = false;
     // The queue first: while a grading waits for the GPU alone, it holds the queue, and no hold to
     // share it is taken before it has had it.
     const int queue = open_lock_file(path + ".queue");
     try {
-        take(queue, LOCK_EX, path + ".queue", said);
+        waited = take(queue, LOCK_EX, path + ".queue", false);
         fd_ = open_lock_file(path);
-        take(fd_, LOCK_EX, path, said);
+        waited |= take(fd_, LOCK_EX, path, waited);
     } catch (...) {
         ::close(queue);
         if (fd_ >= 0) ::close(fd_);
         throw;
     }
     ::close(queue);
-    if (said) waited_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (waited) waited_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
 GpuLock::~GpuLock()
@@ -118,25 +118,22 @@ GpuShare::Hold::~Hold()
 GpuShare::Hold GpuShare::hold()
 {
     if (path_.empty()) return {};
+    bool quiet;  // (a grading says once that it waits)
     {
         const std::lock_guard<std::mutex> lock(mutex_);
         if (alone_) return {};
+        quiet = said_;
     }
     const auto started = std::chrono::steady_clock::now();
-    bool said;
-    {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        said = said_;
-    }
-    const bool said_before = said;
+    bool waited = false;
     // The queue, taken in turn by every request (this grading's other threads' too): nobody takes the
     // lock or waits for it while this one holds it, so what is seen below holds still.
     const int queue = open_lock_file(path_ + ".queue");
     int fd = -1;
     try {
-        take(queue, LOCK_EX, path_ + ".queue", said);
+        waited = take(queue, LOCK_EX, path_ + ".queue", quiet);
         fd = open_lock_file(path_);
-        take(fd, LOCK_SH, path_, said);
+        waited |= take(fd, LOCK_SH, path_, quiet || waited);
         const std::lock_guard<std::mutex> lock(mutex_);
         if (held_ == 0) {
             // None of this grading's held: whether another grading holds a share now, by trying for
@@ -153,8 +150,10 @@ GpuShare::Hold GpuShare::hold()
             arrivals_ = now;
         }
         ++held_;
-        if (said && !said_before) said_ = true;
-        if (said) waited_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        if (waited) {
+            said_ = true;
+            waited_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        }
     } catch (...) {
         ::close(queue);
         if (fd >= 0) ::close(fd);
