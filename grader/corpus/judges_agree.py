@@ -19,11 +19,12 @@ usage: judges_agree.py LAB_CASE BUILD_TREE BACKEND KIT WORK GRADINGS...
 """
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
-import xml.etree.ElementTree as ET
+
+sys.dont_write_bytecode = True  # (no __pycache__ in the kit's corpus folder)
+import verdicts  # noqa: E402 (beside this file)
 
 # Differences known and accounted for: the entry, and why its verdicts may differ, in one direction
 # only (the grader failing a case the suites pass); the suites must still fail it somewhere.
@@ -47,12 +48,7 @@ def say(line):
     summary.write(line + "\n")
 
 
-def key(op, case):  # "LayerNorm" and "layer_norm" alike
-    return re.sub(r"[^a-z0-9]", "", op.lower()) + "/" + case
-
-
-def judged(status):
-    return status in ("passed", "failed")
+judged = verdicts.judged
 
 
 def suites_verdicts(rung, source, seed, out):
@@ -79,13 +75,7 @@ def suites_verdicts(rung, source, seed, out):
         subprocess.run(command, env=env, stdout=log, stderr=subprocess.STDOUT)
     if not os.path.exists(junit):
         return None, f"lab-case wrote no results ({os.path.join(out, rung + '.log')})"
-    verdicts = {}
-    for case in ET.parse(junit).getroot().iter("testcase"):
-        m = re.match(r"Ex\d\d/([A-Za-z]+)\.MatchesReference/(.+)$", case.get("name"))
-        if m:
-            status = case.get("status")
-            verdicts[key(m.group(1), m.group(2))] = {"run": "passed", "fail": "failed"}.get(status, "skipped")
-    return verdicts, ""
+    return verdicts.suites(junit), ""
 
 
 entries = sorted(e for e in os.listdir(corpus) if os.path.isfile(os.path.join(corpus, e, "expect.json")))
@@ -113,7 +103,7 @@ for name in entries:
     os.makedirs(out)
     compared_entries += 1
     for r in grade["rungs"]:
-        graded = {key(c["op"], c["name"]): c["status"] for c in r.get("cases", []) if not c["hidden"]}
+        graded = verdicts.grader(r)
         if not any(judged(v) for v in graded.values()):
             continue  # not submitted, refused, or not built: no case ran
         source = os.path.join(grading, "submission", "exercises", f"{r['id']}.cu")

@@ -30,20 +30,16 @@ compare() {
   "$lab_case" batch --rung "$rung" --exe "$exe" --backend cpu --timeout 60 --junit "$dir/batch.xml" >"$dir/batch.log" 2>&1 || true
   "$lab_grade" grade "$dir/submission" --out "$dir/report" --seed "$seed" --rubric "$kit/grader/corpus/rubric.toml" \
     >"$dir/grade.log" 2>&1 || { echo "FAIL: lab-grade could not grade $program (its output: $dir/grade.log)"; tail -5 "$dir/grade.log"; exit 1; }
-  python3 - "$dir/batch.xml" "$dir/report/grade.json" "$rung" "$program" <<'EOF'
-import json, re, sys, xml.etree.ElementTree as ET
-batch_xml, grade_json, rung, program = sys.argv[1:]
-def key(op, case):  # "LayerNorm" and "layer_norm" alike
-    return re.sub(r"[^a-z0-9]", "", op.lower()) + "/" + case
-batch = {}
-for case in ET.parse(batch_xml).getroot().iter("testcase"):
-    m = re.match(r"Ex\d\d/([A-Za-z]+)\.MatchesReference/(.+)$", case.get("name"))
-    if m:
-        status = case.get("status")
-        batch[key(m.group(1), m.group(2))] = {"run": "passed", "fail": "failed"}.get(status, "skipped")
+  python3 - "$dir/batch.xml" "$dir/report/grade.json" "$rung" "$program" "$kit" <<'EOF'
+import json, sys
+batch_xml, grade_json, rung, program, kit = sys.argv[1:]
+sys.path.insert(0, kit + "/grader/corpus")
+sys.dont_write_bytecode = True  # (no __pycache__ in the kit's corpus folder)
+import verdicts
+batch = verdicts.suites(batch_xml)
 graded = [r for r in json.load(open(grade_json))["rungs"] if r["id"] == rung][0]
-grade = {key(c["op"], c["name"]): c["status"] for c in graded["cases"] if not c["hidden"]}
-judged = lambda v: v in ("passed", "failed")
+grade = verdicts.grader(graded)
+judged = verdicts.judged
 both = sorted(k for k in batch.keys() & grade.keys() if judged(batch[k]) and judged(grade[k]))
 differ = [k for k in both if batch[k] != grade[k]]
 failed = sum(1 for k in both if batch[k] == "failed")

@@ -1,0 +1,28 @@
+"""Case verdicts of both judges, keyed alike, for the tests that hold them to the same verdict
+(grader/corpus/judges_agree.py, tests/kit/judges_agree.sh): the suites' from a lab-case JUnit file,
+the grader's from a grade.json rung."""
+import re
+import xml.etree.ElementTree as ET
+
+
+def key(op, case):  # "LayerNorm" and "layer_norm" alike
+    return re.sub(r"[^a-z0-9]", "", op.lower()) + "/" + case
+
+
+def suites(junit):
+    """{key: passed, failed or skipped} of each kernel case in a lab-case JUnit file."""
+    verdicts = {}
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        m = re.match(r"Ex\d\d/([A-Za-z]+)\.MatchesReference/(.+)$", case.get("name"))
+        if m:
+            verdicts[key(m.group(1), m.group(2))] = {"run": "passed", "fail": "failed"}.get(case.get("status"), "skipped")
+    return verdicts
+
+
+def grader(rung):
+    """{key: status} of each visible case of a grade.json rung."""
+    return {key(c["op"], c["name"]): c["status"] for c in rung.get("cases", []) if not c["hidden"]}
+
+
+def judged(status):
+    return status in ("passed", "failed")
