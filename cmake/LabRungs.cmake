@@ -191,3 +191,20 @@ function(lab_label_tests target)
     "include(\"${PROJECT_SOURCE_DIR}/cmake/LabLabelTests.cmake\")\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${file}")
 endfunction()
+
+# lab_guard_device_memory(<target>): on a GPU, the target's cudaMalloc and cudaFree (the kit's and the
+# kernel file's) give memory laid out as the CPU backend's: poisoned, ending at an unmapped guard
+# (harness/include/lab/guarded_memory.hpp). The suites' programs and the grader's runner, so that
+# both judges see a stray read alike. The source goes into the target itself (an executable, or an
+# object library whose objects its executables link directly), where the linker's --wrap finds it.
+function(lab_guard_device_memory target)
+  if(LAB_ACTIVE_BACKEND STREQUAL "cuda")
+    target_sources(${target} PRIVATE "${PROJECT_SOURCE_DIR}/harness/src/guarded_memory.cpp")
+    get_target_property(type ${target} TYPE)
+    if(type STREQUAL "OBJECT_LIBRARY")
+      target_link_options(${target} INTERFACE "LINKER:--wrap=cudaMalloc" "LINKER:--wrap=cudaFree")
+    else()
+      target_link_options(${target} PRIVATE "LINKER:--wrap=cudaMalloc" "LINKER:--wrap=cudaFree")
+    endif()
+  endif()
+endfunction()
