@@ -356,9 +356,7 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
                                      what.find("MisalignedAddress") != std::string::npos;
             if (result.kernel_error.empty()) result.kernel_error = what;
             failure = "the kernel failed" + in_order + ": " + what +
-                      (bad_address ? "\n  An illegal address usually means an index past the end of an array: compare "
-                                     "your indices with n and with the size of the shared array."
-                                   : "");
+                      (bad_address ? kBadAddressHint : "");
             if (bad_address) note_causes(diagnose_crash(rung, p.c));
         } else if (const auto raw_read = read_runner_file(output_file(dir, index, o), expected_bytes + 1); !raw_read || raw_read->size() != expected_bytes) {
             failure = "the runner handed back no output for this case" + in_order;

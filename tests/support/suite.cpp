@@ -113,9 +113,7 @@ void check_case(const RungInfo& rung, const Case& c)
             if (e.code() == cudaErrorLaunchTimeout) ++g_launches_stopped;
             const bool bad_address = e.code() == cudaErrorIllegalAddress || e.code() == cudaErrorMisalignedAddress;
             FAIL() << "rung " << rung.id << ", case " << c.name << ": the kernel failed" << in_order << ": " << e.what()
-                   << (bad_address ? "\n  An illegal address usually means an index past the end of an array: "
-                                     "compare your indices with n and with the size of the shared array."
-                                   : "")
+                   << (bad_address ? kBadAddressHint : "")
                    << (bad_address ? likely_causes(rung, diagnose_crash(rung, c)) : std::string());
         } catch (const std::exception& e) {
             FAIL() << "rung " << rung.id << ", case " << c.name << in_order << ": " << e.what();

@@ -41,6 +41,12 @@ template <typename T>
 std::vector<Diagnosis> diagnose(const RungInfo& rung, const Case& c, const LaunchPlan& plan, const std::vector<T>& input,
                                 const std::vector<T>& slots);
 
+// Said after a kernel's illegal or misaligned address, by both judges: what it most often means.
+// (Past every allocation lies unmapped memory, on a GPU as on the CPU backend: lab/guarded_memory.hpp.)
+inline constexpr const char* kBadAddressHint =
+    "\n  An illegal address usually means an index past the end of an array: compare your indices with n and "
+    "with the size of the shared array (the memory after every allocation is not mapped: handouts/checking.md).";
+
 // The patterns that fit a case whose kernel stopped with an illegal address, so that there are no
 // results to read: those that follow from the case alone (beyond_int_indices). diagnose() includes them.
 std::vector<Diagnosis> diagnose_crash(const RungInfo& rung, const Case& c);
