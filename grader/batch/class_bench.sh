@@ -10,8 +10,10 @@
 #     -p  grade-all --per-gpu: workers sharing one GPU (default grade-all's, 3)
 #     -m  reference: every student hands in the reference solutions, all twelve rungs (the most work
 #         a submission can cause); mixed: in turn the reference, the reference with rung 07 wrong
-#         (a corpus mistake), the untouched skeletons (nothing to build) and the reference with
-#         rung 07's kernel never ending (stopped at the rubric's limits)  (default reference)
+#         (a corpus mistake), with rung 07 reading past its input (each such case ends its runner
+#         at the guard, which the judge starts again), the untouched skeletons (nothing to build)
+#         and the reference with rung 07's kernel never ending (stopped at the rubric's limits)
+#         (default reference)
 #     -r  the rubric (default the kit's, grader/rubric.toml)
 #     -b  the build tree whose lab-grade grades (default build/cuda-solutions, else build/cpu-solutions)
 #     -o  where the class and its grades go (default a fresh folder under /tmp); OUT/bench.json holds
@@ -37,7 +39,8 @@ rm -rf "$class" "$out/grades" && mkdir -p "$class"
 
 # The submissions: the reference, and for a mixed class the corpus's kinds beside it.
 kinds=(reference)
-[[ "$mix" == mixed ]] && kinds=(reference mistake_07_block_sized_stride skeletons hostile_endless_kernel)
+[[ "$mix" == mixed ]] && kinds=(reference mistake_07_block_sized_stride mistake_07_reads_leftover_before_check skeletons
+                                  hostile_endless_kernel)
 made="$out/made"
 rm -rf "$made" && mkdir -p "$made"
 for kind in "${kinds[@]}"; do
