@@ -14,7 +14,8 @@
 // A process watched by a tool (compute-sanitizer, Nsight: CUDA_INJECTION64_PATH, or its library
 // mapped) gets cudaMalloc's own memory, whose exact bounds memcheck knows; LAB_GUARDED_MEMORY=0 or 1
 // overrides. Where the driver cannot do it (no virtual memory management, out of address space),
-// an allocation falls back to cudaMalloc's own, poisoned still.
+// an allocation falls back to cudaMalloc's own, poisoned still; one of a terabyte or more is
+// cudaMalloc's as it is (it fails on any GPU there is).
 #pragma once
 
 namespace lab {
