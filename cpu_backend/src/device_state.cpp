@@ -18,10 +18,7 @@ std::size_t page_size()
 
 std::size_t guard_bytes_after(std::size_t bytes)
 {
-    const std::size_t page = page_size();
-    const std::size_t least = std::size_t{16} << 20;
-    const std::size_t wanted = bytes > (SIZE_MAX - page) / 2 ? least : std::max(least, 2 * bytes);
-    return (wanted + page - 1) / page * page;
+    return guard_bytes(bytes, page_size());
 }
 
 State& state()

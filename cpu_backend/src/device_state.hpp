@@ -14,25 +14,15 @@
 #include <utility>
 #include <vector>
 
+#include "lab/cpu/memory_layout.hpp"
 #include "lab/cpu/runtime.hpp"
 
 namespace lab::cpu {
 
 std::size_t page_size();
-constexpr std::size_t kAlignment = 256;     // what cudaMalloc guarantees
-constexpr unsigned char kSlackByte = 0xCD;  // fills the bytes between an allocation's end and its guard
-// Fills a new allocation: a GPU's cudaMalloc hands back whatever was there, and a fresh mapping's
-// zeros would let a kernel that reads scratch memory it never wrote (a partial sum, a counter
-// that is not reset) pass here. 0xFF is a NaN as a float and -1 as an int. Allocations larger than
-// kPoisonedBytes are left as mapped (zeros): filling them would take the memory they only reserve.
-constexpr unsigned char kPoisonByte = 0xFF;
-constexpr std::size_t kPoisonedBytes = std::size_t{1} << 30;
 
-// An allocation's guard: the address space after its end that no access may reach (PROT_NONE).
-// Twice the allocation and at least 16 MiB, so that a kernel that reads a whole grid's stride past
-// the end (a read left before its bound check: mistake_07_reads_leftover_before_check) faults every
-// time, where one guard page caught it only when whatever the system had mapped beyond was not
-// readable (1 run in 6). Address space only: nothing is reserved or committed for it.
+// The guard after an allocation of `bytes` here (guard_bytes, lab/cpu/memory_layout.hpp), in this
+// machine's pages.
 std::size_t guard_bytes_after(std::size_t bytes);
 
 struct Allocation {

@@ -46,7 +46,7 @@ cudaError_t cudaMalloc(void** pointer, std::size_t bytes)
     // so a kernel that runs off its end faults at once and is named, instead of reading other data.
     // The whole range is mapped inaccessible, then the allocation's own pages opened.
     const std::size_t page = lab::cpu::page_size();
-    const std::size_t usable = (bytes + lab::cpu::kAlignment + page - 1) / page * page;
+    const std::size_t usable = lab::cpu::mapped_bytes(bytes, page);
     std::size_t mapping_bytes = usable + lab::cpu::guard_bytes_after(bytes);
     void* mapping = mmap(nullptr, mapping_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (mapping == MAP_FAILED) {  // (an address space too small for the guard: one page, then)
@@ -58,7 +58,7 @@ cudaError_t cudaMalloc(void** pointer, std::size_t bytes)
         return fail(cudaErrorMemoryAllocation, "cudaMalloc could not reserve " + std::to_string(bytes) + " bytes");
     }
     char* guard = static_cast<char*>(mapping) + usable;
-    char* start = reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(guard - bytes) & ~(lab::cpu::kAlignment - 1));
+    char* start = reinterpret_cast<char*>(lab::cpu::start_before(reinterpret_cast<std::uintptr_t>(guard), bytes));
     std::memset(start + bytes, lab::cpu::kSlackByte, static_cast<std::size_t>(guard - start) - bytes);
     if (bytes <= lab::cpu::kPoisonedBytes) std::memset(start, lab::cpu::kPoisonByte, bytes);
     {

@@ -6,10 +6,11 @@
 // the driver's functions are looked up through the runtime, so nothing links libcuda.
 #include "lab/guarded_memory.hpp"
 
+#include "lab/cpu/memory_layout.hpp"
+
 #include <cuda.h>
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -23,10 +24,8 @@ extern "C" cudaError_t __real_cudaFree(void* pointer);
 
 namespace {
 
-constexpr unsigned char kPoisonByte = 0xFF;  // as the CPU backend's (cpu_backend/src/device_state.hpp)
-constexpr unsigned char kSlackByte = 0xCD;
-constexpr std::size_t kAlignment = 256;  // cudaMalloc's
-constexpr std::size_t kLeastGuard = std::size_t{16} << 20;
+using lab::cpu::kPoisonByte;  // the layout is the CPU backend's (lab/cpu/memory_layout.hpp)
+using lab::cpu::kSlackByte;
 constexpr std::size_t kLargestGuarded = std::size_t{1} << 40;  // beyond: cudaMalloc's own (it fails)
 
 struct Driver {
@@ -105,11 +104,13 @@ bool decide(State& s)
     return s.guarded;
 }
 
-// Fills [from, from + bytes) and waits for it, so that any stream's kernel sees the bytes.
-cudaError_t fill(void* from, unsigned char byte, std::size_t bytes)
+// Fills [at, at + bytes) with kPoisonByte and the `slack` bytes after them with kSlackByte, and waits
+// for it, so that any stream's kernel sees the bytes.
+cudaError_t fill(char* at, std::size_t bytes, std::size_t slack)
 {
-    if (bytes == 0) return cudaSuccess;
-    if (cudaError_t e = cudaMemset(from, byte, bytes); e != cudaSuccess) return e;
+    if (cudaError_t e = cudaMemset(at, kPoisonByte, bytes); e != cudaSuccess) return e;
+    if (slack > 0)
+        if (cudaError_t e = cudaMemset(at + bytes, kSlackByte, slack); e != cudaSuccess) return e;
     return cudaStreamSynchronize(cudaStreamLegacy);
 }
 
@@ -117,7 +118,7 @@ cudaError_t poisoned_plain(void** pointer, std::size_t bytes)
 {
     const cudaError_t e = __real_cudaMalloc(pointer, bytes);
     if (e != cudaSuccess || !*pointer) return e;
-    if (const cudaError_t f = fill(*pointer, kPoisonByte, bytes); f != cudaSuccess) {
+    if (const cudaError_t f = fill(static_cast<char*>(*pointer), bytes, 0); f != cudaSuccess) {
         __real_cudaFree(*pointer);
         *pointer = nullptr;
         return f;
@@ -145,8 +146,8 @@ bool guarded(State& s, void** pointer, std::size_t bytes)
     std::size_t page = 0;
     if (d.granularity(&page, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS || page == 0) return false;
     Region r{};
-    r.mapped = (bytes + kAlignment + page - 1) / page * page;
-    r.reserved = r.mapped + (std::max(kLeastGuard, 2 * bytes) + page - 1) / page * page;
+    r.mapped = lab::cpu::mapped_bytes(bytes, page);
+    r.reserved = r.mapped + lab::cpu::guard_bytes(bytes, page);
     if (d.reserve(&r.base, r.reserved, 0, 0, 0) != CUDA_SUCCESS) return false;
     if (d.create(&r.handle, r.mapped, &prop, 0) != CUDA_SUCCESS) return undo(d, r, false, false), false;
     if (d.map(r.base, r.mapped, 0, r.handle, 0) != CUDA_SUCCESS) return undo(d, r, false, true), false;
@@ -155,10 +156,9 @@ bool guarded(State& s, void** pointer, std::size_t bytes)
     access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
     if (d.set_access(r.base, r.mapped, &access, 1) != CUDA_SUCCESS) return undo(d, r, true, true), false;
     const std::uintptr_t end = static_cast<std::uintptr_t>(r.base) + r.mapped;
-    const std::uintptr_t start = (end - bytes) & ~std::uintptr_t{kAlignment - 1};
+    const std::uintptr_t start = lab::cpu::start_before(end, bytes);
     char* at = reinterpret_cast<char*>(start);
-    if (fill(at, kPoisonByte, bytes) != cudaSuccess || fill(at + bytes, kSlackByte, end - start - bytes) != cudaSuccess)
-        return undo(d, r, true, true), false;
+    if (fill(at, bytes, end - start - bytes) != cudaSuccess) return undo(d, r, true, true), false;
     s.regions[start] = r;
     *pointer = at;
     return true;
