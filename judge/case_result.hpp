@@ -34,6 +34,11 @@ struct CaseResult {
     // such stops or past the rung's time: not for a wrong answer or a crash. Not in the reports
     // (the message says it); the grader runs no such case again with the GPU alone (gpu_lock.hpp).
     bool at_limit = false;
+    // Failed where the GPU's memory ran out: the runner said a cudaMalloc was refused in it
+    // (protocol.hpp's refused file), or CUDA's error said out of memory. On a GPU that other
+    // gradings share, their kernels can take a case's memory: the grader runs such a case's rung
+    // again with the GPU alone (gpu_lock.hpp's run_again_alone). Not in the reports.
+    bool memory_refused = false;
 };
 
 }  // namespace lab::judge

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <exception>
 #include <mutex>
 #include <chrono>
@@ -107,9 +108,24 @@ bool read_runner_file_exactly(const std::string& path, void* into, std::size_t b
     return whole;
 }
 
+bool says_memory_ran_out(const std::string& text)
+{
+    std::string lower(text);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return lower.find("cudaerrormemoryallocation") != std::string::npos || lower.find("out of memory") != std::string::npos;
+}
+
 namespace {
 
 std::string tail_of(const std::string& path) { return read_runner_file(path, kLogTail, true).value_or(""); }
+
+// Whether job `index` had a cudaMalloc refused under any of `orders` orders, as the runner says (protocol.hpp).
+bool runner_says_refused(const std::string& dir, std::size_t index, std::size_t orders)
+{
+    for (std::size_t o = 0; o < orders; ++o)
+        if (read_runner_file(refused_file(dir, index, o), 256)) return true;
+    return false;
+}
 
 // Why each job has no result of its own, when the runner did not get to report one.
 struct Outcome {
@@ -355,6 +371,7 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
                                      what.find("illegal memory access") != std::string::npos ||
                                      what.find("MisalignedAddress") != std::string::npos;
             if (result.kernel_error.empty()) result.kernel_error = what;
+            result.memory_refused = result.memory_refused || says_memory_ran_out(what);
             failure = "the kernel failed" + in_order + ": " + what +
                       (bad_address ? kBadAddressHint : "");
             if (bad_address) note_causes(diagnose_crash(rung, p.c));
@@ -399,6 +416,7 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
         return;
     }
     result.status = "failed";
+    result.memory_refused = result.memory_refused || runner_says_refused(dir, index, orders.size());
     result.message = first_failure;
     if (!passed_in.empty()) {
         result.message += "\n  The same case passes when the threads run in " + passed_in.front() + " order. " +
@@ -525,6 +543,8 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
         r.status = "failed";
         r.message = "rung " + rung.id + ", case " + r.name + ": " + outcome.lost[job];
         r.at_limit = outcome.at_limit[job];
+        r.memory_refused = !r.at_limit && (says_memory_ran_out(outcome.lost[job]) ||
+                                           runner_says_refused(work_dir, job, shown_orders.size()));
     }
     if (times) {
         times->starting = std::max(0.0, outside_cases);

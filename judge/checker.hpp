@@ -144,6 +144,10 @@ LimitedRun run_limited(const std::vector<std::string>& argv, const std::string& 
 // The runner's job for one planned case, with the canary, guard and poison values of its type.
 Job job_for(const PlannedCase& p);
 
+// Whether CUDA's words (a runner's error file or log, a tool's log) say the GPU's memory ran out: what
+// another grading sharing the GPU can cause (CaseResult::memory_refused).
+bool says_memory_ran_out(const std::string& text);
+
 // A file a runner wrote, read from outside its sandbox: a regular file only, never through a link;
 // at most `limit` bytes (its last ones when `tail`); nothing when there is no such file.
 std::optional<std::string> read_runner_file(const std::string& path, std::size_t limit, bool tail = false);

@@ -87,4 +87,9 @@ std::string error_file(const std::string& dir, std::size_t job, std::size_t orde
     return dir + "/" + std::to_string(job) + "." + std::to_string(order) + ".err";
 }
 
+std::string refused_file(const std::string& dir, std::size_t job, std::size_t order)
+{
+    return dir + "/" + std::to_string(job) + "." + std::to_string(order) + ".refused";
+}
+
 }  // namespace lab::judge

@@ -9,7 +9,11 @@
 // (none: the GPU's own). For job i and order o it writes OUTDIR/i.o.out: the whole output buffer
 // after the launch, [guard | slots | guard], exactly (slots + 2 * guard_count) * 4 bytes, slots being
 // lab::output_count of the job's plan (grid, or a row rung's values); or, when
-// the launch or a copy failed, OUTDIR/i.o.err: what the CUDA runtime said. Before job i it appends
+// the launch or a copy failed, OUTDIR/i.o.err: what the CUDA runtime said. Where a cudaMalloc was
+// refused for want of memory meanwhile (the kit's or the kernel's), it first writes
+// OUTDIR/i.o.refused (refused_file): on a GPU that other gradings share, the grader runs such a
+// case again with the GPU alone (a runner that writes it falsely gets nothing but that second run,
+// which the grader may make anyway; one that leaves it out may keep its first verdict). Before job i it appends
 // "start i" to OUTDIR/progress, after it "end i". After a sticky CUDA error it exits with status
 // kStickyError (lab/exit_status.hpp): the grader starts a fresh runner at the next job.
 //
@@ -88,5 +92,6 @@ std::string speed_progress_file(const std::string& dir);
 std::string speed_ready_file(const std::string& dir);
 std::string speed_go_file(const std::string& dir);
 std::string error_file(const std::string& dir, std::size_t job, std::size_t order);
+std::string refused_file(const std::string& dir, std::size_t job, std::size_t order);
 
 }  // namespace lab::judge

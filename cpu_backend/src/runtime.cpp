@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +21,8 @@ namespace lab::cpu {
 
 namespace {
 
+std::atomic<std::uint64_t> refused{0};  // refused_allocations()
+
 struct LeakReport {
     ~LeakReport()
     {
@@ -31,6 +34,8 @@ struct LeakReport {
 } leak_report;
 
 }  // namespace
+
+std::uint64_t refused_allocations() { return refused.load(); }
 
 }  // namespace lab::cpu
 
@@ -55,6 +60,7 @@ cudaError_t cudaMalloc(void** pointer, std::size_t bytes)
     }
     if (mapping == MAP_FAILED || mprotect(mapping, usable, PROT_READ | PROT_WRITE) != 0) {
         if (mapping != MAP_FAILED) munmap(mapping, mapping_bytes);
+        ++lab::cpu::refused;
         return fail(cudaErrorMemoryAllocation, "cudaMalloc could not reserve " + std::to_string(bytes) + " bytes");
     }
     char* guard = static_cast<char*>(mapping) + usable;

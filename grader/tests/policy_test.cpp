@@ -327,6 +327,112 @@ TEST(Judge, ACaseStoppedAtItsLimitIsToldFromOneWhoseRunnerCrashed)
     fs::remove_all(dir);
 }
 
+// A case that failed where the GPU's memory ran out (the runner's refused file, protocol.hpp, or
+// CUDA's words) is told from every other failure (CaseResult::memory_refused), and a tool's log that
+// says so, or a race, from any other finding (SanitizerResult): on a GPU that other gradings share,
+// only such a rung runs again alone (run_again_alone). Stand-in runners end each case as told.
+TEST(Judge, ACaseThatRanShortOfTheGpusMemoryIsToldFromOtherFailures)
+{
+    const std::string dir = fs::temp_directory_path() / ("judge-refused-" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const lab::RungInfo& rung = lab::Registry::kit().get("03_sequential");
+    std::vector<PlannedCase> planned(3);
+    for (std::size_t i = 0; i < planned.size(); ++i) {
+        planned[i].c.name = "ints_n1024_" + std::to_string(i);
+        planned[i].c.op = lab::Op::sum;
+        planned[i].c.input = lab::InputKind::ints;
+        planned[i].c.n = 1024;
+        planned[i].c.block = 256;
+        planned[i].plan.grid = 4;
+        planned[i].plan.block = 256;
+    }
+    Limits limits;
+    limits.case_seconds = 5;
+    limits.confine = [](const std::vector<std::string>& command, const std::string&, const RunnerLimits&) {
+        return std::make_unique<TestConfinement>(command);
+    };
+    const auto replay = [](const lab::RungInfo&, const lab::Case&, const lab::LaunchPlan&) { return std::string(); };
+    const std::string fault = "echo 'the kernel: cudaErrorIllegalAddress: an illegal memory access was encountered' > \"$2/$i.0.err\"";
+    const struct {
+        std::string name, each;  // `each`: what the stand-in does in case $i
+        bool refused;
+    } ways[] = {
+        {"refused_then_faulted", "echo '1 cudaMalloc call(s) refused for want of memory' > \"$2/$i.0.refused\"; " + fault, true},
+        {"out_of_memory", "echo 'cudaMalloc: cudaErrorMemoryAllocation: out of memory' > \"$2/$i.0.err\"", true},
+        {"crashed_out_of_memory", "echo 'CUDA error: out of memory' >&2; exit 3", true},
+        {"faulted", fault, false},
+        {"handed_back_nothing", ":", false},
+        {"crashed", "exit 3", false},
+    };
+    for (const auto& way : ways) {
+        const std::string runner = dir + "/" + way.name;
+        std::ofstream(runner) << "#!/bin/sh\ni=$3\nwhile [ \"$i\" -lt 3 ]; do\n  echo \"start $i\" >> \"$2/progress\"\n  "
+                              << way.each << "\n  echo \"end $i\" >> \"$2/progress\"\n  i=$((i + 1))\ndone\n";
+        fs::permissions(runner, fs::perms::owner_all);
+        const std::vector<CaseResult> results = run_and_check(rung, runner, planned, {}, limits, dir + "/" + way.name + "-work", replay);
+        ASSERT_EQ(results.size(), planned.size());
+        for (const CaseResult& c : results) {
+            EXPECT_EQ(c.status, "failed") << way.name << ": " << c.name;
+            EXPECT_EQ(c.memory_refused, way.refused) << way.name << ": " << c.name << ": " << c.message;
+            EXPECT_FALSE(c.at_limit) << way.name << ": " << c.name;
+        }
+    }
+
+    // A tool's log: a refused allocation, a race, or another finding.
+    const std::string tool = dir + "/compute-sanitizer";  // writes its --log-file ($6) from the file named for its tool ($2)
+    std::ofstream(tool) << "#!/bin/sh\ncat \"" << dir << "/$2.log\" > \"$6\"\nexit 0\n";
+    fs::permissions(tool, fs::perms::owner_all);
+    std::ofstream(dir + "/memcheck.log") << "========= COMPUTE-SANITIZER\n"
+                                           "========= Program hit cudaErrorMemoryAllocation (error 2) due to \"out of memory\" "
+                                           "on CUDA API call to cudaMalloc.\n========= ERROR SUMMARY: 1 error\n";
+    std::ofstream(dir + "/racecheck.log") << "========= RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)\n";
+    const auto tools_say = [&](const std::string& name) {
+        SanitizerRun run;
+        run.tool_path = tool;
+        run.tools = {name};
+        run.runner = dir + "/crashed";
+        SanitizerResult result;
+        run_sanitizer_tools(rung, run, {planned.front()}, limits, dir + "/tools-" + name, result);
+        EXPECT_EQ(result.findings.size(), 1u) << name;
+        return result;
+    };
+    SanitizerResult said = tools_say("memcheck");
+    EXPECT_TRUE(said.memory_refused);
+    EXPECT_FALSE(said.timing_hazard);
+    said = tools_say("racecheck");
+    EXPECT_FALSE(said.memory_refused);
+    EXPECT_TRUE(said.timing_hazard);
+    std::ofstream(dir + "/memcheck.log") << "========= Invalid __global__ read of size 4 bytes\n========= ERROR SUMMARY: 3 errors\n";
+    said = tools_say("memcheck");
+    EXPECT_FALSE(said.memory_refused) << "an out-of-bounds read is the kernel's own";
+    EXPECT_FALSE(said.timing_hazard);
+    fs::remove_all(dir);
+}
+
+TEST(GpuLock, ARungRunsAgainAloneOnlyWhereSharingCouldHaveChangedItsVerdicts)
+{
+    CaseResult passed, wrong, refused, stopped;
+    passed.status = "passed";
+    wrong.status = refused.status = stopped.status = "failed";
+    refused.memory_refused = true;
+    stopped.at_limit = true;
+    SanitizerResult clean, race, short_of_memory, other;
+    race.findings = other.findings = short_of_memory.findings = {"a finding"};
+    race.timing_hazard = true;
+    short_of_memory.memory_refused = true;
+    EXPECT_FALSE(run_again_alone({passed, passed}, clean));
+    EXPECT_FALSE(run_again_alone({passed, wrong}, clean)) << "a wrong answer or a fault is the kernel's own";
+    EXPECT_FALSE(run_again_alone({passed, wrong}, other)) << "so is a finding other than a race";
+    EXPECT_FALSE(run_again_alone({passed, passed}, race)) << "a race, but no verdict it could have changed";
+    EXPECT_FALSE(run_again_alone({passed, stopped}, race)) << "a case stopped at its limit runs again for nothing";
+    EXPECT_TRUE(run_again_alone({passed, refused}, clean)) << "a case that ran short of the GPU's memory";
+    EXPECT_TRUE(run_again_alone({wrong, passed}, race)) << "a failure beside a race";
+    EXPECT_TRUE(run_again_alone({passed}, short_of_memory)) << "a tool that ran short of the GPU's memory";
+    refused.status = "passed";
+    EXPECT_FALSE(run_again_alone({refused, passed}, clean)) << "passed all the same";
+}
+
 // A build log quotes a Latin-1 source line byte for byte; a runner's error text is whatever the
 // process wrote. Every report is written all the same, each valid UTF-8 (JSON, JUnit and HTML parse;
 // the bytes became U+FFFD): once, one such byte stopped lab-grade before it wrote any report.

@@ -42,8 +42,8 @@ public:
     // its tools run again, here, where it gets a pass, and its thread orders start, where they
     // had not (its cases failed the first time).
     void cases_again(std::size_t k);
-    // Whether rung k's tools found anything (once they have ended).
-    bool tools_found(std::size_t k) const { return !passes_[k].tools.findings.empty(); }
+    // What rung k's tools found (once they have ended).
+    const SanitizerResult& tools(std::size_t k) const { return passes_[k].tools; }
     // Once every rung's cases are in: on a GPU, waits for the sanitizer's tools, the last of the
     // grading's work on the GPU before its speed; nothing on the CPU backend.
     void gpu_passes_ended();

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <iostream>
 #include <stdexcept>
+#include <vector>
 
 #include "lab/cuda.hpp"
 #include "lab/device.hpp"
@@ -172,7 +173,7 @@ void GpuShare::let_go(int fd)
         try {
             if (arrivals(path_ + ".arrivals", 0) != arrivals_) shared_ = true;
         } catch (const std::exception&) {
-            shared_ = true;  // (it cannot tell: as if shared, which only runs a failed rung again)
+            shared_ = true;  // (it cannot tell: as if shared, which runs again only what sharing could change)
         }
     }
     ::close(fd);  // closing lets the hold go
@@ -195,6 +196,18 @@ double GpuShare::waited() const
 {
     const std::lock_guard<std::mutex> lock(mutex_);
     return waited_;
+}
+
+bool run_again_alone(const std::vector<CaseResult>& cases, const SanitizerResult& tools)
+{
+    if (tools.memory_refused) return true;
+    bool failed = false;
+    for (const CaseResult& c : cases) {
+        if (c.status != "failed" || c.at_limit) continue;
+        if (c.memory_refused) return true;
+        failed = true;
+    }
+    return failed && tools.timing_hazard;
 }
 
 }  // namespace lab::grading

@@ -12,6 +12,9 @@
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
+
+#include "result.hpp"
 
 namespace lab::grading {
 
@@ -86,5 +89,17 @@ private:
 
 // The lock file of the GPU this process uses ("" on the CPU backend or when CUDA cannot say).
 std::string gpu_lock_path();
+
+// Whether a rung whose cases (`cases`) and sanitizer tools (`tools`) ran while another grading
+// shared the GPU runs again with the GPU alone, the second run's verdicts replacing the first's.
+// Only where sharing could have changed a verdict: another grading's kernels can take the GPU's
+// memory (a case failed with CaseResult::memory_refused, or a tool's log said the memory ran out),
+// and they change how the GPU's time falls, which matters to a kernel with a race (a failed case
+// beside a racecheck or synccheck hazard). They slow a case too, but a case stopped at its limit
+// (CaseResult::at_limit) is not run again: the limit is a thousand times a case's time and more,
+// and a kernel that never ends would hold the GPU alone for minutes. A wrong answer, a fault or a
+// tool's finding of any other kind is the kernel's own, whoever shared the GPU: once ran every such
+// rung again, a grading's tools and cases twice over for any student with a mistake.
+bool run_again_alone(const std::vector<CaseResult>& cases, const SanitizerResult& tools);
 
 }  // namespace lab::grading

@@ -451,26 +451,22 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     if (device.emulated) beside.finish();
     g.phases["after_cases"] = seconds_since(phase_started);
     if (!device.emulated) {
-        // The GPU alone from here. A rung that failed a case, or whose tools found something, while
-        // another grading shared the GPU runs again first: that run's verdicts are the rung's.
+        // The GPU alone from here. A rung whose verdicts sharing the GPU with another grading could
+        // have changed runs again first: that run's verdicts are the rung's.
         const bool shared = share.shared_with_another();
         phase_started = std::chrono::steady_clock::now();
         std::optional<GpuLock> alone(std::in_place, share.path());
         share.set_alone(true);
         g.phases["speed_wait"] = seconds_since(phase_started);
-        // Not a case stopped at a limit or not run after such stops (CaseResult::at_limit): another
-        // grading's kernels take their turns on the GPU, and slow a case by their number at most (a
-        // case's limit is a thousand times its time and more), and running a kernel that never ends
-        // again would hold the GPU alone for minutes (3 in the corpus's).
-        const auto sharing_may_have_failed = [](const CaseResult& c) { return c.status == "failed" && !c.at_limit; };
+        // Only what sharing the GPU could have changed (run_again_alone, gpu_lock.hpp).
         std::vector<std::size_t> again;
         for (std::size_t k = 0; k < rungs.size(); ++k)
-            if (shared && g.rungs[k].built && !g.rungs[k].reused &&
-                (std::any_of(g.rungs[k].cases.begin(), g.rungs[k].cases.end(), sharing_may_have_failed) || beside.tools_found(k)))
+            if (shared && g.rungs[k].built && !g.rungs[k].reused && run_again_alone(g.rungs[k].cases, beside.tools(k)))
                 again.push_back(k);
         if (!again.empty()) {
             phase_started = std::chrono::steady_clock::now();
-            std::cout << "  " << again.size() << " rung(s) failed a case or a tool while another grading shared the GPU: run again with it alone\n";
+            std::cout << "  " << again.size() << " rung(s) ran short of the GPU's memory, or failed a case beside a race, while another "
+                         "grading shared the GPU: run again with it alone\n";
             side_by_side(again.size(), rungs_at_once, [&](std::size_t i) { grade_cases(again[i], true); });
             g.phases["again"] = seconds_since(phase_started);
         }

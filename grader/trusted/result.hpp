@@ -35,6 +35,10 @@ struct SanitizerResult {
     std::vector<std::string> checks;    // what ran: "memcheck", "racecheck", "synccheck", "thread orders"
     std::vector<std::string> findings;  // each: where (file:line), the check, what it saw
     std::string note;                   // what did not run, and why
+    // What another grading sharing the GPU could have changed (gpu_lock.hpp's run_again_alone): a
+    // tool's log said the GPU's memory ran out; racecheck or synccheck found a hazard, by which a
+    // case's answer may depend on how the GPU's time fell. Not in the reports.
+    bool memory_refused = false, timing_hazard = false;
     bool ran() const { return !checks.empty(); }
 };
 

@@ -118,8 +118,10 @@ void run_tool(const RungInfo& rung, const SanitizerRun& run, const std::string& 
     const double seconds = tool_seconds(limits, cases.size());
     const LimitedRun ended = run_limited(argv, dir, limits, seconds);
     const std::string shown_as = "exercises/" + rung.id + ".cu";
-    const ToolLog parsed = read_tool_log(read_runner_file(log, kLogBytes).value_or(""), run.submitted, shown_as);
+    const std::string log_text = read_runner_file(log, kLogBytes).value_or("");
+    const ToolLog parsed = read_tool_log(log_text, run.submitted, shown_as);
     result.checks.push_back(tool);
+    result.memory_refused = result.memory_refused || says_memory_ran_out(log_text);
     const bool flagged = ended.exited && WIFEXITED(ended.status) && WEXITSTATUS(ended.status) == kSanitizerExit;
     const std::string where = parsed.locations.empty() ? shown_as : parsed.locations.front();
     if (!parsed.summary) {
@@ -145,6 +147,7 @@ void run_tool(const RungInfo& rung, const SanitizerRun& run, const std::string& 
             what += " (lines " + lab::joined(lines, kShownLocations) + ")";
         }
     }
+    result.timing_hazard = result.timing_hazard || tool == "racecheck" || tool == "synccheck";
     if (tool == "racecheck")
         what += ". Threads read and write the same shared slot with nothing ordering them: inside a warp, "
                 "separate the read and the write with __syncwarp() (or use __shfl_down_sync); between warps, "

@@ -11,6 +11,7 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -174,7 +175,11 @@ bool lab::device_memory_guarded()
     return decide(s);
 }
 
-extern "C" cudaError_t __wrap_cudaMalloc(void** pointer, std::size_t bytes)
+namespace {
+
+std::atomic<std::uint64_t> refused{0};  // lab::cpu::refused_allocations()
+
+cudaError_t allocate(void** pointer, std::size_t bytes)
 {
     if (!pointer || bytes == 0 || bytes > kLargestGuarded) return __real_cudaMalloc(pointer, bytes);
     if (const cudaError_t e = __real_cudaFree(nullptr); e != cudaSuccess) return __real_cudaMalloc(pointer, bytes);
@@ -184,6 +189,17 @@ extern "C" cudaError_t __wrap_cudaMalloc(void** pointer, std::size_t bytes)
         if (decide(s) && guarded(s, pointer, bytes)) return cudaSuccess;
     }
     return poisoned_plain(pointer, bytes);
+}
+
+}  // namespace
+
+std::uint64_t lab::cpu::refused_allocations() { return refused.load(); }
+
+extern "C" cudaError_t __wrap_cudaMalloc(void** pointer, std::size_t bytes)
+{
+    const cudaError_t e = allocate(pointer, bytes);
+    if (e == cudaErrorMemoryAllocation) ++refused;
+    return e;
 }
 
 extern "C" cudaError_t __wrap_cudaFree(void* pointer)

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "lab/cases.hpp"
+#include "lab/cpu/memory_layout.hpp"
 #include "lab/cuda.hpp"
 #include "lab/device.hpp"
 #include "lab/device_input.hpp"
@@ -146,6 +147,7 @@ template <typename T>
 void run_job(const lab::RungBinding& binding, const Job& job, const std::string& dir, std::size_t index,
              std::size_t order)
 {
+    const std::uint64_t refused_before = lab::cpu::refused_allocations();
     lab::Case c;
     c.name = "job" + std::to_string(index);
     c.op = lab::parse_op(job.op);
@@ -218,6 +220,11 @@ void run_job(const lab::RungBinding& binding, const Job& job, const std::string&
     if (!error.empty() && *lab::cpu::last_error_detail()) error += std::string("\n") + lab::cpu::last_error_detail();
 #endif
     if (!kept || !error.empty()) kept_input.drop(), kept_output.drop();
+    // Said before the case's result, whatever it is (protocol.hpp).
+    if (const std::uint64_t refused = lab::cpu::refused_allocations() - refused_before; refused > 0) {
+        const std::string text = std::to_string(refused) + " cudaMalloc call(s) refused for want of memory\n";
+        write_file(refused_file(dir, index, order), text.data(), text.size());
+    }
     if (!error.empty()) {
         if (error.size() > kErrorBytes) error.resize(kErrorBytes);
         write_file(error_file(dir, index, order), error.data(), error.size());

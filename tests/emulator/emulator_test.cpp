@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels.hpp"
+#include "lab/cpu/memory_layout.hpp"
 #include "lab/cuda.hpp"
 #include "lab/device_buffer.hpp"
 #include "lab/error.hpp"
@@ -458,6 +459,21 @@ TEST_F(Emulator, LeaksAndBadFreesAreCounted)
     EXPECT_EQ(cudaFree(&host), cudaErrorInvalidDevicePointer);
     EXPECT_EQ(cudaFree(p), cudaSuccess);
     EXPECT_EQ(lab::cpu::live_allocations(), before);
+    cudaGetLastError();
+}
+
+// The grader's runner says which cases had a cudaMalloc refused for want of memory (judge/protocol.hpp):
+// every such refusal is counted, and nothing else.
+TEST_F(Emulator, AllocationsRefusedForWantOfMemoryAreCounted)
+{
+    const std::uint64_t before = lab::cpu::refused_allocations();
+    void* p = nullptr;
+    EXPECT_EQ(cudaMalloc(&p, std::size_t{1} << 62), cudaErrorMemoryAllocation);
+    EXPECT_EQ(lab::cpu::refused_allocations(), before + 1);
+    EXPECT_EQ(cudaMalloc(nullptr, 100), cudaErrorInvalidValue);
+    ASSERT_EQ(cudaMalloc(&p, 100), cudaSuccess);
+    EXPECT_EQ(cudaFree(p), cudaSuccess);
+    EXPECT_EQ(lab::cpu::refused_allocations(), before + 1) << "counted what was not refused for want of memory";
     cudaGetLastError();
 }
 

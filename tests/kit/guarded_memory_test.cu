@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 #include <vector>
 
+#include "lab/cpu/memory_layout.hpp"
 #include "lab/guarded_memory.hpp"
 
 namespace {
@@ -61,6 +62,27 @@ TEST(GuardedMemory, StartsPoisonedAlignedAndEndsInSlack)
         EXPECT_EQ(slack_bytes, slack) << n;
         ASSERT_EQ(cudaFree(in), cudaSuccess) << n;
     }
+}
+
+// The grader's runner says which cases had a cudaMalloc refused for want of memory (judge/protocol.hpp),
+// on a shared GPU the cases run again alone: every refusal is counted, guarded or not, and nothing else.
+TEST(GuardedMemory, CountsEveryAllocationRefusedForWantOfMemory)
+{
+    if (!a_gpu()) GTEST_SKIP() << "no GPU";
+    std::size_t free = 0, total = 0;
+    ASSERT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
+    const std::uint64_t before = lab::cpu::refused_allocations();
+    void* p = nullptr;
+    EXPECT_EQ(cudaMalloc(&p, total + (std::size_t{1} << 30)), cudaErrorMemoryAllocation) << "more than the GPU has";
+    EXPECT_EQ(lab::cpu::refused_allocations(), before + 1);
+    EXPECT_EQ(cudaMalloc(&p, std::size_t{1} << 42), cudaErrorMemoryAllocation) << "4 TiB, past the guarded sizes";
+    EXPECT_EQ(lab::cpu::refused_allocations(), before + 2);
+    cudaGetLastError();
+    ASSERT_EQ(cudaMalloc(&p, 1000), cudaSuccess);
+    EXPECT_EQ(cudaFree(p), cudaSuccess);
+    EXPECT_EQ(cudaMalloc(nullptr, 1000), cudaErrorInvalidValue);
+    cudaGetLastError();
+    EXPECT_EQ(lab::cpu::refused_allocations(), before + 2) << "counted what was not refused for want of memory";
 }
 
 TEST(GuardedMemory, FreedAllocationsGiveTheirMemoryBack)

@@ -15,7 +15,8 @@
 // mapped) gets cudaMalloc's own memory, whose exact bounds memcheck knows; LAB_GUARDED_MEMORY=0 or 1
 // overrides. Where the driver cannot do it (no virtual memory management, out of address space),
 // an allocation falls back to cudaMalloc's own, poisoned still; one of a terabyte or more is
-// cudaMalloc's as it is (it fails on any GPU there is).
+// cudaMalloc's as it is (it fails on any GPU there is). Every call that CUDA refuses for want of
+// memory is counted, whichever way it went (lab::cpu::refused_allocations, lab/cpu/memory_layout.hpp).
 #pragma once
 
 namespace lab {

@@ -46,4 +46,12 @@ inline std::uintptr_t start_before(std::uintptr_t end, std::size_t bytes)
     return (end - bytes) & ~std::uintptr_t{kAlignment - 1};
 }
 
+// How many cudaMalloc calls this process has had refused for want of memory
+// (cudaErrorMemoryAllocation), the kit's and the kernel file's alike. Defined by whichever cudaMalloc
+// the process has: the CPU backend's (src/runtime.cpp), or on a GPU the kit's wrap around CUDA's
+// (harness/src/guarded_memory.cpp; a program without that wrap has no definition). The grader's
+// runner says, case by case, whether one was refused: on a GPU that several gradings share, another
+// grading's kernels can take its memory, and such a case is run again with the GPU alone.
+std::uint64_t refused_allocations();
+
 }  // namespace lab::cpu
