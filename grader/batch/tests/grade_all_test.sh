@@ -88,9 +88,12 @@ for s in ref-1 m3 cheat hostile; do
     [[ -f "$out/students/$s/$f" ]] || fail "$out/students/$s/$f is missing"
   done
 done
-# Rung 03: four handed it in, one correct (25% of them, 25% of the class), none timed on the CPU;
-# rung 01: nobody handed it in (no rate of those who did, 0% of the class).
-grep -q '| 03_sequential | 4 | 1 | not timed | 25% | 25% | 2.04 / 8.00 |' "$out/class-summary.md" \
+# Rung 03: four handed it in, one correct (25% of them, 25% of the class), none timed (the rubric
+# gives speed nothing), the mean of their points from the gradebook (m3's depend on the cases this
+# machine runs: 2.04 on the CPU backend, 2.02 on an H200); rung 01: nobody handed it in (no rate of
+# those who did, 0% of the class).
+mean03=$(for s in ref-1 m3 cheat hostile; do field $s 7; done | awk '{ t += $1 } END { printf "%.2f", t / 4 }')
+grep -qF "| 03_sequential | 4 | 1 | not timed | 25% | 25% | $mean03 / 8.00 |" "$out/class-summary.md" \
   && grep -q '| 01_interleaved | 0 | 0 | not timed | - | 0% | - |' "$out/class-summary.md" \
   || fail "the class summary's rung table: $(grep -E '03_seq|01_inter' "$out/class-summary.md")"
 grep -q '^| 90-100% | 1 | # |' "$out/class-summary.md" || fail "the histogram: $(grep 90-100 "$out/class-summary.md")"
