@@ -283,16 +283,10 @@ TEST(Judge, ReadsARunnersProgressAsItGrows)
     fs::remove_all(dir);
 }
 
-// A case stopped at its time limit, or not run after such stops, is told from one whose runner
-// crashed (CaseResult::at_limit): the grader runs the crashed one again with the GPU alone where
-// another grading shared it, never the stopped one. Stand-in runners say they start the case, then
-// hang or exit.
-TEST(Judge, ACaseStoppedAtItsLimitIsToldFromOneWhoseRunnerCrashed)
+// Three small cases of one rung, for stand-in runners; the judge's limits for them, each runner
+// started as it is (TestConfinement), a case stopped after `case_seconds`.
+std::vector<PlannedCase> three_small_cases()
 {
-    const std::string dir = fs::temp_directory_path() / ("judge-at-limit-" + std::to_string(getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    const lab::RungInfo& rung = lab::Registry::kit().get("03_sequential");
     std::vector<PlannedCase> planned(3);
     for (std::size_t i = 0; i < planned.size(); ++i) {
         planned[i].c.name = "ints_n1024_" + std::to_string(i);
@@ -303,17 +297,45 @@ TEST(Judge, ACaseStoppedAtItsLimitIsToldFromOneWhoseRunnerCrashed)
         planned[i].plan.grid = 4;
         planned[i].plan.block = 256;
     }
+    return planned;
+}
+
+Limits stand_in_limits(double case_seconds)
+{
     Limits limits;
-    limits.case_seconds = 1;
+    limits.case_seconds = case_seconds;
     limits.confine = [](const std::vector<std::string>& command, const std::string&, const RunnerLimits&) {
         return std::make_unique<TestConfinement>(command);
     };
-    const auto replay = [](const lab::RungInfo&, const lab::Case&, const lab::LaunchPlan&) { return std::string(); };
+    return limits;
+}
+
+std::string no_replay(const lab::RungInfo&, const lab::Case&, const lab::LaunchPlan&) { return ""; }
+
+// An empty folder of its own under the temporary folder, named `prefix` and this process's id.
+std::string fresh_folder(const std::string& prefix)
+{
+    const std::string dir = fs::temp_directory_path() / (prefix + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
+
+// A case stopped at its time limit, or not run after such stops, is told from one whose runner
+// crashed (CaseResult::at_limit): the grader runs the crashed one again with the GPU alone where
+// another grading shared it, never the stopped one. Stand-in runners say they start the case, then
+// hang or exit.
+TEST(Judge, ACaseStoppedAtItsLimitIsToldFromOneWhoseRunnerCrashed)
+{
+    const std::string dir = fresh_folder("judge-at-limit-");
+    const lab::RungInfo& rung = lab::Registry::kit().get("03_sequential");
+    const std::vector<PlannedCase> planned = three_small_cases();
+    Limits limits = stand_in_limits(1);
     const auto run_with = [&](const std::string& name, const std::string& then) {
         const std::string runner = dir + "/" + name;
         std::ofstream(runner) << "#!/bin/sh\necho \"start $3\" >> \"$2/progress\"\n" << then << "\n";
         fs::permissions(runner, fs::perms::owner_all);
-        return run_and_check(rung, runner, planned, {}, limits, dir + "/" + name + "-work", replay);
+        return run_and_check(rung, runner, planned, {}, limits, dir + "/" + name + "-work", no_replay);
     };
     limits.hung_before_giving_up = 2;
     for (const CaseResult& c : run_with("hangs", "exec sleep 60")) {
@@ -333,26 +355,10 @@ TEST(Judge, ACaseStoppedAtItsLimitIsToldFromOneWhoseRunnerCrashed)
 // only such a rung runs again alone (run_again_alone). Stand-in runners end each case as told.
 TEST(Judge, ACaseThatRanShortOfTheGpusMemoryIsToldFromOtherFailures)
 {
-    const std::string dir = fs::temp_directory_path() / ("judge-refused-" + std::to_string(getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    const std::string dir = fresh_folder("judge-refused-");
     const lab::RungInfo& rung = lab::Registry::kit().get("03_sequential");
-    std::vector<PlannedCase> planned(3);
-    for (std::size_t i = 0; i < planned.size(); ++i) {
-        planned[i].c.name = "ints_n1024_" + std::to_string(i);
-        planned[i].c.op = lab::Op::sum;
-        planned[i].c.input = lab::InputKind::ints;
-        planned[i].c.n = 1024;
-        planned[i].c.block = 256;
-        planned[i].plan.grid = 4;
-        planned[i].plan.block = 256;
-    }
-    Limits limits;
-    limits.case_seconds = 5;
-    limits.confine = [](const std::vector<std::string>& command, const std::string&, const RunnerLimits&) {
-        return std::make_unique<TestConfinement>(command);
-    };
-    const auto replay = [](const lab::RungInfo&, const lab::Case&, const lab::LaunchPlan&) { return std::string(); };
+    const std::vector<PlannedCase> planned = three_small_cases();
+    Limits limits = stand_in_limits(5);
     const std::string fault = "echo 'the kernel: cudaErrorIllegalAddress: an illegal memory access was encountered' > \"$2/$i.0.err\"";
     const struct {
         std::string name, each;  // `each`: what the stand-in does in case $i
@@ -370,7 +376,7 @@ TEST(Judge, ACaseThatRanShortOfTheGpusMemoryIsToldFromOtherFailures)
         std::ofstream(runner) << "#!/bin/sh\ni=$3\nwhile [ \"$i\" -lt 3 ]; do\n  echo \"start $i\" >> \"$2/progress\"\n  "
                               << way.each << "\n  echo \"end $i\" >> \"$2/progress\"\n  i=$((i + 1))\ndone\n";
         fs::permissions(runner, fs::perms::owner_all);
-        const std::vector<CaseResult> results = run_and_check(rung, runner, planned, {}, limits, dir + "/" + way.name + "-work", replay);
+        const std::vector<CaseResult> results = run_and_check(rung, runner, planned, {}, limits, dir + "/" + way.name + "-work", no_replay);
         ASSERT_EQ(results.size(), planned.size());
         for (const CaseResult& c : results) {
             EXPECT_EQ(c.status, "failed") << way.name << ": " << c.name;
