@@ -89,8 +89,11 @@ for sid in sorted(os.listdir(os.path.join(out, "grades", "students"))):
                 if m:
                     speed.append({"case": m[1], "ratio": float(m[2]), "needed": float(m[3]),
                                   "earned": part["score"] >= part["max"]})
+    # The rungs run again with the GPU alone (lab-grade says each: gpu_lock.hpp's run_again_alone).
+    log = os.path.join(folder, "grade.log")
+    again = open(log, errors="replace").read().count("again, the GPU alone:") if os.path.isfile(log) else 0
     students.append({"student": sid, "seconds": batch["seconds"], "score": grade["score"], "max": grade["max"],
-                     "phases": grade["phases"], "speed": speed})
+                     "phases": grade["phases"], "speed": speed, "again_rungs": again})
     for name, seconds in grade["phases"].items():
         phases[name] = phases.get(name, 0.0) + seconds
     for name, seconds in grade.get("cpu", {}).items():
@@ -130,6 +133,9 @@ if n:
           f"{200 * summary['steady_student_seconds'] / 3600:.2f} h")
     print(f"a class of 200 like this one, at this pace: {summary['class_of_200_hours']:.2f} h "
           f"(200 x {wall / n:.1f} s; the pace of a class this size, resumed runs and hostile outliers aside)")
+again = [(s["student"], s["again_rungs"]) for s in students if s["again_rungs"]]
+print(f"run again with the GPU alone (sharing could have changed their verdicts): {sum(k for _, k in again)} rung(s) of "
+      f"{len(again)} grading(s), {phases.get('again', 0.0):.0f} s" + (" (" + ", ".join(f"{w} {k}" for w, k in again) + ")" if again else ""))
 timed = [(x["ratio"] / x["needed"] - 1, s["student"], x) for s in students for x in s["speed"]]
 if timed:
     margin, who, x = min(timed, key=lambda t: t[0])

@@ -562,15 +562,6 @@ double wait_for_marker(const std::string& marker)
     return std::stod(lab::read_file(marker));
 }
 
-// An empty folder of this test's own in the temporary folder.
-std::string fresh_folder(const std::string& prefix)
-{
-    const std::string dir = (std::filesystem::temp_directory_path() / (prefix + std::to_string(getpid()))).string();
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-    return dir;
-}
-
 }  // namespace
 
 // Gradings share the GPU for their cases and tools, each knowing whether another shared it; one that

@@ -285,6 +285,8 @@ void append(SanitizerResult& tools, SanitizerResult orders)
     tools.checks.insert(tools.checks.end(), orders.checks.begin(), orders.checks.end());
     tools.findings.insert(tools.findings.end(), orders.findings.begin(), orders.findings.end());
     tools.note += orders.note;
+    tools.memory_refused = tools.memory_refused || orders.memory_refused;
+    tools.timing_hazard = tools.timing_hazard || orders.timing_hazard;
 }
 
 }  // namespace lab::grading
