@@ -77,19 +77,23 @@ std::string speed_ready_file(const std::string& dir) { return dir + "/speed.read
 
 std::string speed_go_file(const std::string& dir) { return dir + "/speed.go"; }
 
-std::string output_file(const std::string& dir, std::size_t job, std::size_t order)
+namespace {
+
+// Job `job`'s file under thread order `order`, of one kind (its extension: "out", "err", "refused").
+std::string job_file(const std::string& dir, std::size_t job, std::size_t order, const char* kind)
 {
-    return dir + "/" + std::to_string(job) + "." + std::to_string(order) + ".out";
+    return dir + "/" + std::to_string(job) + "." + std::to_string(order) + "." + kind;
 }
 
-std::string error_file(const std::string& dir, std::size_t job, std::size_t order)
-{
-    return dir + "/" + std::to_string(job) + "." + std::to_string(order) + ".err";
-}
+}  // namespace
+
+std::string output_file(const std::string& dir, std::size_t job, std::size_t order) { return job_file(dir, job, order, "out"); }
+
+std::string error_file(const std::string& dir, std::size_t job, std::size_t order) { return job_file(dir, job, order, "err"); }
 
 std::string refused_file(const std::string& dir, std::size_t job, std::size_t order)
 {
-    return dir + "/" + std::to_string(job) + "." + std::to_string(order) + ".refused";
+    return job_file(dir, job, order, "refused");
 }
 
 }  // namespace lab::judge

@@ -97,9 +97,10 @@ std::string gpu_lock_path();
 // and they change how the GPU's time falls, which matters to a kernel with a race (a failed case
 // beside a racecheck or synccheck hazard). They slow a case too, but a case stopped at its limit
 // (CaseResult::at_limit), or a tool at its own, is not run again: the limit is a thousand times a
-// case's time and more, and a kernel that never ends would hold the GPU alone for minutes. A wrong answer, a fault or a
-// tool's finding of any other kind is the kernel's own, whoever shared the GPU: once ran every such
-// rung again, a grading's tools and cases twice over for any student with a mistake.
+// case's time and more, and a kernel that never ends would hold the GPU alone for minutes. A wrong
+// answer, a fault or a tool's finding of any other kind is the kernel's own, whoever shared the
+// GPU: the grader once ran every such rung again, its tools and cases twice over for any student
+// with a mistake.
 bool run_again_alone(const std::vector<CaseResult>& cases, const SanitizerResult& tools);
 
 }  // namespace lab::grading
