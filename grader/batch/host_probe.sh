@@ -4,6 +4,8 @@
 # work alone, then many copies at once, and prints the median time of a piece and how many times
 # slower than alone it got (1.0 is no sharing). Not a test: it asserts nothing, it measures.
 #   cpu      a loop of arithmetic (awk): the cores themselves (hyperthreads, a VM's share)
+#   memory   a process filling 512 MiB of memory it has just been given (a VM's host may back
+#            its memory only when first touched, one process of the host for all the gradings)
 #   spawn    200 short processes one after another: process creation (the grader starts thousands)
 #   disk     64 MiB written and synced in /tmp, where the gradings' sandboxes and files are
 #   sandbox  a bubblewrap sandbox started and ended, as the grader does for each runner and build
@@ -18,7 +20,7 @@ per_gpu=3 out=""
 while getopts "p:o:" option; do
   case "$option" in
     p) per_gpu="$OPTARG" ;; o) out="$OPTARG" ;;
-    *) sed -n '2,16p' "${BASH_SOURCE[0]}" >&2; exit 2 ;;
+    *) sed -n '2,18p' "${BASH_SOURCE[0]}" >&2; exit 2 ;;
   esac
 done
 [[ -n $out ]] && exec > >(tee "$out")
@@ -61,6 +63,11 @@ echo "cpu: a loop of arithmetic"
 busy() { awk 'BEGIN { for (i = 0; i < 30000000; i++) s += i * 0.5 }'; }
 alone "arithmetic" 1 3 busy
 for n in $((cores / 4)) $((cores / 2)) "$cores"; do ((n > 1)) && run "arithmetic" "$n" 3 busy; done
+
+echo "memory: a process that touches 512 MiB of fresh memory"
+touch_memory() { dd if=/dev/zero of=/dev/null bs=512M count=1 status=none; }
+alone "512 MiB touched" 1 3 touch_memory
+for n in $((cores / 4)) "$cores"; do ((n > 1)) && run "512 MiB touched" "$n" 3 touch_memory; done
 
 echo "spawn: 200 processes one after another"
 spawn() { for ((i = 0; i < 200; i++)); do /bin/true; done; }
