@@ -60,9 +60,17 @@ args=(grade-all "$class" --out "$out/grades" --workers "$workers" --seed 0xbe4c)
 [[ -n "$per_gpu" ]] && args+=(--per-gpu "$per_gpu")
 [[ -n "$rubric" ]] && args+=(--rubric "$rubric")
 echo "class_bench: $count students ($mix), $workers worker(s)${per_gpu:+, $per_gpu a GPU}, $build/grader/lab-grade"
+# The whole host while the class is graded, every 5 s: its load average and /proc/stat's ticks
+# (user, nice, system, idle, iowait, irq, softirq, steal), whatever spent them: what the gradings'
+# own accounts of their cores cannot see (a VM's stolen time, waiting on the disk, other programs).
+host_sample() { echo "$(date +%s.%N) $(cut -d' ' -f1 /proc/loadavg) $(head -n1 /proc/stat | cut -c5-)"; }
+(while :; do host_sample; sleep 5; done) >"$out/host.samples" 2>/dev/null &
+sampler=$!
 start=$(date +%s.%N)
 "$build/grader/lab-grade" "${args[@]}" | tee "$out/grade-all.log" | sed 's/^/  /' || true
 end=$(date +%s.%N)
+kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true
+host_sample >>"$out/host.samples" 2>/dev/null || true
 
 python3 - "$out" "$start" "$end" "$workers" "$mix" <<'PY'
 import json, os, re, sys
@@ -107,7 +115,20 @@ each = sorted(s["seconds"] for s in students)
 # How many gradings ran at once: grade-all says "N at a time" (one at a time otherwise).
 found = re.search(r"(\d+) at a time", open(os.path.join(out, "grade-all.log")).read())
 at_once = int(found[1]) if found else 1
-summary = {"device": device, "students": n, "mix": mix, "workers": workers, "wall_seconds": wall,
+# The host over the class, from the first sample to the last: each kind of tick's share, the load.
+host = None
+try:
+    rows = [line.split() for line in open(os.path.join(out, "host.samples")) if len(line.split()) >= 10]
+    if len(rows) >= 2:
+        names = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"]
+        ticks = [int(b) - int(a) for a, b in zip(rows[0][2:10], rows[-1][2:10])]
+        total = sum(ticks) or 1
+        loads = [float(r[1]) for r in rows]
+        host = {"shares": {k: t / total for k, t in zip(names, ticks)}, "load_mean": sum(loads) / len(loads),
+                "load_max": max(loads), "samples": len(rows)}
+except OSError:
+    pass
+summary = {"device": device, "host": host, "students": n, "mix": mix, "workers": workers, "wall_seconds": wall,
            "median_student_seconds": each[n // 2] if n else None, "at_once": at_once,
            # Each of the workers grading one student after another, each in its median grading's
            # time: the pace once every worker's tree is made (a class's first round also configures
@@ -127,6 +148,12 @@ if cpu and n:
           + ", ".join(f"{k} {v / n:.1f}" for k, v in sorted(cpu.items(), key=lambda kv: -kv[1]))
           + f"); on {len(os.sched_getaffinity(0))} cores no less than {per / len(os.sched_getaffinity(0)):.1f} s a student, "
           f"{100 * per * n / (wall * len(os.sched_getaffinity(0))):.0f}% of the cores busy grading over the class's wall time")
+if host:
+    sh = host["shares"]
+    print(f"the host over the class (/proc/stat, every program): {100 * (sh['user'] + sh['nice']):.0f}% of its cores in "
+          f"programs, {100 * (sh['system'] + sh['irq'] + sh['softirq']):.0f}% in its kernel, {100 * sh['iowait']:.0f}% waiting "
+          f"on its disk, {100 * sh['steal']:.0f}% taken by the VM's host (steal), {100 * sh['idle']:.0f}% idle; "
+          f"load average {host['load_mean']:.1f} on the mean, {host['load_max']:.1f} at most")
 if n:
     print(f"in steady state, {at_once} grading{'s' if at_once > 1 else ''} at once, each taking the median {each[n // 2]:.1f} s: "
           f"{summary['steady_student_seconds']:.1f} s a student, a class of 200 in "
