@@ -76,7 +76,7 @@ python3 - "$out" "$start" "$end" "$workers" "$mix" <<'PY'
 import json, os, re, sys
 out, start, end, workers, mix = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5]
 wall = end - start
-students, phases, cpu = [], {}, {}
+students, phases, rung_phases, cpu = [], {}, {}, {}
 device = ""
 for sid in sorted(os.listdir(os.path.join(out, "grades", "students"))):
     folder = os.path.join(out, "grades", "students", sid)
@@ -104,6 +104,11 @@ for sid in sorted(os.listdir(os.path.join(out, "grades", "students"))):
                      "phases": grade["phases"], "speed": speed, "again_rungs": again})
     for name, seconds in grade["phases"].items():
         phases[name] = phases.get(name, 0.0) + seconds
+    # Each rung's own phases (its runners' start-up, its cases, its checking, its sanitizer...),
+    # summed over its rungs: rungs run side by side, so these add up to more than the wall time.
+    for rung in grade["rungs"]:
+        for name, seconds in rung.get("phases", {}).items():
+            rung_phases[name] = rung_phases.get(name, 0.0) + seconds
     for name, seconds in grade.get("cpu", {}).items():
         cpu[name] = cpu.get(name, 0.0) + seconds
 n = len(students)
@@ -133,13 +138,16 @@ summary = {"device": device, "host": host, "students": n, "mix": mix, "workers":
            # Each of the workers grading one student after another, each in its median grading's
            # time: the pace once every worker's tree is made (a class's first round also configures
            # and builds the workers' trees).
-           "steady_student_seconds": each[n // 2] / at_once if n else None, "phases_summed": phases, "cpu_summed": cpu,
+           "steady_student_seconds": each[n // 2] / at_once if n else None, "phases_summed": phases, "rung_phases_summed": rung_phases, "cpu_summed": cpu,
            "cores": len(os.sched_getaffinity(0)),
            "class_of_200_hours": (wall / n * 200 / 3600) if n else None, "per_student": students}
 json.dump(summary, open(os.path.join(out, "bench.json"), "w"), indent=1)
 print(f"\n{device}: {n} students graded in {wall:.0f} s of wall time with {workers} worker(s): "
       f"{wall / max(n, 1):.1f} s per student; median grading {summary['median_student_seconds'] or 0:.1f} s")
 print("the class's time by phase (summed over students): " + ", ".join(f"{k} {v:.0f} s" for k, v in sorted(phases.items())))
+if rung_phases and n:
+    print("a student's rungs by their own phases (summed over the rungs, which run side by side; means): "
+          + ", ".join(f"{k} {v / n:.1f} s" for k, v in sorted(rung_phases.items(), key=lambda kv: -kv[1])))
 if cpu and n:
     # Seconds of a core a student, by the part of the grading that spent them (grade.json's "cpu"):
     # with every core busy all the time, a student could take no less than that over the cores.
