@@ -100,7 +100,7 @@ for sid in sorted(os.listdir(os.path.join(out, "grades", "students"))):
     # The rungs run again with the GPU alone (lab-grade says each: gpu_lock.hpp's run_again_alone).
     log = os.path.join(folder, "grade.log")
     again = open(log, errors="replace").read().count("again, the GPU alone:") if os.path.isfile(log) else 0
-    students.append({"student": sid, "seconds": batch["seconds"], "score": grade["score"], "max": grade["max"],
+    students.append({"student": sid, "seconds": batch["seconds"], "gpu": batch.get("gpu", ""), "score": grade["score"], "max": grade["max"],
                      "phases": grade["phases"], "speed": speed, "again_rungs": again})
     for name, seconds in grade["phases"].items():
         phases[name] = phases.get(name, 0.0) + seconds
@@ -168,6 +168,13 @@ if n:
           f"{200 * summary['steady_student_seconds'] / 3600:.2f} h")
     print(f"a class of 200 like this one, at this pace: {summary['class_of_200_hours']:.2f} h "
           f"(200 x {wall / n:.1f} s; the pace of a class this size, resumed runs and hostile outliers aside)")
+# By GPU, where the workers were pinned to more than one: a GPU that grades slower than the others.
+by_gpu = {}
+for s in students:
+    by_gpu.setdefault(s["gpu"], []).append(s["seconds"])
+if len(by_gpu) > 1:
+    print("by GPU (CUDA_VISIBLE_DEVICES): " + "; ".join(
+        f"{gpu or 'none'}: {len(t)} gradings, median {sorted(t)[len(t) // 2]:.1f} s" for gpu, t in sorted(by_gpu.items())))
 again = [(s["student"], s["again_rungs"]) for s in students if s["again_rungs"]]
 print(f"run again with the GPU alone (sharing could have changed their verdicts): {sum(k for _, k in again)} rung(s) of "
       f"{len(again)} grading(s), {phases.get('again', 0.0):.0f} s" + (" (" + ", ".join(f"{w} {k}" for w, k in again) + ")" if again else ""))

@@ -164,7 +164,11 @@ Graded grade_one(const std::string& out, const Student& s, const ClassState& sta
     const json batch = {{"student", s.id},       {"submission", s.path}, {"fingerprint", print},
                         {"seed", hex(student_seed(state.seed, s.id))}, {"host", host_name()},
                         {"seconds", g.seconds}, {"exit", code},         {"why", why},
-                        {"generation", state.generation}};
+                        {"generation", state.generation},
+                        // Which of grade-all's workers graded it, and on which GPU (CUDA_VISIBLE_DEVICES;
+                        // "" when the worker was not pinned to one): a slow or faulty GPU of a host
+                        // shows as the gradings it made.
+                        {"worker", worker.index}, {"gpu", worker.gpu}};
     write_text(partial + "/batch.json", lab::json_text(batch, 1) + "\n");
     // The reports lie flat in the student's folder, beside the grading's log and batch.json.
     if (why.empty()) {
