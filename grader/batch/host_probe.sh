@@ -95,14 +95,23 @@ one_gpu() { CUDA_VISIBLE_DEVICES=0 "$work/probe" 512; }
 each_gpu() { CUDA_VISIBLE_DEVICES=$((COPY % gpus)) "$work/probe" 512; }
 alone "CUDA process, GPU 0" 1 4 one_gpu
 run "CUDA process, GPU 0" "$per_gpu" 4 one_gpu
-((gpus > 1)) && run "CUDA process, $per_gpu on each GPU" $((per_gpu * gpus)) 4 each_gpu
+if ((gpus > 1)); then run "CUDA process, $per_gpu on each GPU" $((per_gpu * gpus)) 4 each_gpu; fi
 run "CUDA process, $((per_gpu * gpus)) on GPU 0" $((per_gpu * gpus)) 4 one_gpu
-# Their own split, the context's part and the work's, at the most at once.
-pids=()
-for ((k = 0; k < per_gpu * gpus; k++)); do CUDA_VISIBLE_DEVICES=$((k % gpus)) "$work/probe" 512 >"$work/split.$k" & pids+=($!); done
-wait "${pids[@]}"
-cat "$work"/split.* >"$work/split"
-awk '{ c += $2; w += $4; n++ } END { if (n) printf "  %d at once on %d GPU(s): the context %.0f ms, the work %.0f ms (means)\n", n, '"$gpus"', c / n, w / n }' "$work/split"
+# Their own split, the context's part (the host's and the driver's) and the work's (the GPU's: 200
+# kernels reading and writing 512 MiB, some 70 ms alone on an H100), alone, PER_GPU on one GPU, PER_GPU on each.
+context_and_work() {
+  local copies="$1" spread="$2" k pids=()
+  rm -f "$work"/split.*
+  for ((k = 0; k < copies; k++)); do
+    CUDA_VISIBLE_DEVICES=$((spread ? k % gpus : 0)) "$work/probe" 512 200 >"$work/split.$k" & pids+=($!)
+  done
+  wait "${pids[@]}"
+  cat "$work"/split.* | awk -v what="$3" '{ c += $2; w += $4; n++ }
+    END { if (n) printf "  %-34s the context %6.0f ms, 200 kernels %6.0f ms (means)\n", what, c / n, w / n }'
+}
+context_and_work 1 0 "alone"
+context_and_work "$per_gpu" 0 "$per_gpu on GPU 0"
+if ((gpus > 1)); then context_and_work $((per_gpu * gpus)) 1 "$per_gpu on each of $gpus GPUs"; fi
 
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
 if [[ -x $sanitizer ]]; then
@@ -111,5 +120,5 @@ if [[ -x $sanitizer ]]; then
   checked_each() { CUDA_VISIBLE_DEVICES=$((COPY % gpus)) "$sanitizer" --tool memcheck "$work/probe" 64; }
   alone "memcheck, GPU 0" 1 2 checked_one
   run "memcheck, GPU 0" "$per_gpu" 2 checked_one
-  ((gpus > 1)) && run "memcheck, $per_gpu on each GPU" $((per_gpu * gpus)) 2 checked_each
+  if ((gpus > 1)); then run "memcheck, $per_gpu on each GPU" $((per_gpu * gpus)) 2 checked_each; fi
 fi
