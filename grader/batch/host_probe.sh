@@ -23,7 +23,11 @@ while getopts "p:o:" option; do
     *) sed -n '2,18p' "${BASH_SOURCE[0]}" >&2; exit 2 ;;
   esac
 done
-[[ -n $out ]] && exec > >(tee "$out")
+[[ $per_gpu =~ ^[1-9][0-9]?$ ]] || { echo "host_probe: -p takes the processes a GPU, from 1 to 99, not '$per_gpu'" >&2; exit 2; }
+if [[ -n $out ]]; then
+  { : >"$out"; } 2>/dev/null || { echo "host_probe: cannot write $out" >&2; exit 2; }
+  exec > >(tee "$out")
+fi
 work="$(mktemp -d /tmp/host-probe.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 cores=$(nproc)
