@@ -259,7 +259,9 @@ int grade_here(const BatchOptions& options, const ClassState& state)
             {
                 const std::lock_guard<std::mutex> lock(printing);
                 progress.starting(done, "grading " + pending[k].id +
-                                            (workers.size() > 1 ? " (worker " + std::to_string(worker.index) + ")" : ""));
+                                            (workers.size() > 1 ? " (worker " + std::to_string(worker.index) +
+                                                                      (worker.gpu.empty() ? "" : ", GPU " + worker.gpu) + ")"
+                                                                : ""));
             }
             const Graded g = grade_one(options.out, pending[k], state, worker, options.jobs);
             if (g.stopped) break;

@@ -209,25 +209,23 @@ grep -q 'reuse:' "$work/again-out/students/two/grade.log" && fail "--no-reuse re
 # seed: every grade the same as one worker's but for times.
 "$grade" grade-all "$class" --out "$work/parallel" --seed 0x5eed --rubric "$rubric" --workers 2 >"$work/run14.log" 2>&1
 cat "$work/run14.log"
-grep -q '5 to grade here, 2 at a time' "$work/run14.log" && grep -q '(worker 1)' "$work/run14.log" \
+grep -q '5 to grade here, 2 at a time' "$work/run14.log" && grep -qE '\(worker 1(, GPU [^)]+)?\)' "$work/run14.log" \
   || fail "--workers 2 did not grade two at a time"
 python3 "$kit/grader/batch/tests/same_grades.py" "$out" "$work/parallel" || fail "two workers graded otherwise than one"
-# Each batch.json names the worker that graded it (the log says which took whom) and its GPU: none
-# pinned on the CPU backend.
+# Each batch.json names the worker that graded it and the GPU it was pinned to, as the log said
+# when it took the student ("(worker 1, GPU 0)"; no GPU on the CPU backend).
 python3 - "$work/parallel" "$work/run14.log" <<'PY' || fail "batch.json's worker and gpu, above"
 import json, os, re, sys
 out, log = sys.argv[1], open(sys.argv[2]).read()
-took = {m[2]: int(m[3]) for m in re.finditer(r"(grading (\S+) \(worker (\d+)\))", log)}
-bad = []
+took = {m[1]: (int(m[2]), m[3] or "") for m in re.finditer(r"grading (\S+) \(worker (\d+)(?:, GPU ([^)]+))?\)", log)}
+bad = [] if took else ["the log names no grading's worker"]
 for sid in sorted(os.listdir(os.path.join(out, "students"))):
     path = os.path.join(out, "students", sid, "batch.json")
     if sid.startswith(".") or not os.path.isfile(path):
         continue
     batch = json.load(open(path))
-    if batch.get("gpu") != "":
-        bad.append(f"{sid}: gpu {batch.get('gpu')!r}, where no worker is pinned to a GPU")
-    if batch.get("worker") not in (0, 1) or (sid in took and batch["worker"] != took[sid]):
-        bad.append(f"{sid}: worker {batch.get('worker')!r}, the log says {took.get(sid)}")
+    if (batch.get("worker"), batch.get("gpu")) != took.get(sid):
+        bad.append(f"{sid}: worker {batch.get('worker')!r} and gpu {batch.get('gpu')!r}; the log says {took.get(sid)}")
 print("\n".join(bad) or f"batch.json: the worker and gpu of {len(os.listdir(os.path.join(out, 'students')))} gradings")
 sys.exit(1 if bad else 0)
 PY
