@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -123,6 +124,26 @@ TEST(Sandbox, HidesTheSecretsTheEnvironmentAndTheKit)
     EXPECT_EQ(printed, "token=\nwrote-its-own\ndone\n");
     EXPECT_TRUE(fs::exists(work + "/mine"));
     fs::remove_all(work);
+}
+
+// Every CUDA process of a grading makes its context with one work queue (sandbox.cpp,
+// passed_environment: a host makes its contexts one at a time, and such a context is made in a
+// third of the time), unless the instructor's environment gives a number of its own.
+TEST(Sandbox, GivesItsCudaProcessesOneWorkQueue)
+{
+    SKIP_WITHOUT_A_SANDBOX();
+    const char* before = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    const std::string kept = before ? before : "";
+    SandboxSpec spec;
+    int status = -1;
+    ::unsetenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    EXPECT_EQ(in_sandbox("echo \"queues=$CUDA_DEVICE_MAX_CONNECTIONS\"", spec, status), "queues=1\n");
+    EXPECT_EQ(status, 0);
+    ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "4", 1);
+    EXPECT_EQ(in_sandbox("echo \"queues=$CUDA_DEVICE_MAX_CONNECTIONS\"", spec, status), "queues=4\n");
+    EXPECT_EQ(status, 0);
+    if (before) ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", kept.c_str(), 1);
+    else ::unsetenv("CUDA_DEVICE_MAX_CONNECTIONS");
 }
 
 // A service of the host listens on a Unix socket where such services keep theirs (/run: docker's,

@@ -495,6 +495,9 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
 
 int main(int argc, char** argv)
 {
+    // lab-grade's own CUDA context (the ceiling, the kit's baselines) with one work queue, as the
+    // sandbox gives every runner and tool (sandbox.cpp, passed_environment, says why).
+    ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0);
     CLI::App app{"lab-grade: grades CUDA reduction submissions out of process (grader/README.md)"};
     app.require_subcommand(1);
     std::string submission, rubric, out = "grade-report", seed;
