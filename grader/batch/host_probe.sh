@@ -12,7 +12,8 @@
 #   gpu      a CUDA process (host_probe.cu: its context, 512 MiB allocated and filled, 200 kernels
 #            over it, each part timed by the process too): alone; PER_GPU at once on one GPU; then
 #            PER_GPU on each GPU at once (the GPUs share nothing on the card, so a slowdown beyond
-#            PER_GPU's on one GPU is the host's)
+#            PER_GPU's on one GPU is the host's); with CUDA's 8 work queues a context, then with the
+#            one lab-grade gives its runners (a context is made sooner)
 #   (and compute-sanitizer memcheck on it the same ways, as the sanitizer category runs its tools)
 #   grader/batch/host_probe.sh [-p PER_GPU] [-o FILE]     (PER_GPU default 3, grade-all's)
 set -uo pipefail
@@ -105,14 +106,20 @@ nvcc -O2 -arch=native -o "$work/probe" "$here/host_probe.cu" 2>/dev/null || nvcc
 echo "gpu: a CUDA process (its context, 512 MiB allocated and filled, 200 kernels over it), $gpus GPU(s)"
 one_gpu() { CUDA_VISIBLE_DEVICES=0 "$@"; }
 each_gpu() { CUDA_VISIBLE_DEVICES=$((COPY % gpus)) "$@"; }
-alone "CUDA process, GPU 0" 1 4 one_gpu "$work/probe" 512 200
-run "CUDA process, GPU 0" "$per_gpu" 4 one_gpu "$work/probe" 512 200
-if ((gpus > 1)); then run "CUDA process, $per_gpu on each GPU" $((per_gpu * gpus)) 4 each_gpu "$work/probe" 512 200; fi
-run "CUDA process, $((per_gpu * gpus)) on GPU 0" $((per_gpu * gpus)) 4 one_gpu "$work/probe" 512 200
+# With CUDA's 8 hardware work queues a context, then with lab-grade's one (grader/trusted/sandbox.cpp):
+# a host's driver makes its contexts one at a time, and one with a single queue sooner.
+for queues in 8 1; do
+  export CUDA_DEVICE_MAX_CONNECTIONS=$queues
+  echo " $queues work queue(s) a context (CUDA_DEVICE_MAX_CONNECTIONS=$queues)"
+  alone "CUDA process, GPU 0" 1 4 one_gpu "$work/probe" 512 200
+  run "CUDA process, GPU 0" "$per_gpu" 4 one_gpu "$work/probe" 512 200
+  if ((gpus > 1)); then run "CUDA process, $per_gpu on each GPU" $((per_gpu * gpus)) 4 each_gpu "$work/probe" 512 200; fi
+  run "CUDA process, $((per_gpu * gpus)) on GPU 0" $((per_gpu * gpus)) 4 one_gpu "$work/probe" 512 200
+done
 
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
 if [[ -x $sanitizer ]]; then
-  echo "compute-sanitizer memcheck on the same process (64 MiB, one kernel)"
+  echo "compute-sanitizer memcheck on the same process (64 MiB, one kernel), one work queue as a grading's"
   alone "memcheck, GPU 0" 1 2 one_gpu "$sanitizer" --tool memcheck "$work/probe" 64
   run "memcheck, GPU 0" "$per_gpu" 2 one_gpu "$sanitizer" --tool memcheck "$work/probe" 64
   if ((gpus > 1)); then run "memcheck, $per_gpu on each GPU" $((per_gpu * gpus)) 2 each_gpu "$sanitizer" --tool memcheck "$work/probe" 64; fi
