@@ -336,15 +336,68 @@ Total total_for(const Case& c, const std::function<const std::vector<T>&()>& val
     return total.get();
 }
 
+// The inputs of the rungs checked block by block, made here once for every such rung that checks the
+// same case: rungs 01-06 plan the same cases from the same seeds, and a grading on a GPU made each
+// of their inputs six times (0.77 billion elements, 129 million distinct: handouts/instructor_guide.md,
+// "What bounds a grading now"). The newest are kept, kKeptInputBytes in all (a rung's cases take
+// about half of it on a GPU, so the next rung finds every one however far behind it runs); one
+// larger than a quarter of that is made for its case alone. The first thread that needs an input
+// makes it and the others wait for it; a kept input is never changed.
+constexpr std::size_t kKeptInputBytes = std::size_t{1} << 30;
+
+template <typename T>
+std::shared_ptr<const HostInput<T>> shared_input(const Case& c)
+{
+    using Made = std::shared_future<std::shared_ptr<const HostInput<T>>>;
+    const std::size_t bytes = c.n * sizeof(T);
+    if (bytes > kKeptInputBytes / 4) return std::make_shared<const HostInput<T>>(make_input<T>(c));
+    static std::mutex lock;
+    static std::deque<std::string> oldest_first;
+    static std::map<std::string, std::pair<Made, std::size_t>> kept;
+    static std::size_t kept_bytes = 0;
+    const std::string key = input_key(c);
+    std::promise<std::shared_ptr<const HostInput<T>>> mine;
+    Made made;
+    bool first = false;
+    {
+        const std::lock_guard<std::mutex> held(lock);
+        if (const auto found = kept.find(key); found != kept.end()) {
+            made = found->second.first;
+        } else {
+            made = mine.get_future().share();
+            first = true;
+            kept.emplace(key, std::make_pair(made, bytes));
+            oldest_first.push_back(key);
+            kept_bytes += bytes;
+            while (kept_bytes > kKeptInputBytes && oldest_first.size() > 1) {
+                const auto gone = kept.find(oldest_first.front());
+                kept_bytes -= gone->second.second;
+                kept.erase(gone);
+                oldest_first.pop_front();
+            }
+        }
+    }
+    if (first) {
+        try {
+            mine.set_value(std::make_shared<const HostInput<T>>(make_input<T>(c)));
+        } catch (...) {
+            mine.set_exception(std::current_exception());
+        }
+    }
+    return made.get();
+}
+
 template <typename T>
 void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, const std::vector<std::string>& orders,
                const std::string& dir, CaseResult& result)
 {
     // The input, made here only where it is needed: a total-checked rung's is known by its total
     // (total_for), until a failure is to be described.
-    std::optional<HostInput<T>> made;
+    std::shared_ptr<const HostInput<T>> made;
     const auto input = [&]() -> const HostInput<T>& {
-        if (!made) made = make_input<T>(p.c);
+        if (!made)
+            made = rung.check == CheckMode::per_block ? shared_input<T>(p.c)
+                                                      : std::make_shared<const HostInput<T>>(make_input<T>(p.c));
         return *made;
     };
     const std::function<const std::vector<T>&()> values = [&]() -> const std::vector<T>& { return input().values; };
