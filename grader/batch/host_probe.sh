@@ -120,6 +120,7 @@ done
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
 if [[ -x $sanitizer ]]; then
   echo "compute-sanitizer memcheck on the same process (64 MiB, one kernel), one work queue as a grading's"
+  export CUDA_DEVICE_MAX_CONNECTIONS=1  # as lab-grade runs its tools, whatever the loop above left
   alone "memcheck, GPU 0" 1 2 one_gpu "$sanitizer" --tool memcheck "$work/probe" 64
   run "memcheck, GPU 0" "$per_gpu" 2 one_gpu "$sanitizer" --tool memcheck "$work/probe" 64
   if ((gpus > 1)); then run "memcheck, $per_gpu on each GPU" $((per_gpu * gpus)) 2 each_gpu "$sanitizer" --tool memcheck "$work/probe" 64; fi
