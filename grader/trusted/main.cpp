@@ -452,17 +452,23 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     g.phases["after_cases"] = seconds_since(phase_started);
     if (!device.emulated) {
         // The GPU alone from here. A rung whose verdicts sharing the GPU with another grading could
-        // have changed runs again first: that run's verdicts are the rung's.
+        // have changed runs again first: that run's verdicts are the rung's. Only what sharing the
+        // GPU could have changed (run_again_alone, gpu_lock.hpp).
         const bool shared = share.shared_with_another();
-        phase_started = std::chrono::steady_clock::now();
-        std::optional<GpuLock> alone(std::in_place, share.path());
-        share.set_alone(true);
-        g.phases["speed_wait"] = seconds_since(phase_started);
-        // Only what sharing the GPU could have changed (run_again_alone, gpu_lock.hpp).
         std::vector<std::size_t> again;
         for (std::size_t k = 0; k < rungs.size(); ++k)
             if (shared && g.rungs[k].built && !g.rungs[k].reused && run_again_alone(g.rungs[k].cases, beside.tools(k)))
                 again.push_back(k);
+        // A grading with nothing to run again and no kernel to time (every rung failed a visible
+        // case, or none built) never waits for the GPU alone: behind a kernel that holds the GPU
+        // until its case limit, it would wait minutes to time nothing.
+        phase_started = std::chrono::steady_clock::now();
+        std::optional<GpuLock> alone;
+        if (!again.empty() || speed_to_time(g, rubric)) {
+            alone.emplace(share.path());
+            share.set_alone(true);
+        }
+        g.phases["speed_wait"] = seconds_since(phase_started);
         if (!again.empty()) {
             phase_started = std::chrono::steady_clock::now();
             std::cout << "  " << again.size() << " rung(s) ran short of the GPU's memory, or failed a case beside a race, while another "

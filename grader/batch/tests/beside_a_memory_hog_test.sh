@@ -2,13 +2,15 @@
 # On a GPU (Kit.Grader.GradeAllBesideAMemoryHog): two workers share one GPU. The first grades a
 # student whose rung 10 takes the rest of the GPU's memory and keeps it, never returning until the
 # case limit (the corpus's hostile_holds_the_gpus_memory, which the integrity checks let through),
-# three case limits in all (60 s). The second grades meanwhile a student whose rung 03 fails its
-# visible cases (a corpus mistake: a few seconds, and nothing that needs the GPU alone, which would
-# wait for the hog), and then a reference handing in rungs 03, 07 and 09, whose cases so start while
-# the hog holds the memory, each new runner needing a context's memory. (Beside the hog from the
-# start, the reference's cases, a few seconds once CUDA's contexts were made quickly, could end
-# before the hog took the memory: 2026-11-28, an H200, the test proved nothing.) Then another
-# reference comes after the hog. The hog earns nothing for its rung, with the reason. The
+# three case limits in all (60 s). The second grades meanwhile a student whose rung 03 does not
+# build (a corpus mistake: no case to run, nothing to time, so no wait for the GPU alone, which
+# would wait for the hog), and then a reference handing in rungs 03, 07 and 09, whose cases so start
+# while the hog holds the memory, each new runner needing a context's memory. (Beside the hog from
+# the start, the reference's cases, a few seconds once CUDA's contexts were made quickly, could end
+# before the hog took the memory: 2026-11-28, an H200, the test proved nothing. Behind a student
+# whose rung failed its cases, they waited for the hog all the same: a grading with nothing to time
+# took the GPU alone to time it, until lab-grade learned not to.) Then another reference comes
+# after the hog. The hog earns nothing for its rung, with the reason. The
 # reference beside it runs short of memory, so its rungs run again with the GPU alone (lab-grade
 # says so: gpu_lock.hpp's run_again_alone) and earn every point; so does the one after the hog, on
 # the GPU the hog left.
@@ -18,7 +20,7 @@ grade="$1" kit="$2" work="$3"
 class="$work/class" out="$work/out" rubric="$work/rubric.toml"
 fail() { echo "FAILED: $*" >&2; exit 1; }
 rm -rf "$work" && mkdir -p "$work"
-"$kit/grader/batch/tests/make_class.sh" "$kit" "$class" hostile_holds_the_gpus_memory:a-hog mistake_03_loop_stops_early:b-first \
+"$kit/grader/batch/tests/make_class.sh" "$kit" "$class" hostile_holds_the_gpus_memory:a-hog mistake_03_latin1_typo:b-first \
   reference:c-beside reference:d-after >/dev/null || fail "could not make the class"
 find "$class/c-beside/exercises" -name '*.cu' ! -name 03_sequential.cu ! -name 07_coarsening.cu ! -name 09_max.cu -delete
 find "$class/d-after/exercises" -name '*.cu' ! -name 03_sequential.cu -delete
