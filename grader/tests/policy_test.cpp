@@ -439,6 +439,45 @@ TEST(GpuLock, ARungRunsAgainAloneOnlyWhereSharingCouldHaveChangedItsVerdicts)
     EXPECT_FALSE(run_again_alone({refused, passed}, clean)) << "passed all the same";
 }
 
+// A grading takes the GPU alone only for something to run again or a kernel to time: a rung with
+// speed points, built and graded here, whose every visible case passed. (One whose rungs all failed
+// waited a minute behind a kernel holding the GPU to its case limit, to time nothing: an H200,
+// 2026-11-28, Kit.Grader.GradeAllBesideAMemoryHog.)
+TEST(GpuLock, AGradingWithNothingToTimeDoesNotWaitForTheGpuAlone)
+{
+    const Rubric rubric = load_rubric(std::string(LAB_SOURCE_DIR) + "/grader/rubric.toml");
+    CaseResult passed, failed, hidden_failed;
+    passed.status = "passed";
+    failed.status = hidden_failed.status = "failed";
+    hidden_failed.hidden = true;
+    RungResult r;
+    r.id = "03_sequential";
+    r.submitted = r.built = true;
+    r.cases = {passed, passed};
+    Grade g;
+    g.rungs = {r};
+    ASSERT_GT(rubric.for_rung(r.id).speed, 0) << "the kit's rubric gives rung 03 speed points";
+    EXPECT_TRUE(speed_to_time(g, rubric)) << "every visible case passed: its speed is timed";
+    g.rungs[0].cases.push_back(hidden_failed);
+    EXPECT_TRUE(speed_to_time(g, rubric)) << "a hidden case's failure does not stop the speed";
+    g.rungs[0].cases.push_back(failed);
+    EXPECT_FALSE(speed_to_time(g, rubric)) << "a visible case failed: nothing to time";
+    RungResult other = r;
+    other.id = "07_coarsening";
+    g.rungs.push_back(other);
+    EXPECT_TRUE(speed_to_time(g, rubric)) << "another rung passed every visible case";
+    g.rungs[1].built = false;
+    EXPECT_FALSE(speed_to_time(g, rubric)) << "a rung that did not build has nothing to time";
+    g.rungs[1].built = true;
+    g.rungs[1].reused = true;
+    EXPECT_FALSE(speed_to_time(g, rubric)) << "a rung reused from an earlier grading is not timed again";
+    g.rungs[1].reused = false;
+    Rubric no_speed = rubric;
+    no_speed.rungs[other.id].speed = 0;
+    EXPECT_FALSE(speed_to_time(g, no_speed)) << "a rubric without speed points for the rung";
+    EXPECT_FALSE(speed_to_time(Grade{}, rubric)) << "nothing submitted";
+}
+
 // A build log quotes a Latin-1 source line byte for byte; a runner's error text is whatever the
 // process wrote. Every report is written all the same, each valid UTF-8 (JSON, JUnit and HTML parse;
 // the bytes became U+FFFD): once, one such byte stopped lab-grade before it wrote any report.

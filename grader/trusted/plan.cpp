@@ -12,6 +12,7 @@
 #include "lab/device.hpp"
 #include "lab/lesson_numbers.hpp"
 #include "lab/plan.hpp"
+#include "lab/speed_plan.hpp"
 #include "lab/suite_plan.hpp"
 #include "lab/text.hpp"
 
@@ -77,6 +78,23 @@ void check_rubric_groups(const Rubric& rubric)
     check(rubric.gpu_visible_groups, visible, "gpu.visible_groups", "tests/cases.json");
     check(rubric.cpu_hidden_groups, hidden, "no_gpu.hidden_groups", "grader/hidden_cases.json");
     check(rubric.gpu_hidden_groups, hidden, "gpu.hidden_groups", "grader/hidden_cases.json");
+}
+
+bool speed_graded_here(const RungResult& rung, const Rubric& rubric)
+{
+    return rubric.for_rung(rung.id).speed > 0 && rung.built && !rung.reused && !lab::SpeedPlan::kit().cases_of(rung.id).empty();
+}
+
+bool speed_timed(const RungResult& rung, const Rubric& rubric)
+{
+    return speed_graded_here(rung, rubric) && rung.count("failed", 0) == 0;
+}
+
+bool speed_to_time(const Grade& g, const Rubric& rubric)
+{
+    for (const RungResult& r : g.rungs)
+        if (speed_timed(r, rubric)) return true;
+    return false;
 }
 
 void score_rung(RungResult& rung, const Rubric& rubric, bool gpu, const SpeedVerdict* verdict)

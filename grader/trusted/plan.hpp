@@ -27,6 +27,16 @@ struct SpeedVerdict {
     std::string note;  // the figures, the thresholds and where they came from; or why none were taken
 };
 
+// Whether the rung has a speed part judged in this grading: the rubric gives it speed points, it
+// built and was graded here (not reused), and the kit's speed plan has cases for it.
+bool speed_graded_here(const RungResult& rung, const Rubric& rubric);
+// ... and its kernels are timed: every visible case passed (speed counts only then).
+bool speed_timed(const RungResult& rung, const Rubric& rubric);
+// Whether any rung of the grading is timed. Where none is and no rung runs again, the grading needs
+// no GPU alone (main.cpp): behind a kernel that holds the GPU to its case limit, it waited minutes
+// to time nothing.
+bool speed_to_time(const Grade& g, const Rubric& rubric);
+
 // Fills in rung.parts from its case results (nothing earned when it did not build); the speed part
 // from `speed` on a GPU (nullptr: not measured yet), by the rubric's no_gpu.speed without one.
 void score_rung(RungResult& rung, const Rubric& rubric, bool gpu, const SpeedVerdict* speed = nullptr);

@@ -86,29 +86,6 @@ std::string judge_item(SpeedItem& item, const lab::DeviceStatus& device, std::ma
 
 }  // namespace
 
-namespace {
-
-// A rung the rubric gives speed points, built and graded here, with speed cases in the kit's plan.
-bool has_speed(const RungResult& r, const Rubric& rubric)
-{
-    return rubric.for_rung(r.id).speed > 0 && r.built && !r.reused && !lab::SpeedPlan::kit().cases_of(r.id).empty();
-}
-
-// ... and every visible case passed: its kernels are timed.
-bool times_speed(const RungResult& r, const Rubric& rubric)
-{
-    return has_speed(r, rubric) && r.count("failed", 0) == 0;
-}
-
-}  // namespace
-
-bool speed_to_time(const Grade& g, const Rubric& rubric)
-{
-    for (const RungResult& r : g.rungs)
-        if (times_speed(r, rubric)) return true;
-    return false;
-}
-
 void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limits& limits, const std::string& work)
 {
     const lab::DeviceStatus& device = lab::device_status();
@@ -116,10 +93,10 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
     std::map<std::string, SpeedVerdict> verdicts;
     std::vector<SpeedItem> items;
     for (RungResult& r : g.rungs) {
-        if (!has_speed(r, rubric)) continue;
+        if (!speed_graded_here(r, rubric)) continue;
         const auto speed_cases = plan.cases_of(r.id);
         SpeedVerdict& verdict = verdicts[r.id];
-        if (!times_speed(r, rubric)) {
+        if (!speed_timed(r, rubric)) {
             verdict.note = "not earned: speed counts once every visible case passes";
             continue;
         }

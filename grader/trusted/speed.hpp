@@ -26,8 +26,4 @@ namespace lab::grading {
 // other rungs and nothing else (every runner of the step is the same submission's).
 void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limits& limits, const std::string& work);
 
-// Whether grade_speed has any kernel to time: a rung with speed points, built, graded here, every
-// visible case passed. Where none has, the grading needs no GPU alone for its speed.
-bool speed_to_time(const Grade& g, const Rubric& rubric);
-
 }  // namespace lab::grading
