@@ -31,7 +31,7 @@ for sid in sorted(os.listdir(os.path.join(out, "grades", "students"))):
     log = os.path.join(folder, "grade.log")
     again = open(log, errors="replace").read().count("again, the GPU alone:") if os.path.isfile(log) else 0
     students.append({"student": sid, "seconds": batch["seconds"], "gpu": batch.get("gpu", ""), "score": grade["score"], "max": grade["max"],
-                     "phases": grade["phases"], "speed": speed, "again_rungs": again})
+                     "worker": batch.get("worker", 0), "phases": grade["phases"], "cpu": grade.get("cpu", {}), "speed": speed, "again_rungs": again})
     for name, seconds in grade["phases"].items():
         phases[name] = phases.get(name, 0.0) + seconds
     # Each rung's own phases (its runners' start-up, its cases, its checking, its sanitizer...),
@@ -55,10 +55,12 @@ at_once = int(found[1]) if found else 1
 # CPU backend's, minutes of the cores) while the others make theirs: a class of 200 hardly feels
 # it, a class of twelve with three workers has it in a quarter of its gradings. The steady pace is
 # the later gradings'.
+# The order gradings started in is grade-all's log's; the worker that made each, its batch.json's.
+worker_of = {s["student"]: s["worker"] for s in students}
 firsts, workers_seen = set(), set()
-for m in re.finditer(r"grading (\S+) \(worker (\d+)", log_text):
-    if m[2] not in workers_seen:
-        workers_seen.add(m[2])
+for m in re.finditer(r"grading (\S+)", log_text):
+    if m[1] in worker_of and worker_of[m[1]] not in workers_seen:
+        workers_seen.add(worker_of[m[1]])
         firsts.add(m[1])
 later = sorted(s["seconds"] for s in students if s["student"] not in firsts)
 steady_each = later[len(later) // 2] if later else (each[n // 2] if n else None)
@@ -83,7 +85,6 @@ summary = {"device": device, "host": host, "students": n, "mix": mix, "workers":
            "steady_student_seconds": steady_each / at_once if n else None, "phases_summed": phases, "rung_phases_summed": rung_phases, "cpu_summed": cpu,
            "cores": len(os.sched_getaffinity(0)),
            "class_of_200_hours": (wall / n * 200 / 3600) if n else None, "per_student": students}
-json.dump(summary, open(os.path.join(out, "bench.json"), "w"), indent=1)
 print(f"\n{device}: {n} students graded in {wall:.0f} s of wall time with {workers} worker(s): "
       f"{wall / max(n, 1):.1f} s per student; median grading {summary['median_student_seconds'] or 0:.1f} s")
 print("the class's time by phase (summed over students): " + ", ".join(f"{k} {v:.0f} s" for k, v in sorted(phases.items())))
@@ -98,6 +99,19 @@ if cpu and n:
           + ", ".join(f"{k} {v / n:.1f}" for k, v in sorted(cpu.items(), key=lambda kv: -kv[1]))
           + f"); on {len(os.sched_getaffinity(0))} cores no less than {per / len(os.sched_getaffinity(0)):.1f} s a student, "
           f"{100 * per * n / (wall * len(os.sched_getaffinity(0))):.0f}% of the cores busy grading over the class's wall time")
+    # The same after each worker's first grading, which also makes the worker's trees: what a
+    # student of a class of 200 costs.
+    later_cpu = [s["cpu"] for s in students if s["student"] not in firsts and s["cpu"]]
+    if later_cpu:
+        parts = {}
+        for c in later_cpu:
+            for k, v in c.items():
+                parts[k] = parts.get(k, 0.0) + v / len(later_cpu)
+        steady_per = sum(parts.values())
+        summary["steady_cpu_per_student"] = parts
+        print(f"after each worker's first grading ({len(later_cpu)} grading{'s' if len(later_cpu) != 1 else ''}): {steady_per:.0f} s of a core a student ("
+              + ", ".join(f"{k} {v:.1f}" for k, v in sorted(parts.items(), key=lambda kv: -kv[1]))
+              + f"); on {len(os.sched_getaffinity(0))} cores no less than {steady_per / len(os.sched_getaffinity(0)):.1f} s a student")
 if host:
     sh = host["shares"]
     print(f"the host over the class (/proc/stat, every program): {100 * (sh['user'] + sh['nice']):.0f}% of its cores in "
@@ -106,7 +120,7 @@ if host:
           f"load average {host['load_mean']:.1f} on the mean, {host['load_max']:.1f} at most")
 if n:
     print(f"in steady state, {at_once} grading{'s' if at_once > 1 else ''} at once, each taking {steady_each:.1f} s (the median of the "
-          + (f"{len(later)} gradings after each worker's first" if later else f"{n} gradings: no worker graded a second") + "): "
+          + (f"{len(later)} grading{'s' if len(later) != 1 else ''} after each worker's first" if later else f"{n} gradings: no worker graded a second") + "): "
           f"{summary['steady_student_seconds']:.1f} s a student, a class of 200 in "
           f"{200 * summary['steady_student_seconds'] / 3600:.2f} h")
     print(f"a class of 200 like this one, at this pace: {summary['class_of_200_hours']:.2f} h "
@@ -132,4 +146,5 @@ if timed:
               + (" (every student hands in the reference: a verdict the machine flipped)" if mix == "reference" else ""))
 else:
     print("speed: no case timed (no GPU, or no rung earned its speed)")
+json.dump(summary, open(os.path.join(out, "bench.json"), "w"), indent=1)
 print(f"figures: {os.path.join(out, 'bench.json')}")
