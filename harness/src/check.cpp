@@ -37,8 +37,7 @@ constexpr std::size_t kSliceValues = std::size_t{1} << 22;
 
 std::size_t slice_count(std::size_t count, std::size_t values)
 {
-    static const unsigned cores = std::max(1u, std::min(64u, std::thread::hardware_concurrency()));  // read once: inputs.cpp, fill_threads
-    return values < kSliceValues ? 1 : std::max<std::size_t>(1, std::min<std::size_t>(cores, count));
+    return values < kSliceValues ? 1 : std::max<std::size_t>(1, std::min<std::size_t>(host_threads(), count));
 }
 
 // body(slice, first, last) over [0, count) in `slices` consecutive slices, each on a thread of its

@@ -32,10 +32,7 @@ std::int64_t magnitude_bound(std::size_t n, std::int64_t limit, std::int64_t cap
 // The threads that fill (and map) an input of n elements: one below 2^22, else a core each.
 unsigned fill_threads(std::size_t n)
 {
-    // Read once: hardware_concurrency() opens and reads /sys/devices/system/cpu/online at every call,
-    // and a grading's checker asked it some 25 times a case (16,000 times in a 6 s grading here).
-    static const unsigned cores = std::max(1u, std::min(64u, std::thread::hardware_concurrency()));
-    return n < (std::size_t{1} << 22) ? 1 : cores;
+    return n < (std::size_t{1} << 22) ? 1 : host_threads();
 }
 
 // values[i] = draw(rng) for each i in order, where each draw takes exactly `draws` numbers from the
@@ -309,6 +306,12 @@ template std::vector<int> guarded_output<int>(std::size_t);
 template std::vector<float> guarded_output<float>(std::size_t);
 template std::string overwritten_guard<int>(const std::vector<int>&, std::size_t, Op);
 template std::string overwritten_guard<float>(const std::vector<float>&, std::size_t, Op);
+
+unsigned host_threads()
+{
+    static const unsigned cores = std::max(1u, std::min(64u, std::thread::hardware_concurrency()));
+    return cores;
+}
 
 std::string input_key(const Case& c)
 {

@@ -22,6 +22,12 @@ struct HostInput {
 template <typename T>
 HostInput<T> make_input(const Case& c);
 
+// The host's cores, 1 to 64, read once: the threads that make a large input, and those that check
+// a large output (check.cpp). hardware_concurrency() opens and reads
+// /sys/devices/system/cpu/online at every call, and a grading's checker asked it some 25 times a
+// case (16,000 times in a 6 s grading, 2026-11-28).
+unsigned host_threads();
+
 // What make_input's values depend on, and nothing else (the input kind, the operator, n, the row
 // length and the seed), as one string: two cases with the same key get the same values. The judge
 // keeps an input's exact total by it.
