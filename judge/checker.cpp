@@ -39,6 +39,7 @@
 #include "lab/registry.hpp"
 #include "lab/inputs.hpp"
 #include "lab/process.hpp"
+#include "case_verdict.hpp"
 #include "protocol.hpp"
 #include "runner_process.hpp"
 
@@ -403,84 +404,23 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
     const std::function<const std::vector<T>&()> values = [&]() -> const std::vector<T>& { return input().values; };
     std::optional<Total> total;
     if (rung.check == CheckMode::total) total = total_for<T>(p.c, values);
-    const std::size_t slot_count = output_count(p.plan, p.c.op);
-    const std::size_t expected_bytes = (slot_count + 2 * kCanaryCount) * sizeof(T);
-    std::vector<std::string> passed_in, failed_in;
-    std::string first_failure, causes;
-    // The first failure's likely causes, as text and by pattern name (lab/diagnosis.hpp).
-    const auto note_causes = [&](const std::vector<Diagnosis>& found) {
-        if (!causes.empty()) return;
-        causes = likely_causes(rung, found);
-        for (const Diagnosis& d : found) result.causes.push_back(d.pattern);
-    };
-    std::vector<std::vector<T>> outputs;
+    const std::size_t expected_bytes = (output_count(p.plan, p.c.op) + 2 * kCanaryCount) * sizeof(T);
+    std::vector<OrderRun<T>> runs(orders.size());
     for (std::size_t o = 0; o < orders.size(); ++o) {
-        const std::string in_order = orders.size() > 1 ? " (threads in " + orders[o] + " order)" : "";
-        std::string failure;
-        Verdict verdict;
-        if (const auto what_read = read_runner_file(error_file(dir, index, o), kErrorBytes)) {
-            const std::string& what = *what_read;
-            const bool bad_address = what.find("IllegalAddress") != std::string::npos ||
-                                     what.find("illegal memory access") != std::string::npos ||
-                                     what.find("MisalignedAddress") != std::string::npos;
-            if (result.kernel_error.empty()) result.kernel_error = what;
-            result.memory_refused = result.memory_refused || says_memory_ran_out(what);
-            failure = "the kernel failed" + in_order + ": " + what +
-                      (bad_address ? kBadAddressHint : "");
-            if (bad_address) note_causes(diagnose_crash(rung, p.c));
-        } else if (const auto raw_read = read_runner_file(output_file(dir, index, o), expected_bytes + 1); !raw_read || raw_read->size() != expected_bytes) {
-            failure = "the runner handed back no output for this case" + in_order;
-        } else {
-            const std::string& raw = *raw_read;
-            std::vector<T> buffer(raw.size() / sizeof(T));
-            std::memcpy(buffer.data(), raw.data(), raw.size());
-            const std::string overrun = overwritten_guard(buffer, slot_count, p.c.op);
-            if (!overrun.empty()) {
-                failure = "the kernel wrote outside its output" + in_order + ": " + overrun;
-                result.overran = true;
-            } else {
-                const auto first = buffer.begin() + static_cast<std::ptrdiff_t>(kCanaryCount);
-                std::vector<T> slots(first, first + static_cast<std::ptrdiff_t>(slot_count));
-                verdict = total ? check_total(rung, p.c.op, p.plan, p.c.n, *total, slots)
-                                : check_output(rung, p.c.op, p.plan, input().values, slots);
-                if (!verdict.ok) {
-                    failure = describe_failure(rung, p.c, p.plan, input().description, verdict) + in_order;
-                    note_causes(diagnose(rung, p.c, p.plan, input().values, slots));
-                    if (result.expected.empty() && result.got.empty()) {
-                        result.expected = verdict.expected;
-                        result.got = verdict.got;
-                        result.first_wrong_block = verdict.first_wrong_block;
-                    }
-                }
-                outputs.push_back(std::move(slots));
-            }
+        OrderRun<T>& run = runs[o];
+        run.order = orders[o];
+        if (const auto what = read_runner_file(error_file(dir, index, o), kErrorBytes)) {
+            run.error = *what;
+            result.memory_refused = result.memory_refused || says_memory_ran_out(*what);
+        } else if (const auto raw = read_runner_file(output_file(dir, index, o), expected_bytes + 1); raw && raw->size() == expected_bytes) {
+            run.guarded.resize(raw->size() / sizeof(T));
+            std::memcpy(run.guarded.data(), raw->data(), raw->size());
+            run.handed_back = true;
         }
-        (failure.empty() ? passed_in : failed_in).push_back(orders[o]);
-        if (!failure.empty() && first_failure.empty()) first_failure = failure;
     }
-    result.passed_orders = passed_in;
-    result.failed_orders = failed_in;
-    // Bit for bit (a NaN is not equal to itself, but the same NaN in every order agrees).
-    for (const auto& out : outputs)
-        result.orders_differ |= out.size() != outputs.front().size() ||
-                                std::memcmp(out.data(), outputs.front().data(), out.size() * sizeof(T)) != 0;
-    if (failed_in.empty()) {
-        result.status = "passed";
-        return;
-    }
-    result.status = "failed";
-    result.memory_refused = result.memory_refused || runner_says_refused(dir, index, orders.size());
-    result.message = first_failure;
-    if (!passed_in.empty()) {
-        result.message += "\n  The same case passes when the threads run in " + passed_in.front() + " order. " +
-                          thread_order_advice(rung, failed_in);
-        if (failed_in.size() == 1 && (failed_in.front() == "forward" || failed_in.front() == "reverse"))
-            result.causes.push_back("fails_" + failed_in.front() + "_only");
-    }
-    else if (result.orders_differ)  // as the suites say it (tests/support/suite.cpp)
-        result.message += "\n  The results also differ between thread orders." +
-                          (causes.empty() ? " " + thread_order_advice(rung, failed_in) : std::string());
-    result.message += causes;
+    judge_runs<T>(rung, p.c, p.plan, input, total, runs, result);
+    if (result.status == "failed")
+        result.memory_refused = result.memory_refused || runner_says_refused(dir, index, orders.size());
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <functional>
 #include <iostream>
 #include <optional>
@@ -13,7 +12,6 @@
 #include "lab/check.hpp"
 #include "lab/device.hpp"
 #include "lab/device_buffer.hpp"
-#include "lab/diagnosis.hpp"
 #include "lab/error.hpp"
 #include "lab/inputs.hpp"
 #include "lab/plan.hpp"
@@ -22,6 +20,7 @@
 #include "lab/speed.hpp"
 #include "lab/suite_plan.hpp"
 #include "lab/todos.hpp"
+#include "case_verdict.hpp"
 
 namespace lab::testing {
 
@@ -95,66 +94,39 @@ void check_case(const RungInfo& rung, const Case& c)
     DeviceBuffer<T> device_out(fresh_output.size());
     T* const slots = device_out.data() + kCanaryCount;
 
-    // Every case runs under each thread order the backend offers (on a GPU, just its own).
-    struct Outcome {
-        std::string order;
-        Verdict verdict;
-        std::vector<T> output;
-    };
-    std::vector<Outcome> outcomes;
+    // Every case runs under each thread order the backend offers (on a GPU, just its own), and the
+    // judge decides the case from what each run left (judge/case_verdict.hpp), as it does for the
+    // grader's runner.
+    std::vector<judge::OrderRun<T>> runs;
     for (const std::string& order : thread_orders()) {
         use_thread_order(order);
         device_out.upload(fresh_output);
-        const std::string in_order = thread_orders().size() == 1 ? "" : " (threads in " + order + " order)";
+        judge::OrderRun<T>& run = runs.emplace_back();
+        run.order = order;
         try {
             the_bound_rung().launch(c.op, dtype_of<T>(), plan, first, slots, c.n);
             LAB_CUDA_CHECK(cudaDeviceSynchronize());
         } catch (const CudaError& e) {
-            if (e.code() == cudaErrorLaunchTimeout) ++g_launches_stopped;
-            const bool bad_address = e.code() == cudaErrorIllegalAddress || e.code() == cudaErrorMisalignedAddress;
-            FAIL() << "rung " << rung.id << ", case " << c.name << ": the kernel failed" << in_order << ": " << e.what()
-                   << (bad_address ? kBadAddressHint : "")
-                   << (bad_address ? likely_causes(rung, diagnose_crash(rung, c)) : std::string());
+            run.error = e.what();
+            // A launch stopped at the time limit ends the case: another order would be stopped too.
+            if (e.code() == cudaErrorLaunchTimeout) {
+                ++g_launches_stopped;
+                break;
+            }
+            continue;
         } catch (const std::exception& e) {
-            FAIL() << "rung " << rung.id << ", case " << c.name << in_order << ": " << e.what();
+            run.error = e.what();
+            continue;
         }
-        const auto around = device_out.download();
-        const std::string overrun = overwritten_guard(around, outputs, c.op);
-        if (!overrun.empty())
-            FAIL() << "rung " << rung.id << ", case " << c.name << ": the kernel wrote outside its output" << in_order
-                   << ": " << overrun << "\n  launch: n = " << c.n << ", block size " << plan.block << ", grid "
-                   << plan.grid;
-        const auto slots_begin = around.begin() + static_cast<std::ptrdiff_t>(kCanaryCount);
-        std::vector<T> output(slots_begin, slots_begin + static_cast<std::ptrdiff_t>(outputs));
-        outcomes.push_back({order, check_output(rung, c.op, plan, input.values, output), std::move(output)});
+        run.guarded = device_out.download();
+        run.handed_back = true;
     }
-
-    const Outcome* wrong = nullptr;
-    const Outcome* right = nullptr;
-    bool outputs_differ = false;
-    std::vector<std::string> failed_orders;
-    for (const auto& o : outcomes) {
-        if (o.verdict.ok && !right) right = &o;
-        if (!o.verdict.ok && !wrong) wrong = &o;
-        if (!o.verdict.ok) failed_orders.push_back(o.order);
-        outputs_differ |= std::memcmp(o.output.data(), outcomes.front().output.data(), o.output.size() * sizeof(T)) != 0;
-    }
-    if (!wrong) return;
-    std::string message = describe_failure(rung, c, plan, input.description, wrong->verdict);
-    if (outcomes.size() > 1) message += "\n  threads ran in " + wrong->order + " order";
-    // A pattern in the wrong values says more than results that differ in every order (reading what
-    // nobody wrote, say); an order that passes says more than any pattern.
-    const std::string causes = likely_causes(rung, diagnose(rung, c, plan, input.values, wrong->output));
-    if (right)
-        message += "\n  The same case passes when the threads run in " + right->order + " order. " +
-                   thread_order_advice(rung, failed_orders);
-    else if (outputs_differ)
-        message += "\n  The results also differ between thread orders." +
-                   (causes.empty() ? " " + thread_order_advice(rung, failed_orders) : std::string());
-    message += causes;
-    message += "\n  The seed fixes the input: this case gets the same numbers on every run. Run it alone with"
-               " ./lab check " + rung.number + " --case " + c.name;
-    ADD_FAILURE() << message;
+    judge::CaseResult result;
+    judge::judge_runs<T>(rung, c, plan, [&]() -> const HostInput<T>& { return input; }, std::nullopt, runs, result);
+    if (result.status == "passed") return;
+    ADD_FAILURE() << result.message
+                  << "\n  The seed fixes the input: this case gets the same numbers on every run. Run it alone with"
+                     " ./lab check " << rung.number << " --case " << c.name;
 }
 
 // Fails the running test with the to-do list when the rung's exercise still has TODO lines, and
