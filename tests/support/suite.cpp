@@ -13,6 +13,7 @@
 #include "lab/device.hpp"
 #include "lab/device_buffer.hpp"
 #include "lab/error.hpp"
+#include "lab/exit_status.hpp"
 #include "lab/inputs.hpp"
 #include "lab/plan.hpp"
 #include "lab/registry.hpp"
@@ -26,11 +27,11 @@ namespace lab::testing {
 
 namespace {
 
-// Launches of this program stopped at the CPU backend's time limit. Once three cases have been, the
-// rest fail at once (in one process, as lab-case batch runs a rung; ctest's one process per case
-// is handled by lab-case run).
+// Launches of this program stopped at the CPU backend's time limit. Once the kit's number of cases
+// have been (lab/exit_status.hpp, the rule lab-case and the grader's checker keep), the rest fail at
+// once (in one process, as lab-case batch runs a rung; ctest's one process per case is handled by
+// lab-case run).
 int g_launches_stopped = 0;
-constexpr int kStoppedBeforeGivingUp = 3;
 
 const RungInfo& this_rung() { return Registry::kit().get(the_bound_rung().id); }
 
@@ -134,7 +135,7 @@ void check_case(const RungInfo& rung, const Case& c)
 // not run the test body.
 void require_ready_to_run_kernels()
 {
-    if (g_launches_stopped >= kStoppedBeforeGivingUp)
+    if (g_launches_stopped >= exit_status::kHangsBeforeStopping)
         GTEST_FAIL() << "not run: " << g_launches_stopped
                      << " earlier cases were stopped at the time limit, so this one would most likely be too. Fix "
                         "the loop that never ends (the first report names the thread and the line), then run again.";
