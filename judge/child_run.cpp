@@ -88,7 +88,9 @@ ChildRun run_child(const std::vector<std::string>& argv, int timeout, const std:
     options.output_fd = pipe_fds[1];
     options.group = lab::process::Options::Group::process_group;
     options.die_with_parent = true;
-    options.environment = {{"LAB_RESULTS", results}};
+    // One CUDA work queue unless the caller set another number (lab::process::cuda_work_queues):
+    // ctest starts a program, and so a CUDA context, for every case.
+    options.environment = {{"LAB_RESULTS", results}, lab::process::cuda_work_queues()};
     const pid_t pid = lab::process::start(argv, options);
     if (pid < 0) {
         std::perror("lab-case: fork");

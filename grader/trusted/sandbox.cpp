@@ -74,13 +74,12 @@ std::vector<std::pair<std::string, std::string>> passed_environment()
     std::vector<std::pair<std::string, std::string>> passed;
     for (const char* name : {"PATH", "LD_LIBRARY_PATH", "LANG", "LAB_ROOT", "LAB_CPU_WORKERS", "CUDA_VISIBLE_DEVICES", "CUDA_HOME"})
         if (const char* value = std::getenv(name)) passed.emplace_back(name, value);
-    // One hardware work queue for each CUDA context (8 by default): a host's driver makes its
-    // contexts one at a time, whichever GPU they are on, and one with a single queue is made in a
-    // third of the time (2026-11-28, an H200: 61 ms against 130 alone, 36 ms against 120 a context
-    // with twelve made at once), so that every runner and sanitizer tool of a class starts sooner.
-    // A runner uses one stream, which one queue serves as eight do. An instructor's own value holds.
-    const char* connections = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
-    passed.emplace_back("CUDA_DEVICE_MAX_CONNECTIONS", connections && *connections ? connections : "1");
+    // One hardware work queue for each CUDA context (lab::process::cuda_work_queues): a host's
+    // driver makes its contexts one at a time, whichever GPU they are on, and one with a single
+    // queue is made in a third of the time (2026-11-28, an H200: 61 ms against 130 alone, 36 ms
+    // against 120 a context with twelve made at once), so that every runner and sanitizer tool of a
+    // class starts sooner. An instructor's own value holds.
+    passed.push_back(lab::process::cuda_work_queues());
     passed.emplace_back("HOME", "/tmp");
     passed.emplace_back("TMPDIR", "/tmp");
     passed.emplace_back("CCACHE_DISABLE", "1");

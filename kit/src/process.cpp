@@ -279,4 +279,10 @@ void kill_group(pid_t pid)
     wait(pid);
 }
 
+std::pair<std::string, std::string> cuda_work_queues()
+{
+    const char* own = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    return {"CUDA_DEVICE_MAX_CONNECTIONS", own && *own ? own : "1"};
+}
+
 }  // namespace lab::process

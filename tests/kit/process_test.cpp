@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -74,6 +75,21 @@ TEST(Process, SetsTheEnvironmentAndTheDirectoryAndSearchesPath)
     options.search_path = true;
     ASSERT_EQ(lab::process::run({"sh", "-c", "echo $LAB_PROCESS_TEST $HOME $(pwd)"}, options), 0);
     EXPECT_EQ(scratch.read("log"), "seen /nowhere " + fs::canonical(scratch.dir).string() + "\n");
+}
+
+// A child that runs kernels gets one CUDA work queue, unless the caller's environment says how many.
+TEST(Process, GivesAChildOneCudaWorkQueueUnlessTheCallerSetsAnother)
+{
+    const char* before = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    const std::string kept = before ? before : "";
+    ::unsetenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    EXPECT_EQ(lab::process::cuda_work_queues(), std::make_pair(std::string("CUDA_DEVICE_MAX_CONNECTIONS"), std::string("1")));
+    ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "", 1);
+    EXPECT_EQ(lab::process::cuda_work_queues().second, "1");
+    ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "8", 1);
+    EXPECT_EQ(lab::process::cuda_work_queues().second, "8");
+    if (before) ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", kept.c_str(), 1);
+    else ::unsetenv("CUDA_DEVICE_MAX_CONNECTIONS");
 }
 
 TEST(Process, NeverWritesItsOutputThroughALink)

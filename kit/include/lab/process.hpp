@@ -92,4 +92,11 @@ void kill_group(pid_t pid);
 // The first executable `name` in the folders of $PATH; "" when there is none.
 std::string find_program(const std::string& name);
 
+// The CUDA_DEVICE_MAX_CONNECTIONS a child that runs kernels is given (the grader's sandbox, and
+// lab-case's test programs): one hardware work queue a CUDA context, unless this process's own
+// environment sets another number. CUDA makes 8 by default, and a host's driver makes a context
+// with one in half the time or less (instructor guide, "One work queue a context"); the kit's
+// programs launch on one stream, which one queue serves as eight do.
+std::pair<std::string, std::string> cuda_work_queues();
+
 }  // namespace lab::process
