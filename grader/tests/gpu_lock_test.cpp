@@ -1,0 +1,279 @@
+// The GPU's lock (gpu_lock.hpp): when a grading runs a rung again with the GPU alone or waits for
+// it to time a kernel, and how gradings share the GPU, wait for it alone and let go of it, however
+// they end. (policy_test.cpp: the grader's policy on what its runs handed back.)
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fresh_folder.hpp"
+#include "gpu_lock.hpp"
+#include "judge.hpp"
+#include "lab/process.hpp"
+#include "lab/text.hpp"
+#include "plan.hpp"
+#include "rubric.hpp"
+#include "sanitizer.hpp"
+
+namespace {
+
+using namespace lab::grading;
+
+TEST(GpuLock, ARungRunsAgainAloneOnlyWhereSharingCouldHaveChangedItsVerdicts)
+{
+    CaseResult passed, wrong, refused, stopped;
+    passed.status = "passed";
+    wrong.status = refused.status = stopped.status = "failed";
+    refused.memory_refused = true;
+    stopped.at_limit = true;
+    SanitizerResult clean, race, short_of_memory, other;
+    race.findings = other.findings = short_of_memory.findings = {"a finding"};
+    race.timing_hazard = true;
+    short_of_memory.memory_refused = true;
+    EXPECT_FALSE(run_again_alone({passed, passed}, clean));
+    EXPECT_FALSE(run_again_alone({passed, wrong}, clean)) << "a wrong answer or a fault is the kernel's own";
+    EXPECT_FALSE(run_again_alone({passed, wrong}, other)) << "so is a finding other than a race";
+    EXPECT_FALSE(run_again_alone({passed, passed}, race)) << "a race, but no verdict it could have changed";
+    EXPECT_FALSE(run_again_alone({passed, stopped}, race)) << "a case stopped at its limit runs again for nothing";
+    EXPECT_TRUE(run_again_alone({passed, refused}, clean)) << "a case that ran short of the GPU's memory";
+    EXPECT_TRUE(run_again_alone({wrong, passed}, race)) << "a failure beside a race";
+    EXPECT_TRUE(run_again_alone({passed}, short_of_memory)) << "a tool that ran short of the GPU's memory";
+    refused.status = "passed";
+    EXPECT_FALSE(run_again_alone({refused, passed}, clean)) << "passed all the same";
+}
+
+// A grading takes the GPU alone only for something to run again or a kernel to time: a rung with
+// speed points, built and graded here, whose every visible case passed. (One whose rungs all failed
+// waited a minute behind a kernel holding the GPU to its case limit, to time nothing: an H200,
+// 2026-11-28, Kit.Grader.GradeAllBesideAMemoryHog.)
+TEST(GpuLock, AGradingWithNothingToTimeDoesNotWaitForTheGpuAlone)
+{
+    const Rubric rubric = load_rubric(std::string(LAB_SOURCE_DIR) + "/grader/rubric.toml");
+    CaseResult passed, failed, hidden_failed;
+    passed.status = "passed";
+    failed.status = hidden_failed.status = "failed";
+    hidden_failed.hidden = true;
+    RungResult r;
+    r.id = "03_sequential";
+    r.submitted = r.built = true;
+    r.cases = {passed, passed};
+    Grade g;
+    g.rungs = {r};
+    ASSERT_GT(rubric.for_rung(r.id).speed, 0) << "the kit's rubric gives rung 03 speed points";
+    EXPECT_TRUE(speed_to_time(g, rubric)) << "every visible case passed: its speed is timed";
+    g.rungs[0].cases.push_back(hidden_failed);
+    EXPECT_TRUE(speed_to_time(g, rubric)) << "a hidden case's failure does not stop the speed";
+    g.rungs[0].cases.push_back(failed);
+    EXPECT_FALSE(speed_to_time(g, rubric)) << "a visible case failed: nothing to time";
+    RungResult other = r;
+    other.id = "07_coarsening";
+    g.rungs.push_back(other);
+    EXPECT_TRUE(speed_to_time(g, rubric)) << "another rung passed every visible case";
+    g.rungs[1].built = false;
+    EXPECT_FALSE(speed_to_time(g, rubric)) << "a rung that did not build has nothing to time";
+    g.rungs[1].built = true;
+    g.rungs[1].reused = true;
+    EXPECT_FALSE(speed_to_time(g, rubric)) << "a rung reused from an earlier grading is not timed again";
+    g.rungs[1].reused = false;
+    Rubric no_speed = rubric;
+    no_speed.rungs[other.id].speed = 0;
+    EXPECT_FALSE(speed_to_time(g, no_speed)) << "a rubric without speed points for the rung";
+    EXPECT_FALSE(speed_to_time(Grade{}, rubric)) << "nothing submitted";
+}
+
+}  // namespace
+
+// Two gradings on one GPU (grade-all's workers, or two lab-grade started by hand): the second to
+// ask for the GPU alone waits for the first, and gets it as soon as the first lets go, however it ends. A
+// child process holds the lock here, as another grading would.
+TEST(GpuLock, ASecondGradingWaitsUntilTheFirstLetsGoEvenWhenKilled)
+{
+    const std::string path = (std::filesystem::temp_directory_path() / ("lab-gpu-lock-test-" + std::to_string(getpid()))).string();
+    const std::string held = path + ".held";
+    std::filesystem::remove(path);
+    std::filesystem::remove(held);
+    for (const bool killed : {false, true}) {
+        const pid_t child = fork();
+        ASSERT_GE(child, 0);
+        if (child == 0) {
+            const lab::grading::GpuLock lock(path);
+            { std::ofstream(held) << "held"; }
+            usleep(killed ? 10000000 : 400000);  // killed long before its 10 s
+            _exit(0);
+        }
+        while (!std::filesystem::exists(held)) usleep(1000);
+        // Killed while this process waits for its lock.
+        std::thread killer([&] {
+            if (!killed) return;
+            usleep(300000);
+            kill(child, SIGKILL);
+        });
+        const auto started = std::chrono::steady_clock::now();
+        {
+            const lab::grading::GpuLock lock(path);
+            const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            EXPECT_GT(lock.waited(), 0.1) << (killed ? "killed" : "ended");
+            EXPECT_LT(waited, 5.0) << "the lock was not let go when its holder " << (killed ? "was killed" : "ended");
+        }
+        killer.join();
+        lab::process::wait(child);
+        std::filesystem::remove(held);
+    }
+    // Held by nobody: taken at once. "" (the CPU backend) holds nothing.
+    EXPECT_EQ(lab::grading::GpuLock(path).waited(), 0.0);
+    EXPECT_EQ(lab::grading::GpuLock("").waited(), 0.0);
+    std::filesystem::remove(path);
+}
+
+namespace {
+
+double now_seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+enum class Use { shared, alone };
+
+// A child process that holds the lock at `path` for `use` (a share's one hold, or alone) during
+// `seconds` once it has it, as another grading would, writing when it got it into `marker` (the
+// steady clock is the machine's). With `go`, it asks once that file exists: forked before the test
+// takes its own holds, whose files a child forked later would hold too (a runner, started with exec,
+// does not: the lock files close on exec).
+pid_t hold_in_child(const std::string& path, Use use, double seconds, const std::string& marker, const std::string& go = "")
+{
+    const pid_t child = fork();
+    if (child != 0) return child;
+    while (!go.empty() && !std::filesystem::exists(go)) usleep(1000);
+    {
+        lab::grading::GpuShare share(path);
+        std::optional<lab::grading::GpuShare::Hold> shared;
+        std::optional<lab::grading::GpuLock> alone;
+        if (use == Use::shared) shared.emplace(share.hold());
+        else alone.emplace(path);
+        { std::ofstream(marker + ".part") << std::to_string(now_seconds()); }
+        std::filesystem::rename(marker + ".part", marker);
+        usleep(static_cast<useconds_t>(seconds * 1e6));
+    }
+    _exit(0);
+}
+
+// When the child of `marker` got the lock; 1e9 (never) when it has not in 5 s.
+double wait_for_marker(const std::string& marker)
+{
+    for (const double until = now_seconds() + 5; !std::filesystem::exists(marker); usleep(1000))
+        if (now_seconds() > until) return 1e9;
+    return std::stod(lab::read_file(marker));
+}
+
+}  // namespace
+
+// Gradings share the GPU for their cases and tools, each knowing whether another shared it; one that
+// asks for it alone waits for those that share it, and one that asks to share it after that waits
+// behind (gpu_lock.hpp).
+TEST(GpuLock, GradingsShareItForCasesAndHaveItAloneForSpeedInTurn)
+{
+    const std::string dir = fresh_folder("lab-gpu-share-test-");
+    const std::string path = dir + "/lock";
+    // Alone on it, until another comes to share it.
+    {
+        lab::grading::GpuShare share(path);
+        const lab::grading::GpuShare::Hold hold = share.hold();
+        EXPECT_FALSE(share.shared_with_another());
+        const pid_t other = hold_in_child(path, Use::shared, 0.1, dir + "/came");
+        wait_for_marker(dir + "/came");
+        EXPECT_TRUE(share.shared_with_another()) << "another grading came to share the GPU";
+        lab::process::wait(other);
+        EXPECT_TRUE(share.shared_with_another()) << "(and has gone since)";
+    }
+    // Another shares it already: taken at once, and known to be shared.
+    {
+        const pid_t other = hold_in_child(path, Use::shared, 0.5, dir + "/there");
+        wait_for_marker(dir + "/there");
+        lab::grading::GpuShare share(path);
+        const lab::grading::GpuShare::Hold hold = share.hold();
+        EXPECT_EQ(share.waited(), 0.0) << "the GPU was not shared";
+        EXPECT_TRUE(share.shared_with_another());
+        lab::process::wait(other);
+    }
+    // Alone: waits for the one that shares it; and one that asks to share it meanwhile comes after.
+    {
+        const pid_t sharing = hold_in_child(path, Use::shared, 0.6, dir + "/sharing");
+        const double shared_at = wait_for_marker(dir + "/sharing");
+        const pid_t alone = hold_in_child(path, Use::alone, 0.3, dir + "/alone");
+        usleep(200000);
+        EXPECT_FALSE(std::filesystem::exists(dir + "/alone")) << "had the GPU alone while another shared it";
+        lab::grading::GpuShare share(path);
+        const lab::grading::GpuShare::Hold late = share.hold();
+        const double late_at = now_seconds(), alone_at = wait_for_marker(dir + "/alone");
+        EXPECT_GT(alone_at, shared_at + 0.5) << "had the GPU alone before the one sharing it let go";
+        EXPECT_LT(alone_at, shared_at + 5) << "never had the GPU alone";
+        EXPECT_GT(late_at, alone_at + 0.25) << "came to share the GPU while another had it alone, or before it had it";
+        EXPECT_GT(share.waited(), 0.5);
+        lab::process::wait(sharing);
+        lab::process::wait(alone);
+    }
+    std::filesystem::remove_all(dir);
+}
+
+// A grading holds the GPU a rung at a time, several rungs side by side: one that asks for it alone
+// gets it once the rungs running then end, not once the grading's last rung ends, and the rungs
+// asked for meanwhile wait behind it. Its own rungs side by side are not another grading sharing
+// the GPU; another's hold taken while one of its own was held is.
+TEST(GpuLock, AGradingHoldsItARungAtATime)
+{
+    const std::string dir = fresh_folder("lab-gpu-rung-test-");
+    const std::string path = dir + "/lock";
+    lab::grading::GpuShare share(path);
+    {
+        // Two rungs side by side, a third after the first: no other grading.
+        std::optional<lab::grading::GpuShare::Hold> first(share.hold());
+        const lab::grading::GpuShare::Hold second = share.hold();
+        first.reset();
+        const lab::grading::GpuShare::Hold third = share.hold();
+        EXPECT_FALSE(share.shared_with_another()) << "its own rungs counted as another grading";
+    }
+    EXPECT_FALSE(share.shared_with_another());
+    EXPECT_EQ(share.waited(), 0.0);
+    // A rung runs for 0.4 s; another grading asks for the GPU alone 0.1 s into it.
+    const pid_t alone = hold_in_child(path, Use::alone, 0.3, dir + "/alone", dir + "/go-alone");
+    const double started = now_seconds();
+    std::optional<lab::grading::GpuShare::Hold> running(share.hold());
+    { std::ofstream(dir + "/go-alone") << "go"; }
+    usleep(100000);
+    std::thread rung_ends([&] {
+        usleep(300000);
+        running.reset();
+    });
+    // The grading's next rung, asked for while the other waits: it comes after the other's speed.
+    {
+        const lab::grading::GpuShare::Hold next = share.hold();
+        const double next_at = now_seconds(), alone_at = wait_for_marker(dir + "/alone");
+        EXPECT_GT(alone_at, started + 0.35) << "had the GPU alone while a rung ran on it";
+        EXPECT_LT(alone_at, started + 2.0) << "waited for more than the rung that ran";
+        EXPECT_GT(next_at, alone_at + 0.25) << "a rung took the GPU while another grading had it alone";
+        EXPECT_GT(share.waited(), 0.3);
+    }
+    rung_ends.join();
+    lab::process::wait(alone);
+    EXPECT_FALSE(share.shared_with_another()) << "the other had the GPU alone; nobody shared it";
+    // A hold taken at once after one that waited adds nothing to the wait.
+    const double waited = share.waited();
+    { const lab::grading::GpuShare::Hold at_once = share.hold(); }
+    EXPECT_EQ(share.waited(), waited) << "a hold that did not wait was counted as waiting";
+    // Another grading takes a hold while a rung of this one's is held, beside a second rung.
+    {
+        const pid_t other = hold_in_child(path, Use::shared, 0.05, dir + "/other", dir + "/go-other");
+        const lab::grading::GpuShare::Hold one = share.hold();
+        { std::ofstream(dir + "/go-other") << "go"; }
+        wait_for_marker(dir + "/other");
+        lab::process::wait(other);
+        const lab::grading::GpuShare::Hold two = share.hold();
+        EXPECT_TRUE(share.shared_with_another()) << "another grading's hold went unseen";
+    }
+    EXPECT_TRUE(share.shared_with_another());
+    std::filesystem::remove_all(dir);
+}
