@@ -36,6 +36,7 @@
 #include "integrity.hpp"
 #include "lab/cuda.hpp"
 #include "lab/device.hpp"
+#include "lab/process.hpp"
 #include "lab/random.hpp"
 #include "lab/registry.hpp"
 #include "lab/speed.hpp"
@@ -503,7 +504,8 @@ int main(int argc, char** argv)
 {
     // lab-grade's own CUDA context (the ceiling, the kit's baselines) with one work queue, as the
     // sandbox gives every runner and tool (sandbox.cpp, passed_environment, says why).
-    ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0);
+    const auto [queues, count] = lab::process::cuda_work_queues();
+    ::setenv(queues.c_str(), count.c_str(), 1);
     CLI::App app{"lab-grade: grades CUDA reduction submissions out of process (grader/README.md)"};
     app.require_subcommand(1);
     std::string submission, rubric, out = "grade-report", seed;
