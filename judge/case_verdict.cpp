@@ -35,7 +35,7 @@ void judge_runs(const RungInfo& rung, const Case& c, const LaunchPlan& plan,
             if (result.kernel_error.empty()) result.kernel_error = run.error;
             failure = about + "the kernel failed" + in_order + ": " + run.error + (bad_address ? kBadAddressHint : "");
             if (bad_address) note_causes(diagnose_crash(rung, c));
-        } else if (!run.handed_back || run.guarded.size() != slot_count + 2 * kCanaryCount) {
+        } else if (run.guarded.size() != slot_count + 2 * kCanaryCount) {
             failure = about + "the runner handed back no output for this case" + in_order;
         } else {
             const std::string overrun = overwritten_guard(run.guarded, slot_count, c.op);

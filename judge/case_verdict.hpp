@@ -24,8 +24,9 @@ template <typename T>
 struct OrderRun {
     std::string order;        // "forward", "reverse", ... ; the GPU's own order on a GPU
     std::string error;        // what the kernel's failure said (CUDA's words, the CPU backend's detail); "" when none
-    bool handed_back = false; // whether an output of the planned size came back (else that is the failure)
-    std::vector<T> guarded;   // the output slots, kCanaryCount guards either side (lab/inputs.hpp)
+    // The output slots, kCanaryCount guards either side (lab/inputs.hpp): empty when none came back,
+    // and a failure unless it has the planned size.
+    std::vector<T> guarded;
 };
 
 // Fills `result`'s status, message, orders, causes, expected and got, kernel error and overrun from

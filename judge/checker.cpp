@@ -415,7 +415,6 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
         } else if (const auto raw = read_runner_file(output_file(dir, index, o), expected_bytes + 1); raw && raw->size() == expected_bytes) {
             run.guarded.resize(raw->size() / sizeof(T));
             std::memcpy(run.guarded.data(), raw->data(), raw->size());
-            run.handed_back = true;
         }
     }
     judge_runs<T>(rung, p.c, p.plan, input, total, runs, result);

@@ -38,7 +38,6 @@ struct Fixture {
     {
         OrderRun<int> run;
         run.order = order;
-        run.handed_back = true;
         const std::size_t slots = lab::output_count(plan, c.op);
         run.guarded = lab::guarded_output<int>(slots);
         for (std::size_t b = 0; b < slots; ++b) {
@@ -107,7 +106,7 @@ TEST(CaseVerdict, AGuardWrittenOrNoOutputFails)
     EXPECT_EQ(r.message.find("threads in"), std::string::npos) << "one order, none named: " << r.message;
 
     OrderRun<int> none = f.right("the GPU's");
-    none.handed_back = false;
+    none.guarded.clear();
     EXPECT_NE(f.judge({none}).message.find("handed back no output"), std::string::npos);
     OrderRun<int> short_output = f.right("the GPU's");
     short_output.guarded.pop_back();

@@ -120,7 +120,6 @@ void check_case(const RungInfo& rung, const Case& c)
             continue;
         }
         run.guarded = device_out.download();
-        run.handed_back = true;
     }
     judge::CaseResult result;
     judge::judge_runs<T>(rung, c, plan, [&]() -> const HostInput<T>& { return input; }, std::nullopt, runs, result);
