@@ -42,6 +42,7 @@ for sid in sorted(os.listdir(os.path.join(out, "grades", "students"))):
     for name, seconds in grade.get("cpu", {}).items():
         cpu[name] = cpu.get(name, 0.0) + seconds
 n = len(students)
+cores = len(os.sched_getaffinity(0))  # this host's, which graded the class
 print(f"\n{'student':32} {'seconds':>8} {'points':>15}   phases (s)")
 for s in students:
     detail = ", ".join(f"{k} {v:.1f}" for k, v in sorted(s["phases"].items()))
@@ -83,7 +84,7 @@ summary = {"device": device, "host": host, "students": n, "mix": mix, "workers":
            # gradings that were not a worker's first: the pace once every worker's tree is made.
            "first_gradings": sorted(firsts), "median_later_seconds": steady_each,
            "steady_student_seconds": steady_each / at_once if n else None, "phases_summed": phases, "rung_phases_summed": rung_phases, "cpu_summed": cpu,
-           "cores": len(os.sched_getaffinity(0)),
+           "cores": cores,
            "class_of_200_hours": (wall / n * 200 / 3600) if n else None, "per_student": students}
 print(f"\n{device}: {n} students graded in {wall:.0f} s of wall time with {workers} worker(s): "
       f"{wall / max(n, 1):.1f} s per student; median grading {summary['median_student_seconds'] or 0:.1f} s")
@@ -97,8 +98,8 @@ if cpu and n:
     per = sum(cpu.values()) / n
     print(f"the class's cores: {per:.0f} s of a core a student ("
           + ", ".join(f"{k} {v / n:.1f}" for k, v in sorted(cpu.items(), key=lambda kv: -kv[1]))
-          + f"); on {len(os.sched_getaffinity(0))} cores no less than {per / len(os.sched_getaffinity(0)):.1f} s a student, "
-          f"{100 * per * n / (wall * len(os.sched_getaffinity(0))):.0f}% of the cores busy grading over the class's wall time")
+          + f"); on {cores} cores no less than {per / cores:.1f} s a student, "
+          f"{100 * per * n / (wall * cores):.0f}% of the cores busy grading over the class's wall time")
     # The same after each worker's first grading, which also makes the worker's trees: what a
     # student of a class of 200 costs.
     later_cpu = [s["cpu"] for s in students if s["student"] not in firsts and s["cpu"]]
@@ -111,7 +112,7 @@ if cpu and n:
         summary["steady_cpu_per_student"] = parts
         print(f"after each worker's first grading ({len(later_cpu)} grading{'s' if len(later_cpu) != 1 else ''}): {steady_per:.0f} s of a core a student ("
               + ", ".join(f"{k} {v:.1f}" for k, v in sorted(parts.items(), key=lambda kv: -kv[1]))
-              + f"); on {len(os.sched_getaffinity(0))} cores no less than {steady_per / len(os.sched_getaffinity(0)):.1f} s a student")
+              + f"); on {cores} cores no less than {steady_per / cores:.1f} s a student")
 if host:
     sh = host["shares"]
     print(f"the host over the class (/proc/stat, every program): {100 * (sh['user'] + sh['nice']):.0f}% of its cores in "
