@@ -10,6 +10,10 @@
 //                                 [--sweep-csv FILE]: also the row kernels over matrices of 2^24
 //                                 floats from 1 x 2^24 to 65536 x 256, each beside a kernel
 //                                 written on cub::BlockReduce (cub_rows.hpp)
+//   lab-bench --rungs 11 --sizes 10,12,20 [--markdown FILE]
+//                                 only the rungs named (ids or numbers), beside CUB and the CPU loop,
+//                                 at the sizes named (powers of two): one rung's change measured in
+//                                 seconds; with rung 12, its two matrices too
 //   lab-bench --calibrate FILE [--runs R]
 //                                 measures every rung R times (default 10) as its speed test does
 //                                 and writes this GPU's calibration into the speed plan FILE
@@ -82,8 +86,8 @@ lab::HostInput<T> input_of(std::size_t n)
 
 // Times every rung, CUB and the CPU loop at one size; appends a row each.
 template <typename T>
-bool bench_size(const Size& size, unsigned block, std::vector<Row>& rows, const lab::DeviceStatus& device,
-                const lab::Ceiling& ceiling)
+bool bench_size(const Size& size, const lab_bench::Options& options, std::vector<Row>& rows,
+                const lab::DeviceStatus& device, const lab::Ceiling& ceiling)
 {
     const auto input = input_of<T>(size.n);
     lab::DeviceBuffer<T> data(size.n);
@@ -98,12 +102,13 @@ bool bench_size(const Size& size, unsigned block, std::vector<Row>& rows, const 
     for (const lab::RungBinding* binding : lab::bound_rungs()) {
         const auto& rung = lab::Registry::kit().get(binding->id);
         if (rung.grid == lab::GridPolicy::rows) continue;  // no reduction of an array: see bench_rows
+        if (!options.times(rung.id)) continue;
         // A driver rung gets a row per scheme ("11_single_pass/ticket"), each one call of a Reducer
         // kept from call to call; every other rung, one row: its passes until one value is left.
         const std::vector<std::string> schemes = rung.variants.empty() ? std::vector<std::string>{""} : rung.variants;
         for (const std::string& scheme : schemes) {
             auto& r = reductions.emplace_back(std::make_unique<lab::FullReduction>(
-                *binding, rung, lab::Op::sum, lab::dtype_of<T>(), size.n, block, device.shape, scheme));
+                *binding, rung, lab::Op::sum, lab::dtype_of<T>(), size.n, options.block, device.shape, scheme));
             names.push_back(scheme.empty() ? rung.id : rung.id + "/" + scheme);
             launches.push_back(r->passes());
             work.push_back({{}, [&data, r = r.get()] { r->run(data.data()); }, [&exact, r = r.get()] {
@@ -169,8 +174,8 @@ lab::Case row_case(lab::Op op, std::size_t n, std::size_t cols, unsigned block, 
 // matrices (the read ceiling); softmax and layer norm read one and write one (the copy ceiling, which
 // counts bytes read and written). A kernel that reads its row three times still counts one read: the
 // ceiling is what the operation needs, not what the kernel chose to do.
-bool bench_rows(std::size_t row_count, std::size_t cols, unsigned block, std::vector<Row>& rows,
-                const lab::DeviceStatus& device)
+bool bench_rows(std::size_t row_count, std::size_t cols, unsigned block, const lab_bench::Options& options,
+                std::vector<Row>& rows, const lab::DeviceStatus& device)
 {
     const std::size_t n = row_count * cols;
     const std::string label = std::to_string(row_count) + "x" + std::to_string(cols);
@@ -179,7 +184,7 @@ bool bench_rows(std::size_t row_count, std::size_t cols, unsigned block, std::ve
     bool all_right = true;
     for (const lab::RungBinding* binding : lab::bound_rungs()) {
         const auto& rung = lab::Registry::kit().get(binding->id);
-        if (rung.grid != lab::GridPolicy::rows) continue;
+        if (rung.grid != lab::GridPolicy::rows || !options.times(rung.id)) continue;
         for (const lab::Op op : rung.ops) {
             const lab::Case c = row_case(op, n, cols, block, 20261122);
             const auto input = lab::make_input<float>(c);
@@ -402,7 +407,7 @@ int calibrate(const std::string& path, int runs, const lab::DeviceStatus& device
     return 0;
 }
 
-int emulator_speed(const lab::DeviceStatus& device)
+int emulator_speed(const lab::DeviceStatus& device, const lab_bench::Options& options)
 {
     // The CPU backend's own speed: one launch of each rung's first pass over 2^20 floats.
     const std::size_t n = std::size_t{1} << 20;
@@ -412,7 +417,7 @@ int emulator_speed(const lab::DeviceStatus& device)
     std::printf("%s: one launch over 2^20 floats, blocks of 256, median of 3\n", device.name.c_str());
     for (const lab::RungBinding* binding : lab::bound_rungs()) {
         const auto& rung = lab::Registry::kit().get(binding->id);
-        if (rung.grid == lab::GridPolicy::rows) continue;  // no reduction of an array
+        if (rung.grid == lab::GridPolicy::rows || !options.times(rung.id)) continue;  // rows: no reduction of an array
         const auto plan = lab::plan_launch(rung, n, 256, device.shape, 0, rung.variants.empty() ? "" : rung.variants.back());
         lab::DeviceBuffer<float> out(plan.grid);
         std::vector<double> seconds;
@@ -434,7 +439,7 @@ int emulator_speed(const lab::DeviceStatus& device)
     rows_in.upload(input_of<float>(2 * n).values);
     for (const lab::RungBinding* binding : lab::bound_rungs()) {
         const auto& rung = lab::Registry::kit().get(binding->id);
-        if (rung.grid != lab::GridPolicy::rows) continue;
+        if (rung.grid != lab::GridPolicy::rows || !options.times(rung.id)) continue;
         const auto plan = lab::plan_launch(rung, side * side, 256, device.shape, 0, "", side);
         for (const lab::Op op : rung.ops) {
             std::vector<double> seconds;
@@ -464,10 +469,12 @@ int main(int argc, char** argv)
             std::cout << "lab-bench: no timings: " << device.reason << '\n';
             return 0;
         }
-        if (device.emulated) return emulator_speed(device);
+        if (device.emulated) return emulator_speed(device, options);
         if (!options.calibrate.empty()) return calibrate(options.calibrate, options.runs, device);
         std::vector<Size> sizes;
-        if (options.full) {
+        if (!options.sizes.empty()) {
+            for (const int k : options.sizes) sizes.push_back({"2^" + std::to_string(k), lab::Dtype::f32, std::size_t{1} << k});
+        } else if (options.full) {
             for (int k = 10; k <= 28; k += 2) sizes.push_back({"2^" + std::to_string(k), lab::Dtype::f32, std::size_t{1} << k});
             sizes.push_back({"509.6 MB ints", lab::Dtype::i32, 509600000 / 4});  // the tutorials' input
         } else {
@@ -478,13 +485,17 @@ int main(int argc, char** argv)
         bool all_right = true;
         for (const auto& s : sizes) {
             std::fprintf(stderr, "timing %s ...\n", s.label.c_str());
-            all_right &= s.dtype == lab::Dtype::i32 ? bench_size<int>(s, options.block, rows, device, ceiling)
-                                                    : bench_size<float>(s, options.block, rows, device, ceiling);
+            all_right &= s.dtype == lab::Dtype::i32 ? bench_size<int>(s, options, rows, device, ceiling)
+                                                    : bench_size<float>(s, options, rows, device, ceiling);
         }
+        bool row_rung_timed = false;
+        for (const lab::RungBinding* b : lab::bound_rungs())
+            row_rung_timed |= lab::Registry::kit().get(b->id).grid == lab::GridPolicy::rows && options.times(b->id);
         for (const auto& shape : kRowShapes) {
+            if (!row_rung_timed) break;
             const unsigned block = options.block_given ? options.block : row_block(shape[1]);
             std::fprintf(stderr, "timing the row kernels over %zu x %zu floats, blocks of %u ...\n", shape[0], shape[1], block);
-            all_right &= bench_rows(shape[0], shape[1], block, rows, device);
+            all_right &= bench_rows(shape[0], shape[1], block, options, rows, device);
         }
         if (!options.tsv.empty()) {
             std::ofstream tsv(options.tsv);
@@ -512,7 +523,7 @@ int main(int argc, char** argv)
         if (!options.csv.empty()) write_csv(options.csv, rows, device);
         std::string report = markdown(rows, sizes, device, ceiling);
 #if !defined(LAB_BACKEND_CPU)
-        if (!options.sweep_csv.empty()) {
+        if (!options.sweep_csv.empty() && row_rung_timed) {
             std::vector<Row> sweep;
             all_right &= bench_row_sweep(sweep, device);
             write_csv(options.sweep_csv, sweep, device);

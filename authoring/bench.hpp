@@ -19,6 +19,13 @@ struct Options {
     bool block_given = false;  // --block: also the row kernels' block, instead of row_block
     int runs = 10;
     std::string tsv, csv, markdown, calibrate, sweep_csv;
+    // --rungs: the rungs timed (each a rung's id or number, "11" or "11_single_pass"; empty: every
+    // rung), CUB and the CPU loop beside them; --sizes: the input sizes, as powers of two (empty: the
+    // default's or --full's). For measuring one rung's change in a few seconds of a lent GPU.
+    std::vector<std::string> rungs;
+    std::vector<int> sizes;
+    // Whether the rung `id` is among those --rungs names (every rung when it names none).
+    bool times(const std::string& id) const;
 };
 Options parse_options(int argc, char** argv);
 

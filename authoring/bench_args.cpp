@@ -4,10 +4,12 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "bench.hpp"
+#include "lab/registry.hpp"
 
 namespace lab_bench {
 
@@ -17,9 +19,9 @@ Options parse_options(int argc, char** argv)
     Options o;
     CLI::App app{"lab-bench: every rung against NVIDIA's library and the memory ceiling, on this GPU"};
     const std::string usage = "usage: lab-bench [--tsv FILE] | --full [--csv FILE] [--markdown FILE] [--sweep-csv FILE] | "
-                              "--calibrate FILE [--runs R]  [--block B]";
+                              "--calibrate FILE [--runs R]  [--block B] [--rungs ID,...] [--sizes K,...]";
     app.footer(usage);
-    app.add_flag("--full", o.full, "every rung at every size, the row shapes and the sweep");
+    auto* full = app.add_flag("--full", o.full, "every rung at every size, the row shapes and the sweep");
     app.add_option_function<unsigned>(
            "--block", [&o](unsigned block) { o.block = block, o.block_given = true; },
            "threads a block (256; the row kernels' too, instead of one thread for every 16 floats of a row)")
@@ -27,8 +29,23 @@ Options parse_options(int argc, char** argv)
     app.add_option("--tsv", o.tsv, "./lab run's table of one size");
     app.add_option("--csv", o.csv, "--full: every measurement");
     app.add_option("--markdown", o.markdown, "--full: the table for the handouts");
-    app.add_option("--calibrate", o.calibrate, "tests/speed.json: each rung's speed test --runs times, its calibration rewritten");
+    auto* calibrate = app.add_option("--calibrate", o.calibrate, "tests/speed.json: each rung's speed test --runs times, its calibration rewritten");
     app.add_option("--sweep-csv", o.sweep_csv, "--full: the row-shape sweep");
+    app.add_option("--rungs", o.rungs, "only these rungs (ids or numbers: 11,12), beside CUB and the CPU loop")
+        ->delimiter(',')
+        ->check([](const std::string& given) -> std::string {
+            for (const auto& rung : lab::Registry::kit().rungs())
+                if (given == rung.id || given == rung.number) return "";
+            std::string known;
+            for (const auto& rung : lab::Registry::kit().rungs()) known += (known.empty() ? "" : ", ") + rung.id;
+            return "no rung '" + given + "' (the rungs: " + known + ")";
+        })
+        ->excludes(calibrate);
+    app.add_option("--sizes", o.sizes, "input sizes as powers of two (10,12,20: 2^10, 2^12, 2^20 floats)")
+        ->delimiter(',')
+        ->check(CLI::Range(1, 31))
+        ->excludes(calibrate)
+        ->excludes(full);
     app.add_option("--runs", o.runs, "--calibrate: runs of each speed test (10)")->check(CLI::Range(1, 1000));
     try {
         app.parse(argc, argv);
@@ -39,6 +56,15 @@ Options parse_options(int argc, char** argv)
         std::exit(2);
     }
     return o;
+}
+
+bool Options::times(const std::string& id) const
+{
+    if (rungs.empty()) return true;
+    const auto& rung = lab::Registry::kit().get(id);
+    for (const auto& given : rungs)
+        if (given == rung.id || given == rung.number) return true;
+    return false;
 }
 
 }  // namespace lab_bench
