@@ -156,12 +156,25 @@ std::uint64_t folder_bytes(const std::string& dir)
 // How often a runner's folder is measured against its budget.
 constexpr double kFolderCheckSeconds = 0.25;
 
+// Whether job `index`'s launch was stopped at a time limit under one of its `order_count` orders: an
+// error of its names kLaunchTimeoutName (protocol.hpp). The CPU backend stops an endless launch
+// itself (after LAB_CPU_LAUNCH_SECONDS), so its runner goes on to the next job rather than hang: such
+// a job counts toward the hang rule as one stopped here at the case limit does. A runner that says
+// so falsely only gives up its own cases sooner.
+bool launch_stopped(const std::string& dir, std::size_t index, std::size_t order_count)
+{
+    for (std::size_t o = 0; o < order_count; ++o)
+        if (read_bounded(error_file(dir, index, o), kErrorBytes).find(kLaunchTimeoutName) != std::string::npos) return true;
+    return false;
+}
+
 // `on_ended(j)` is called, on this thread, as soon as the progress file shows job j ended: its output is
 // written (the runner writes it before it says so), so it can be checked while the runner goes on.
 // `folder_budget`: the most the runner's folder may take on disk, every output and log together
 // (0: no budget); past it, the runner is stopped as at a limit.
 Outcome run_all(const std::string& runner, const std::string& request, const std::string& dir, std::size_t count,
-                const Limits& limits, std::uint64_t folder_budget, const std::function<void(std::size_t)>& on_ended)
+                std::size_t order_count, const Limits& limits, std::uint64_t folder_budget,
+                const std::function<void(std::size_t)>& on_ended)
 {
     Outcome outcome;
     outcome.lost.assign(count, "");
@@ -173,6 +186,26 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
     std::size_t next = 0;
     int hung = 0;             // cases stopped at a limit
     bool only_time = true;    // and each of them at the time limit (none at the memory or process limit)
+    // The jobs after `from` that have not ended: not run, once `hung` cases were stopped at a limit.
+    const auto give_up_from = [&](std::size_t from) {
+        for (std::size_t i = from; i < count; ++i) {
+            if (!outcome.lost[i].empty()) continue;
+            outcome.at_limit[i] = 1;
+            outcome.lost[i] = "not run: " + std::to_string(hung) +
+                              (only_time ? " earlier cases were stopped at the time limit, so this one would most likely be too"
+                                         : " earlier cases were stopped at a limit (time, CPU time, memory or processes), so "
+                                           "this one would most likely be too");
+        }
+    };
+    long timeouts_looked_at = -1;  // the jobs up to this one were looked at for a launch stopped at a time limit
+    // Whether the jobs ended since the last look bring the cases stopped at a limit to the rule's number.
+    const auto hung_enough = [&](const Progress& seen) {
+        for (long j = std::max(timeouts_looked_at + 1, static_cast<long>(next)); j <= seen.last_ended && j < static_cast<long>(count); ++j) {
+            timeouts_looked_at = j;
+            if (launch_stopped(dir, static_cast<std::size_t>(j), order_count) && ++hung >= limits.hung_before_giving_up) return true;
+        }
+        return false;
+    };
     while (next < count) {
         Child child = start_runner(runner, request, dir, std::to_string(next), limits);
         if (child.pid < 0) {
@@ -210,6 +243,11 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             }
             const Progress p = progress.look();
             account(p, Clock::now());
+            if (hung_enough(p)) {
+                kill_runner(child);
+                give_up_from(static_cast<std::size_t>(p.last_ended + 1));
+                return outcome;
+            }
             if (p.last_started != current) current = p.last_started, current_since = Clock::now();
             if (p.last_started != current || p.last_ended != ended) ended = p.last_ended, changed_since = Clock::now();
             const auto now = Clock::now();
@@ -247,6 +285,11 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
         }
         const Progress p = progress.look();
         account(p, Clock::now());
+        if (hung_enough(p)) {
+            if (child.pid > 0) kill_runner(child);
+            give_up_from(static_cast<std::size_t>(std::max<long>(p.last_ended + 1, 0)));
+            return outcome;
+        }
         if (p.last_started > p.last_ended && p.last_started >= static_cast<long>(next) && p.last_started < static_cast<long>(count))
             outcome.seconds[static_cast<std::size_t>(p.last_started)] =
                 std::chrono::duration<double>(Clock::now() - (begun ? mark : child.started)).count();
@@ -270,17 +313,13 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             outcome.lost[static_cast<std::size_t>(p.last_started)] = why;
             outcome.at_limit[static_cast<std::size_t>(p.last_started)] = stopped;
             // A runner killed at the memory or process limit is given up on like one stopped at the
-            // time limit: each fresh runner would fill the machine's memory again, case after case.
-            const bool at_limit = stopped || (child.sandbox && !child.sandbox->limit_reached().empty());
+            // time limit: each fresh runner would fill the machine's memory again, case after case. So
+            // is one killed for its CPU time: on the CPU backend an endless kernel spins every core.
+            const bool at_limit = stopped || (child.sandbox && !child.sandbox->limit_reached().empty()) ||
+                                  (exited && killed_for_cpu_time(status));
             only_time = only_time && (stopped || !at_limit);
             if (at_limit && ++hung >= limits.hung_before_giving_up) {
-                for (std::size_t i = static_cast<std::size_t>(p.last_started) + 1; i < count; ++i) {
-                    outcome.at_limit[i] = 1;
-                    outcome.lost[i] = "not run: " + std::to_string(hung) +
-                                      (only_time ? " earlier cases were stopped at the time limit, so this one would most likely be too"
-                                                 : " earlier cases were stopped at a limit (time, memory or processes), so "
-                                                   "this one would most likely be too");
-                }
+                give_up_from(static_cast<std::size_t>(p.last_started) + 1);
                 return outcome;
             }
             next = static_cast<std::size_t>(p.last_started) + 1;
@@ -509,7 +548,7 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
     Beside checking(limits.check_threads, check);
     Outcome outcome;
     try {
-        outcome = run_all(runner, request_path, work_dir, request.jobs.size(), limits, folder_budget,
+        outcome = run_all(runner, request_path, work_dir, request.jobs.size(), shown_orders.size(), limits, folder_budget,
                           [&](std::size_t job) { checking.add(job); });
     } catch (...) {
         checking.finish();

@@ -15,7 +15,9 @@
 // case again with the GPU alone (a runner that writes it falsely gets nothing but that second run,
 // which the grader may make anyway; one that leaves it out may keep its first verdict). Before job i it appends
 // "start i" to OUTDIR/progress, after it "end i". After a sticky CUDA error it exits with status
-// kStickyError (lab/exit_status.hpp): the grader starts a fresh runner at the next job.
+// kStickyError (lab/exit_status.hpp): the grader starts a fresh runner at the next job. A launch
+// stopped at a time limit (its error names kLaunchTimeoutName) ends the job: each later order gets
+// an error naming it too, and is not run.
 //
 // The runner makes each job's input from its seed with the kit's own generator (lab/inputs.hpp), as
 // the grader does in its own process to compute the reference; the canary, guard and poison values
@@ -35,6 +37,10 @@ namespace lab::judge {
 
 using lab::exit_status::kStickyError;
 constexpr std::size_t kErrorBytes = 4096;
+// The CUDA error a launch stopped at a time limit reports (the CPU backend's own limit,
+// LAB_CPU_LAUNCH_SECONDS; a GPU's display watchdog): a job whose error names it counts as one stopped
+// at the time limit, toward lab::exit_status::kHangsBeforeStopping.
+constexpr const char* kLaunchTimeoutName = "cudaErrorLaunchTimeout";
 
 struct Job {
     std::string op;     // "sum", "max", "min", "product"

@@ -117,14 +117,21 @@ void kill_runner(Child& child)
     child.pid = -1;
 }
 
+// The signal that killed it (itself, or as its sandbox reports it: exit code 128 + the signal); 0 for none.
+static int killing_signal(int status)
+{
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+    if (WIFSIGNALED(status)) return WTERMSIG(status);
+    return code > 128 && code < 128 + NSIG ? code - 128 : 0;
+}
+
+bool killed_for_cpu_time(int status) { return killing_signal(status) == SIGXCPU; }
+
 std::string describe_exit(int status, const Child& child)
 {
     const std::string limit = child.sandbox ? child.sandbox->limit_reached() : "";
     if (!limit.empty()) return "the runner was stopped: " + limit;
-    // Killed by a signal: the runner itself, or as its sandbox reports it (exit code 128 + the signal).
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
-    if (WIFSIGNALED(status) || (code > 128 && code < 128 + NSIG)) {
-        const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : code - 128;
+    if (const int sig = killing_signal(status); sig != 0) {
         return std::string("the runner was killed by signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")" +
                (sig == SIGXFSZ   ? ": it wrote more than the grader allows"
                 : sig == SIGXCPU ? ": it used more CPU time than the rubric allows"

@@ -77,5 +77,8 @@ Child start_runner(const std::string& runner, const std::string& request, const 
 void kill_runner(Child& child);
 // How it ended (waitpid's `status`), in words: a limit its sandbox reached, a signal, an exit code.
 std::string describe_exit(int status, const Child& child);
+// Whether it was killed for its CPU time (RLIMIT_CPU's SIGXCPU, itself or as its sandbox reports it):
+// a limit, like the time limit (the CPU backend's endless kernel spins every core it has).
+bool killed_for_cpu_time(int status);
 
 }  // namespace lab::judge

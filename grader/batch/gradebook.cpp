@@ -85,9 +85,12 @@ static std::vector<std::string> causes_of(const json& c)
 {
     if (c.contains("causes") && !c.at("causes").empty()) return c.at("causes").get<std::vector<std::string>>();
     const std::string message = c.at("message").get<std::string>();
+    // A launch the CPU backend stopped at its time limit, or a runner killed for its CPU time, is an
+    // endless loop as much as one the judge stopped (judge/checker.cpp's hang rule counts them alike).
     if (message.find("stopped after") != std::string::npos || message.find("not run: ") != std::string::npos ||
-        message.find("the runner was stopped") != std::string::npos)
-        return {"stopped at a limit (time, memory or processes)"};
+        message.find("the runner was stopped") != std::string::npos || message.find("cudaErrorLaunchTimeout") != std::string::npos ||
+        message.find("(CPU time limit exceeded)") != std::string::npos)
+        return {"stopped at a limit (time, CPU time, memory or processes)"};
     if (message.find("the kernel failed") != std::string::npos) return {"the kernel failed (a CUDA error, an illegal address)"};
     if (message.find("wrote outside its output") != std::string::npos) return {"wrote outside its output"};
     if (message.find("runner was killed") != std::string::npos || message.find("handed back no output") != std::string::npos)

@@ -9,7 +9,8 @@ the grading drew. Every case that both judged must have the same verdict.
 
 Left out, and said so: the entries that test the grader's sandbox ("integrity": "off", or "needs"
 a limit): they attack the machine they run on, which the sandbox stops and ./lab check, running
-a student's own code on their own machine, does not try to. A rung the grader refused (its
+a student's own code on their own machine, does not try to; and an entry for another backend
+("backends"), which no Kit.Grader.Corpus test graded here. A rung the grader refused (its
 screen, its integrity checks) ran no case there, so there is nothing to compare.
 
 usage: judges_agree.py LAB_CASE BUILD_TREE BACKEND KIT WORK GRADINGS...
@@ -90,7 +91,8 @@ left_out, ungraded, differ_total, problems = [], [], 0, []
 compared_entries, compared_rungs, both_total, failed_total = 0, 0, 0, 0
 for name in entries:
     expect = json.load(open(os.path.join(corpus, name, "expect.json")))
-    if expect.get("integrity") == "off" or expect.get("needs"):
+    # An entry for one backend only ("backends") is graded on that backend only.
+    if expect.get("integrity") == "off" or expect.get("needs") or backend not in expect.get("backends", [backend]):
         left_out.append(name)
         continue
     grading = next((os.path.join(g, name) for g in gradings if os.path.isfile(os.path.join(g, name, "report", "grade.json"))), None)

@@ -340,6 +340,58 @@ TEST(Judge, ACaseStoppedAtItsLimitIsToldFromOneWhoseRunnerCrashed)
     fs::remove_all(dir);
 }
 
+// The CPU backend stops an endless launch itself and its runner goes on: a job whose error names the
+// launch timeout counts toward the hang rule as a case stopped at the judge's own limit does, and so
+// does a runner killed for its CPU time (the backend's endless kernel spins every core). Without the
+// rule, every such case took the backend's limit under each thread order, until the rung's limit
+// failed the rest (a kernel that never ends at one size cost 600 s a rung under the default rubric).
+// Stand-in runners end each case as told, a pause after each so that the judge looks in between.
+TEST(Judge, LaunchesStoppedAtTheTimeLimitAndCpuTimeKillsCountTowardTheHangRule)
+{
+    const std::string dir = fresh_folder("judge-stopped-launches-");
+    const lab::RungInfo& rung = lab::Registry::kit().get("03_sequential");
+    std::vector<PlannedCase> planned = three_small_cases();
+    planned.push_back(planned.back());
+    planned.back().c.name = "ints_n1024_3";
+    Limits limits = stand_in_limits(30);
+    limits.hung_before_giving_up = 2;
+    const struct {
+        std::string name, each;  // `each`: what the stand-in does in case $i
+        std::string says;        // what the cases given up say
+    } ways[] = {
+        {"launch_timeout",
+         "echo 'the kernel: cudaErrorLaunchTimeout: the launch timed out and was terminated' > \"$2/$i.0.err\"; "
+         "echo 'not run: under thread order forward the launch was stopped at the time limit (cudaErrorLaunchTimeout)' "
+         "> \"$2/$i.1.err\"",
+         "2 earlier cases were stopped at the time limit"},
+        {"cpu_time", "kill -XCPU $$", "2 earlier cases were stopped at a limit (time, CPU time, memory or processes)"},
+    };
+    for (const auto& way : ways) {
+        const std::string runner = dir + "/" + way.name;
+        std::ofstream(runner) << "#!/bin/sh\ni=$3\nwhile [ \"$i\" -lt 4 ]; do\n  echo \"start $i\" >> \"$2/progress\"\n  "
+                              << way.each << "\n  echo \"end $i\" >> \"$2/progress\"\n  sleep 1\n  i=$((i + 1))\ndone\n";
+        fs::permissions(runner, fs::perms::owner_all);
+        const auto started = std::chrono::steady_clock::now();
+        const std::vector<CaseResult> results =
+            run_and_check(rung, runner, planned, {"forward", "reverse"}, limits, dir + "/" + way.name + "-work", no_replay);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        ASSERT_EQ(results.size(), planned.size());
+        for (std::size_t i = 0; i < results.size(); ++i) {
+            const CaseResult& c = results[i];
+            EXPECT_EQ(c.status, "failed") << way.name << ": " << c.name;
+            if (i < 2) {
+                EXPECT_EQ(c.message.find("not run"), std::string::npos) << way.name << ": " << c.name << ": " << c.message;
+            } else {
+                EXPECT_NE(c.message.find(way.says), std::string::npos) << way.name << ": " << c.name << ": " << c.message;
+                EXPECT_TRUE(c.at_limit) << way.name << ": " << c.name;
+            }
+        }
+        // Given up on at the second such case, not run to the end (the stand-in's pauses: 4 s).
+        EXPECT_LT(seconds, 3.5) << way.name;
+    }
+    fs::remove_all(dir);
+}
+
 // A case that failed where the GPU's memory ran out (the runner's refused file, protocol.hpp, or
 // CUDA's words) is told from every other failure (CaseResult::memory_refused), and a tool's log that
 // says so, or a race, from any other finding (SanitizerResult): on a GPU that other gradings share,

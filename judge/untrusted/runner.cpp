@@ -143,8 +143,10 @@ private:
 };
 KeptMemory kept_input, kept_output;
 
+// Runs one job under one thread order. Returns whether its launch was stopped at a time limit (the
+// CPU backend's, cudaErrorLaunchTimeout): the job's other orders would be stopped too.
 template <typename T>
-void run_job(const lab::RungBinding& binding, const Job& job, const std::string& dir, std::size_t index,
+bool run_job(const lab::RungBinding& binding, const Job& job, const std::string& dir, std::size_t index,
              std::size_t order)
 {
     const std::uint64_t refused_before = lab::cpu::refused_allocations();
@@ -186,6 +188,7 @@ void run_job(const lab::RungBinding& binding, const Job& job, const std::string&
               out.begin() + static_cast<std::ptrdiff_t>(guards + slots), from_bits<T>(job.poison));
 
     std::string error;
+    cudaError_t launch_code = cudaSuccess;
 #if defined(LAB_BACKEND_CPU)
     const bool kept = false;
 #else
@@ -206,7 +209,11 @@ void run_job(const lab::RungBinding& binding, const Job& job, const std::string&
         std::vector<T>().swap(values);
         try {
             binding.launch(c.op, lab::dtype_of<T>(), plan, device_in + job.offset, device_out + guards, job.n);
-            ok(cudaDeviceSynchronize(), error, "the kernel");
+            launch_code = cudaDeviceSynchronize();
+            ok(launch_code, error, "the kernel");
+        } catch (const lab::CudaError& e) {
+            launch_code = e.code();
+            error = e.what();
         } catch (const std::exception& e) {
             error = e.what();
         }
@@ -234,9 +241,10 @@ void run_job(const lab::RungBinding& binding, const Job& job, const std::string&
             std::fflush(nullptr);
             std::_Exit(kStickyError);
         }
-        return;
+        return launch_code == cudaErrorLaunchTimeout;
     }
     write_file(output_file(dir, index, order), out.data(), out.size() * sizeof(T));
+    return false;
 }
 
 // Times `launch` on the GPU as lab::time_interleaved times the baseline: the start event, the work
@@ -352,12 +360,22 @@ int main(int argc, char** argv)
         for (std::size_t i = first; i < request.jobs.size(); ++i) {
             append_line(dir + "/progress", "start " + std::to_string(i));
             const Job& job = request.jobs[i];
+            // After a launch stopped at the time limit, the job's other orders are not run (each would
+            // take the limit again); each gets an error that says so, and the judge counts the job
+            // as one stopped at the time limit (lab::exit_status::kHangsBeforeStopping).
+            std::string stopped_under;
             for (std::size_t o = 0; o < orders.size(); ++o) {
+                if (!stopped_under.empty()) {
+                    const std::string text = "not run: under thread order " + stopped_under + " the launch was stopped at "
+                                             "the time limit (" + kLaunchTimeoutName + "), and here it would most likely be too";
+                    write_file(error_file(dir, i, o), text.data(), text.size());
+                    continue;
+                }
                 if (!orders[o].empty()) lab::use_thread_order(orders[o]);
-                if (lab::dtype_of(lab::parse_input_kind(job.input)) == lab::Dtype::i32)
-                    run_job<int>(binding, job, dir, i, o);
-                else
-                    run_job<float>(binding, job, dir, i, o);
+                const bool stopped = lab::dtype_of(lab::parse_input_kind(job.input)) == lab::Dtype::i32
+                                         ? run_job<int>(binding, job, dir, i, o)
+                                         : run_job<float>(binding, job, dir, i, o);
+                if (stopped) stopped_under = orders[o].empty() ? "(the GPU's own)" : orders[o];
             }
             append_line(dir + "/progress", "end " + std::to_string(i));
         }

@@ -44,17 +44,21 @@ TEST(ClassSummary, GroupsTheClassFailuresByWhatTheyPointTo)
                 4.0),
         student("ben", json::array({failed_case("int_n513_b128", "block 4 wrong", {"reads_past_end"})}), 4.5),
         student("cy", json::array({failed_case("int_n7_b64", "stopped after 20 s, the rubric's limit for one case")}), 3.0),
+        // The CPU backend stopped its launch at its own time limit: the same cause as cy's.
+        student("fay", json::array({failed_case("int_n9_b64", "the kernel failed (threads in forward order): the kernel: "
+                                                              "cudaErrorLaunchTimeout: the launch timed out and was terminated")}),
+                3.0),
         student("dee", json::array(), 0.0, "unfinished (TODO lines left)"),
         student("eve", passing, 9.0),
     };
     const std::string md = lab::batch::class_summary_markdown(outcomes, "Lab");
     // Two students (ana once, though two of her cases) read past the end: rung 04's own words name the TODO.
     EXPECT_NE(md.find("| 04_first_add | 2 | reads_past_end: TODO 04-two-loads"), std::string::npos) << md;
-    EXPECT_NE(md.find("| 04_first_add | 1 | stopped at a limit (time, memory or processes) | cy, sum int_n7_b64 |"), std::string::npos)
+    EXPECT_NE(md.find("| 04_first_add | 2 | stopped at a limit (time, CPU time, memory or processes) | cy, sum int_n7_b64 |"), std::string::npos)
         << md;
     EXPECT_NE(md.find("| 04_first_add | 1 | unfinished (TODO lines left) | student dee |"), std::string::npos) << md;
-    // Five handed rung 04 in, one is correct: 20% of them and of the class; none timed.
-    EXPECT_NE(md.find("| 04_first_add | 5 | 1 | not timed | 20% | 20% | 4.10 / 9.00 |"), std::string::npos) << md;
+    // Six handed rung 04 in, one is correct: 17% of them and of the class; none timed.
+    EXPECT_NE(md.find("| 04_first_add | 6 | 1 | not timed | 17% | 17% | 3.92 / 9.00 |"), std::string::npos) << md;
     const std::string html = lab::batch::class_summary_html(outcomes, "Lab");
     EXPECT_NE(html.find("<td>04_first_add</td><td class=\"n\">2</td><td>reads_past_end: TODO 04-two-loads"), std::string::npos);
 }
