@@ -16,6 +16,7 @@
 #include "lab/speed.hpp"
 #include "lab/speed_plan.hpp"
 #include "plan.hpp"
+#include "speed_verdict.hpp"
 
 namespace lab::grading {
 
@@ -76,12 +77,10 @@ std::string judge_item(SpeedItem& item, const lab::DeviceStatus& device, std::ma
     RungResult& r = *item.rung;
     r.gbps = r.gbps > 0 ? std::min(r.gbps, m.gbps) : m.gbps;  // a row rung's: its slowest kernel's
     const std::string label = item.speed_case->key();
-    const lab::AppliedThresholds t = plan.thresholds_for(label, device.name, device.shape.multiprocessors, m);
-    const bool plausible = m.of_ceiling() <= 1.15;
-    passed = plausible && m.vs_baseline() >= t.vs_baseline && (t.of_ceiling <= 0 || m.of_ceiling() >= t.of_ceiling);
-    return m.summary(label, device.name) + "; needs at least " + lab::format_ratio(t.vs_baseline) + " the baseline" +
-           (t.of_ceiling > 0 ? " and " + lab::format_percent(t.of_ceiling) + " of the ceiling" : "") + ", " + t.source +
-           (plausible ? "" : "; faster than this GPU can read its input, so not trusted");
+    const lab::judge::SpeedJudgement j = lab::judge::judge_speed(label, m, device.name, device.shape.multiprocessors);
+    passed = j.passed();
+    return m.summary(label, device.name) + "; needs " + lab::judge::describe_thresholds(j.thresholds) +
+           (j.plausible ? "" : "; faster than this GPU can read its input, so not trusted");
 }
 
 }  // namespace

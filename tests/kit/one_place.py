@@ -8,7 +8,9 @@ the one file allowed to hold it; the check reads every C++ and CUDA file of the 
 - reading compute-sanitizer's summary lines ("RACECHECK SUMMARY", "ERROR SUMMARY"):
   kit/src/sanitizer_log.cpp;
 - choosing CUDA_DEVICE_MAX_CONNECTIONS for a child: kit/src/process.cpp (cuda_work_queues);
-- the exit status of a sticky CUDA error (86): kit/include/lab/exit_status.hpp.
+- the exit status of a sticky CUDA error (86): kit/include/lab/exit_status.hpp;
+- how far past the GPU's measured ceiling a speed is still trusted (1.15):
+  judge/speed_verdict.hpp, the one speed verdict.
 
   one_place.py KIT_ROOT
 """
@@ -21,6 +23,7 @@ RULES = [
     (re.compile(r"(RACECHECK|ERROR) SUMMARY"), "kit/src/sanitizer_log.cpp", "reads a sanitizer's summary"),
     (re.compile(r"CUDA_DEVICE_MAX_CONNECTIONS"), "kit/src/process.cpp", "chooses CUDA's work queues"),
     (re.compile(r"=\s*86\s*;"), "kit/include/lab/exit_status.hpp", "defines the sticky error's exit status"),
+    (re.compile(r"\b1\.15\b"), "judge/speed_verdict.hpp", "sets how far past the ceiling a speed is trusted"),
 ]
 SOURCES = {".cpp", ".hpp", ".cu", ".cuh", ".h", ".inc"}
 SKIPPED = {".git", ".deps", "build", "tests", "corpus"}
