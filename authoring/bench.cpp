@@ -491,12 +491,12 @@ int main(int argc, char** argv)
         bool row_rung_timed = false;
         for (const lab::RungBinding* b : lab::bound_rungs())
             row_rung_timed |= lab::Registry::kit().get(b->id).grid == lab::GridPolicy::rows && options.times(b->id);
-        for (const auto& shape : kRowShapes) {
-            if (!row_rung_timed) break;
-            const unsigned block = options.block_given ? options.block : row_block(shape[1]);
-            std::fprintf(stderr, "timing the row kernels over %zu x %zu floats, blocks of %u ...\n", shape[0], shape[1], block);
-            all_right &= bench_rows(shape[0], shape[1], block, options, rows, device);
-        }
+        if (row_rung_timed)
+            for (const auto& shape : kRowShapes) {
+                const unsigned block = options.block_given ? options.block : row_block(shape[1]);
+                std::fprintf(stderr, "timing the row kernels over %zu x %zu floats, blocks of %u ...\n", shape[0], shape[1], block);
+                all_right &= bench_rows(shape[0], shape[1], block, options, rows, device);
+            }
         if (!options.tsv.empty()) {
             std::ofstream tsv(options.tsv);
             // First, which thresholds the speed tests apply on this GPU: its own calibration or the defaults.

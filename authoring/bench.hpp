@@ -19,8 +19,8 @@ struct Options {
     bool block_given = false;  // --block: also the row kernels' block, instead of row_block
     int runs = 10;
     std::string tsv, csv, markdown, calibrate, sweep_csv;
-    // --rungs: the rungs timed (each a rung's id or number, "11" or "11_single_pass"; empty: every
-    // rung), CUB and the CPU loop beside them; --sizes: the input sizes, as powers of two (empty: the
+    // --rungs: the rungs timed (each any name of a rung that Registry::find takes, "11" or
+    // "11_single_pass"; empty: every rung), CUB and the CPU loop beside them; --sizes: the input sizes, as powers of two (empty: the
     // default's or --full's). For measuring one rung's change in a few seconds of a lent GPU.
     std::vector<std::string> rungs;
     std::vector<int> sizes;

@@ -31,11 +31,10 @@ Options parse_options(int argc, char** argv)
     app.add_option("--markdown", o.markdown, "--full: the table for the handouts");
     auto* calibrate = app.add_option("--calibrate", o.calibrate, "tests/speed.json: each rung's speed test --runs times, its calibration rewritten");
     app.add_option("--sweep-csv", o.sweep_csv, "--full: the row-shape sweep");
-    app.add_option("--rungs", o.rungs, "only these rungs (ids or numbers: 11,12), beside CUB and the CPU loop")
+    app.add_option("--rungs", o.rungs, "only these rungs (any of their names: 11,12_real_kernels), beside CUB and the CPU loop")
         ->delimiter(',')
         ->check([](const std::string& given) -> std::string {
-            for (const auto& rung : lab::Registry::kit().rungs())
-                if (given == rung.id || given == rung.number) return "";
+            if (lab::Registry::kit().find(given)) return "";
             std::string known;
             for (const auto& rung : lab::Registry::kit().rungs()) known += (known.empty() ? "" : ", ") + rung.id;
             return "no rung '" + given + "' (the rungs: " + known + ")";
@@ -61,9 +60,8 @@ Options parse_options(int argc, char** argv)
 bool Options::times(const std::string& id) const
 {
     if (rungs.empty()) return true;
-    const auto& rung = lab::Registry::kit().get(id);
     for (const auto& given : rungs)
-        if (given == rung.id || given == rung.number) return true;
+        if (lab::Registry::kit().get(given).id == id) return true;
     return false;
 }
 

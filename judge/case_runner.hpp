@@ -45,6 +45,7 @@ enum class Status { passed, failed, skipped, left_out };
 // Cases of one test program that end at a time limit (the CPU backend's per-launch limit, or this
 // runner's own): the kit's one rule for when to stop (lab/exit_status.hpp).
 using lab::exit_status::kHangsBeforeStopping;
+using lab::exit_status::kLaunchTimeoutName;
 
 inline std::string not_run_after_hangs(const std::string& rung, std::size_t count, const std::string& first)
 {
@@ -56,7 +57,7 @@ inline std::string not_run_after_hangs(const std::string& rung, std::size_t coun
 
 inline bool ended_at_a_time_limit(const std::string& message, const std::string& reason)
 {
-    return message.find("cudaErrorLaunchTimeout") != std::string::npos || reason.find("did not finish within") != std::string::npos;
+    return message.find(kLaunchTimeoutName) != std::string::npos || reason.find("did not finish within") != std::string::npos;
 }
 
 struct Verdict {

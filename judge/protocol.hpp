@@ -37,10 +37,8 @@ namespace lab::judge {
 
 using lab::exit_status::kStickyError;
 constexpr std::size_t kErrorBytes = 4096;
-// The CUDA error a launch stopped at a time limit reports (the CPU backend's own limit,
-// LAB_CPU_LAUNCH_SECONDS; a GPU's display watchdog): a job whose error names it counts as one stopped
-// at the time limit, toward lab::exit_status::kHangsBeforeStopping.
-constexpr const char* kLaunchTimeoutName = "cudaErrorLaunchTimeout";
+// A job whose error names it counts as one stopped at the time limit (lab/exit_status.hpp).
+using lab::exit_status::kLaunchTimeoutName;
 
 struct Job {
     std::string op;     // "sum", "max", "min", "product"

@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "lab/exit_status.hpp"
 #include "lab/registry.hpp"
 #include "lab/text.hpp"
 #include "roster.hpp"
@@ -87,9 +88,12 @@ static std::vector<std::string> causes_of(const json& c)
     const std::string message = c.at("message").get<std::string>();
     // A launch the CPU backend stopped at its time limit, or a runner killed for its CPU time, is an
     // endless loop as much as one the judge stopped (judge/checker.cpp's hang rule counts them alike).
+    // The CPU time by describe_exit's words (judge/runner_process.cpp), not strsignal's, which follow
+    // the locale.
     if (message.find("stopped after") != std::string::npos || message.find("not run: ") != std::string::npos ||
-        message.find("the runner was stopped") != std::string::npos || message.find("cudaErrorLaunchTimeout") != std::string::npos ||
-        message.find("(CPU time limit exceeded)") != std::string::npos)
+        message.find("the runner was stopped") != std::string::npos ||
+        message.find(lab::exit_status::kLaunchTimeoutName) != std::string::npos ||
+        message.find("it used more CPU time than the rubric allows") != std::string::npos)
         return {"stopped at a limit (time, CPU time, memory or processes)"};
     if (message.find("the kernel failed") != std::string::npos) return {"the kernel failed (a CUDA error, an illegal address)"};
     if (message.find("wrote outside its output") != std::string::npos) return {"wrote outside its output"};

@@ -48,17 +48,21 @@ TEST(ClassSummary, GroupsTheClassFailuresByWhatTheyPointTo)
         student("fay", json::array({failed_case("int_n9_b64", "the kernel failed (threads in forward order): the kernel: "
                                                               "cudaErrorLaunchTimeout: the launch timed out and was terminated")}),
                 3.0),
+        // The runner was killed for its CPU time (the judge's words, whatever the locale's for the signal).
+        student("gus", json::array({failed_case("int_n11_b64", "the runner was killed by signal 24 (CPU time limit exceeded): "
+                                                               "it used more CPU time than the rubric allows in the middle of this case")}),
+                3.0),
         student("dee", json::array(), 0.0, "unfinished (TODO lines left)"),
         student("eve", passing, 9.0),
     };
     const std::string md = lab::batch::class_summary_markdown(outcomes, "Lab");
     // Two students (ana once, though two of her cases) read past the end: rung 04's own words name the TODO.
     EXPECT_NE(md.find("| 04_first_add | 2 | reads_past_end: TODO 04-two-loads"), std::string::npos) << md;
-    EXPECT_NE(md.find("| 04_first_add | 2 | stopped at a limit (time, CPU time, memory or processes) | cy, sum int_n7_b64 |"), std::string::npos)
+    EXPECT_NE(md.find("| 04_first_add | 3 | stopped at a limit (time, CPU time, memory or processes) | cy, sum int_n7_b64 |"), std::string::npos)
         << md;
     EXPECT_NE(md.find("| 04_first_add | 1 | unfinished (TODO lines left) | student dee |"), std::string::npos) << md;
-    // Six handed rung 04 in, one is correct: 17% of them and of the class; none timed.
-    EXPECT_NE(md.find("| 04_first_add | 6 | 1 | not timed | 17% | 17% | 3.92 / 9.00 |"), std::string::npos) << md;
+    // Seven handed rung 04 in, one is correct: 14% of them and of the class; none timed.
+    EXPECT_NE(md.find("| 04_first_add | 7 | 1 | not timed | 14% | 14% | 3.79 / 9.00 |"), std::string::npos) << md;
     const std::string html = lab::batch::class_summary_html(outcomes, "Lab");
     EXPECT_NE(html.find("<td>04_first_add</td><td class=\"n\">2</td><td>reads_past_end: TODO 04-two-loads"), std::string::npos);
 }

@@ -14,5 +14,9 @@ constexpr int kStickyError = 86;
 // Cases of one rung that end at a time limit before the runner (lab-case's, or the grader's
 // checker) stops running the rest: they fail at once instead of each running into the same wall.
 constexpr int kHangsBeforeStopping = 3;
+// The CUDA error a launch stopped at a time limit reports (the CPU backend's own limit,
+// LAB_CPU_LAUNCH_SECONDS; a GPU's display watchdog): a case whose message names it ended at a time
+// limit, and counts toward kHangsBeforeStopping in lab-case and in the grader's checker alike.
+constexpr const char* kLaunchTimeoutName = "cudaErrorLaunchTimeout";
 
 }  // namespace lab::exit_status
