@@ -255,12 +255,12 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             const double idle = std::chrono::duration<double>(now - changed_since).count();
             const double rung_elapsed = std::chrono::duration<double>(now - rung_start).count();
             if (current >= 0 && p.last_ended < current && case_elapsed > limits.case_seconds) {
-                stop_reason = "stopped after " + case_limit + ", the rubric's limit for one case: a loop that never ends, or far too slow";
+                stop_reason = "stopped after " + case_limit + ", " + limits.whose + " limit for one case: a loop that never ends, or far too slow";
                 stopped = true;
             } else if ((current < 0 || p.last_ended >= current) && idle > limits.case_seconds) {
                 // Outside any case: code that runs before main, or after a case, and does not end.
                 stop_reason = "stopped after " + case_limit + (current < 0 ? " without starting its first case" : " between cases") +
-                              " (the rubric's limit for one case): code outside the kernel that never ends";
+                              " (" + limits.whose + " limit for one case): code outside the kernel that never ends";
                 stopped = true;
             } else if (rung_elapsed > limits.rung_seconds) {
                 stop_reason = "rung_limit";
@@ -297,7 +297,7 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
         if (stopped && stop_reason == "rung_limit") {
             for (std::size_t i = static_cast<std::size_t>(std::max<long>(resume, 0)); i < count; ++i)
                 if (static_cast<long>(i) > p.last_ended) {
-                    outcome.lost[i] = "not run: the rung's cases took longer than the rubric's " +
+                    outcome.lost[i] = "not run: the rung's cases took longer than " + limits.whose + " " +
                                       std::to_string(static_cast<int>(limits.rung_seconds)) + " s in all";
                     outcome.at_limit[i] = 1;
                 }
@@ -488,7 +488,8 @@ void side_by_side(std::size_t count, int threads, const std::function<void(std::
 std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& runner,
                                       const std::vector<PlannedCase>& cases, const std::vector<std::string>& orders,
                                       const Limits& limits, const std::string& work_dir,
-                                      std::string (*replay)(const RungInfo&, const Case&, const LaunchPlan&), RungTimes* times)
+                                      std::string (*replay)(const RungInfo&, const Case&, const LaunchPlan&), RungTimes* times,
+                                      const CaseDone& done)
 {
     const auto preparing_started = Clock::now();
     std::vector<CaseResult> results;
@@ -542,6 +543,7 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
         const std::size_t i = case_of[job];
         with_type(cases[i].c.dtype(),
                   [&](auto type) { check_job<decltype(type)>(rung, cases[i], job, shown_orders, work_dir, results[i]); });
+        if (done) done(i, results[i]);
     };
     // Each case is checked on its own, `limits.check_threads` of them at a time, as soon as the
     // runner has ended it: beside the runner, which goes on with the next cases.
@@ -576,6 +578,7 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
         r.at_limit = outcome.at_limit[job];
         r.memory_refused = !r.at_limit && (says_memory_ran_out(outcome.lost[job]) ||
                                            runner_says_refused(work_dir, job, shown_orders.size()));
+        if (done) done(i, r);
     }
     if (times) {
         times->starting = std::max(0.0, outside_cases);

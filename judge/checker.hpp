@@ -128,6 +128,9 @@ struct Limits {
     int check_threads = 1;  // cases checked at once, once the runner is done
     RunnerLimits runner;    // each runner's CPU time, files, processes and memory
     Confine confine;        // how each runner is confined: required (there is no unconfined run)
+    // Whose limits these are, as the messages of a case stopped at one say: the grader's rubric,
+    // or the kit's own on a student's machine (the suites).
+    std::string whose = "the rubric's";
 };
 
 // How a program run by run_limited ended.
@@ -155,6 +158,11 @@ std::optional<std::string> read_runner_file(const std::string& path, std::size_t
 // 64 MB outputs); false unless it holds exactly `bytes` and all of them were read.
 bool read_runner_file_exactly(const std::string& path, void* into, std::size_t bytes);
 
+// Called once for each case that runs, with its index in `cases` and its result, as soon as that
+// is final (from any of the checking threads; skipped cases are not run and not reported): the
+// suites' tests each wait for their own case's, while the runner goes on with the next.
+using CaseDone = std::function<void(std::size_t, const CaseResult&)>;
+
 // `replay` makes the command that replays one case on the student's machine.
 // Where run_and_check's time went besides the cases (each CaseResult has its own seconds): the
 // grader's preparing (the request, the work folder), the runners' start-up (to their first case) and
@@ -166,7 +174,7 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
                                       const std::vector<PlannedCase>& cases, const std::vector<std::string>& orders,
                                       const Limits& limits, const std::string& work_dir,
                                       std::string (*replay)(const RungInfo&, const Case&, const LaunchPlan&),
-                                      RungTimes* times = nullptr);
+                                      RungTimes* times = nullptr, const CaseDone& done = {});
 
 // The rung's speed case, timed by its runner: each answer checked here against the kit's speed
 // inputs replayed from the same seed. `wrong` says what went wrong; else the median time.

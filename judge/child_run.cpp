@@ -90,7 +90,9 @@ ChildRun run_child(const std::vector<std::string>& argv, int timeout, const std:
     options.die_with_parent = true;
     // One CUDA work queue unless the caller set another number (lab::process::cuda_work_queues):
     // ctest starts a program, and so a CUDA context, for every case.
-    options.environment = {{"LAB_RESULTS", results}, lab::process::cuda_work_queues()};
+    // LAB_CASE_SECONDS: the suites' own limit for one case (tests/support/suite.cpp) stays inside this one.
+    options.environment = {{"LAB_RESULTS", results}, {"LAB_CASE_SECONDS", std::to_string(timeout)},
+                           lab::process::cuda_work_queues()};
     const pid_t pid = lab::process::start(argv, options);
     if (pid < 0) {
         std::perror("lab-case: fork");

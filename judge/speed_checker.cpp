@@ -173,7 +173,7 @@ SpeedRun run_speed(StartedSpeed& started, SpeedReplay replay)
     started.wait_ready();
     SpeedRun result;
     const std::string limit_text =
-        "the speed case ran past the rubric's " + std::to_string(static_cast<int>(s.limits.case_seconds)) + " s limit for one case";
+        "the speed case ran past " + s.limits.whose + " " + std::to_string(static_cast<int>(s.limits.case_seconds)) + " s limit for one case";
     if (s.late) {
         result.wrong = limit_text + " (before its first launch)";
         return result;

@@ -12,7 +12,7 @@
 #include "lab/registry.hpp"
 #include "lab/text.hpp"
 #include "lessons.hpp"
-#include "test_confinement.hpp"
+#include "as_it_is.hpp"
 #include "plan.hpp"
 #include "result.hpp"
 #include "rubric.hpp"
@@ -220,7 +220,7 @@ TEST(Lessons, TheReferencesNumbersAreMeasuredOncePerBuildOfItsProgram)
     write_program("first build");
     Limits limits;
     limits.confine = [](const std::vector<std::string>& command, const std::string&, const RunnerLimits&) {
-        return std::make_unique<TestConfinement>(command);
+        return std::make_unique<lab::judge::AsItIs>(command);
     };
     const lab::RungInfo& rung = lab::Registry::kit().get("03_sequential");
     const auto measured = [&] {

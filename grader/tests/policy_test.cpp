@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "fresh_folder.hpp"
-#include "test_confinement.hpp"
+#include "as_it_is.hpp"
 #include "judge.hpp"
 #include "lab/process.hpp"
 #include "lab/registry.hpp"
@@ -212,10 +212,10 @@ TEST(SideBySide, RunsEveryItemOnceAndHandsBackAFailureFromAnyThread)
 
 // The judge starts a runner only as its caller's confinement says (the grader's sandbox), never
 // the command as given, and starts nothing when it was given no confinement.
-class RecordingConfinement : public TestConfinement {
+class RecordingConfinement : public lab::judge::AsItIs {
 public:
     RecordingConfinement(const std::vector<std::string>& command, const std::string& dir)
-        : TestConfinement({"/bin/sh", "-c", "echo \"$0\" > \"$1\"/confined", command.front(), dir})
+        : lab::judge::AsItIs({"/bin/sh", "-c", "echo \"$0\" > \"$1\"/confined", command.front(), dir})
     {
     }
 };
@@ -284,7 +284,7 @@ TEST(Judge, ReadsARunnersProgressAsItGrows)
 }
 
 // Three small cases of one rung, for stand-in runners; the judge's limits for them, each runner
-// started as it is (TestConfinement), a case stopped after `case_seconds`.
+// started as it is (lab::judge::AsItIs), a case stopped after `case_seconds`.
 std::vector<PlannedCase> three_small_cases()
 {
     std::vector<PlannedCase> planned(3);
@@ -305,7 +305,7 @@ Limits stand_in_limits(double case_seconds)
     Limits limits;
     limits.case_seconds = case_seconds;
     limits.confine = [](const std::vector<std::string>& command, const std::string&, const RunnerLimits&) {
-        return std::make_unique<TestConfinement>(command);
+        return std::make_unique<lab::judge::AsItIs>(command);
     };
     return limits;
 }

@@ -3,8 +3,8 @@
 # run, the GPU check), gives every case of the catalogue the verdict ctest gives it with a process
 # per case (each through `lab-case run`, as the rung's ctest file declares them). Three rungs:
 #   07_coarsening      the reference: every case passes (and the kit skips the GPU-only ones)
-#   11_single_pass     host_crash_at_1856: the program dies of SIGSEGV in some cases; the batch must
-#                      blame those alone and go on with the rest in a fresh process
+#   11_single_pass     host_crash_at_1856: the rung's runner dies of SIGSEGV in some cases; the judge
+#                      must blame those alone and go on with the rest in a fresh runner
 #   03_sequential      stride_never_changes: every kernel case hangs; after three cases stopped at the
 #                      time limit the rest fail at once, in both
 #   usage: batch_matches_ctest.sh LAB_CASE TESTS_DIR WORK_DIR
@@ -48,7 +48,8 @@ EOF
 compare 07_coarsening test_07_coarsening
 compare 11_single_pass mutant_host_crash_at_1856
 compare 03_sequential mutant_stride_never_changes
-# The two programs that fail must have failed, in the way they were planted.
-grep -q "killed by signal 11" "$work/mutant_host_crash_at_1856/batch.log" || { echo "FAIL: the crash was not reported as one"; exit 1; }
+# The two programs that fail must have failed, in the way they were planted: the crash is the
+# runner's (the judge's runner runs the kernel cases), said in the failed cases' messages.
+grep -q "runner was killed by signal 11" "$work/mutant_host_crash_at_1856/batch.xml" || { echo "FAIL: the crash was not reported as one"; exit 1; }
 grep -q "stopped at the time limit" "$work/mutant_stride_never_changes/batch.log" || { echo "FAIL: the hang was not reported as one"; exit 1; }
 echo "lab-case batch gives every case ctest's verdict"

@@ -3,17 +3,25 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <iostream>
+#include <map>
+#include <mutex>
 #include <optional>
+#include <set>
+#include <thread>
 
+#include "as_it_is.hpp"
+#include "checker.hpp"
 #include "lab/check.hpp"
 #include "lab/device.hpp"
-#include "lab/device_buffer.hpp"
 #include "lab/error.hpp"
-#include "lab/exit_status.hpp"
 #include "lab/inputs.hpp"
 #include "lab/plan.hpp"
 #include "lab/registry.hpp"
@@ -21,18 +29,11 @@
 #include "lab/speed.hpp"
 #include "lab/suite_plan.hpp"
 #include "lab/todos.hpp"
-#include "case_verdict.hpp"
 #include "speed_verdict.hpp"
 
 namespace lab::testing {
 
 namespace {
-
-// Launches of this program stopped at the CPU backend's time limit. Once the kit's number of cases
-// have been (lab/exit_status.hpp, the rule lab-case and the grader's checker keep), the rest fail at
-// once (in one process, as lab-case batch runs a rung; ctest's one process per case is handled by
-// lab-case run).
-int g_launches_stopped = 0;
 
 const RungInfo& this_rung() { return Registry::kit().get(the_bound_rung().id); }
 
@@ -63,82 +64,170 @@ std::string gib(double bytes)
     return text;
 }
 
-template <typename T>
-void check_case(const RungInfo& rung, const Case& c)
+// Why the kit skips a kernel case here, or nothing: a GPU-only case on the CPU backend, or a case
+// larger than the GPU's free memory (`free`, asked once, before the runner starts). Only a case of
+// kAskFreeMemoryFrom bytes or more needs it: asking makes this program a CUDA context of its own,
+// beside the runner's, and the small cases (what ./lab check runs first) need none.
+constexpr std::size_t kAskFreeMemoryFrom = std::size_t{256} << 20;
+
+std::optional<std::string> kit_skip(const Case& c, const std::function<std::size_t()>& free)
 {
     const DeviceStatus& device = device_status();
+    double input = 0;
+    with_type(c.dtype(), [&](auto type) { input = double(c.n) * sizeof(type); });
     if (c.gpu_only && device.emulated)
-        GTEST_SKIP() << "case " << c.name << " runs on a GPU only: its " << gib(double(c.n) * sizeof(T))
-                     << " input is too large for the CPU backend.";
-    const LaunchPlan plan = plan_case(rung, c, device.shape);
-    const std::size_t values = c.n * operands_of(c.op), outputs = output_count(plan, c.op);
-    const std::size_t buffer = c.offset + values + kCanaryCount;
-    if (!device.emulated) {
-        std::size_t free = 0, total = 0;
-        LAB_CUDA_CHECK(cudaMemGetInfo(&free, &total));
-        const double needed = static_cast<double>(device_bytes(c));
-        if (double(free) < needed)
-            GTEST_SKIP() << "case " << c.name << " needs " << gib(needed) << " of device memory; this GPU has "
-                         << gib(double(free)) << " free.";
-    }
-    const HostInput<T> input = make_input<T>(c);
-
-    // Canaries before (when the input is offset) and after the n real elements turn a read outside
-    // them into a wrong answer.
-    const std::vector<T> canaries(kCanaryCount, canary<T>(c.op));
-    DeviceBuffer<T> device_in(buffer);
-    device_in.upload(canaries.data(), c.offset);
-    device_in.upload(input.values, c.offset);
-    device_in.upload(canaries, c.offset + values);
-    const T* first = device_in.data() + c.offset;
-    // The output slots sit between guards (lab/inputs.hpp), checked after every launch.
-    const std::vector<T> fresh_output = guarded_output<T>(outputs);
-    DeviceBuffer<T> device_out(fresh_output.size());
-    T* const slots = device_out.data() + kCanaryCount;
-
-    // Every case runs under each thread order the backend offers (on a GPU, just its own), and the
-    // judge decides the case from what each run left (judge/case_verdict.hpp), as it does for the
-    // grader's runner.
-    std::vector<judge::OrderRun<T>> runs;
-    for (const std::string& order : thread_orders()) {
-        use_thread_order(order);
-        device_out.upload(fresh_output);
-        judge::OrderRun<T>& run = runs.emplace_back();
-        run.order = order;
-        try {
-            the_bound_rung().launch(c.op, dtype_of<T>(), plan, first, slots, c.n);
-            LAB_CUDA_CHECK(cudaDeviceSynchronize());
-        } catch (const CudaError& e) {
-            run.error = e.what();
-            // A launch stopped at the time limit ends the case: another order would be stopped too.
-            if (e.code() == cudaErrorLaunchTimeout) {
-                ++g_launches_stopped;
-                break;
-            }
-            continue;
-        } catch (const std::exception& e) {
-            run.error = e.what();
-            continue;
-        }
-        run.guarded = device_out.download();
-    }
-    judge::CaseResult result;
-    judge::judge_runs<T>(rung, c, plan, [&]() -> const HostInput<T>& { return input; }, std::nullopt, runs, result);
-    if (result.status == "passed") return;
-    ADD_FAILURE() << result.message
-                  << "\n  The seed fixes the input: this case gets the same numbers on every run. Run it alone with"
-                     " ./lab check " << rung.number << " --case " << c.name;
+        return "case " + c.name + " runs on a GPU only: its " + gib(input) + " input is too large for the CPU backend.";
+    const double needed = static_cast<double>(device_bytes(c));
+    if (!device.emulated && needed >= kAskFreeMemoryFrom && double(free()) < needed)
+        return "case " + c.name + " needs " + gib(needed) + " of device memory; this GPU has " + gib(double(free())) + " free.";
+    return std::nullopt;
 }
+
+// The rung's kernel cases, in the plan's order: the tests that run them, by gtest's full name.
+struct KernelCase {
+    std::string test;
+    Case c;
+};
+std::vector<KernelCase>& kernel_cases()
+{
+    static std::vector<KernelCase> cases;
+    return cases;
+}
+
+// The kernel cases' verdicts, from the judge's checker (judge/checker.hpp), as the grader gets its
+// own: this program never launches the rung's kernel for a case. At the first kernel test it starts
+// the rung's runner (judge/untrusted/runner.cpp, built beside this program from the same kernel: the
+// program's path with "-runner" after it) on every kernel case gtest will run here, the GPU-only or
+// too large ones left out, and reads back each case's buffers as the runner ends it; each test waits
+// for its own case's result. The runner is restarted past a crash or a sticky CUDA error, stopped
+// past the kit's limit for one case (within lab-case's, LAB_CASE_SECONDS), and after three cases
+// stopped at a time limit the rest are not run (the kit's hang rule, kHangsBeforeStopping). It runs
+// as it is, without the grader's sandbox: on a student's machine the code is the student's own.
+class Judging {
+public:
+    static Judging& instance()
+    {
+        static Judging judging;
+        return judging;
+    }
+    ~Judging()
+    {
+        if (thread_.joinable()) thread_.join();
+        if (!dir_.empty()) {
+            std::error_code ignored;
+            std::filesystem::remove_all(dir_, ignored);
+        }
+    }
+
+    // Case k's result (kernel_cases()[k]), once the judge has it; "skipped", with the kit's reason,
+    // for a case the judge is not given here.
+    judge::CaseResult result_of(std::size_t k)
+    {
+        std::call_once(started_, [this] { start(); });
+        std::unique_lock<std::mutex> lock(mutex_);
+        done_.wait(lock, [&] { return results_.count(k) > 0 || finished_; });
+        if (const auto found = results_.find(k); found != results_.end()) return found->second;
+        judge::CaseResult lost;
+        lost.status = "failed";
+        lost.message = "rung " + this_rung().id + ", case " + kernel_cases()[k].c.name + ": " +
+                       (failure_.empty() ? std::string("the judge gave this case no result") : failure_);
+        return lost;
+    }
+
+private:
+    void start()
+    {
+        std::set<std::string> chosen;  // the tests gtest runs in this process (its filter applied by now)
+        const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
+        for (int i = 0; i < unit.total_test_suite_count(); ++i) {
+            const ::testing::TestSuite& suite = *unit.GetTestSuite(i);
+            for (int j = 0; j < suite.total_test_count(); ++j)
+                if (suite.GetTestInfo(j)->should_run())
+                    chosen.insert(std::string(suite.name()) + "." + suite.GetTestInfo(j)->name());
+        }
+        const RungInfo& rung = this_rung();
+        const DeviceStatus& device = device_status();
+        std::optional<std::size_t> free;
+        const auto free_memory = [&] {
+            if (!free) {
+                std::size_t bytes = 0, total = 0;
+                LAB_CUDA_CHECK(cudaMemGetInfo(&bytes, &total));
+                free = bytes;
+            }
+            return *free;
+        };
+        std::vector<judge::PlannedCase> planned;
+        for (std::size_t k = 0; k < kernel_cases().size(); ++k) {
+            const KernelCase& kc = kernel_cases()[k];
+            if (!chosen.count(kc.test)) continue;
+            if (const auto skip = kit_skip(kc.c, free_memory)) {
+                judge::CaseResult& r = results_[k];
+                r.status = "skipped";
+                r.message = *skip;
+                continue;
+            }
+            judge::PlannedCase& p = planned.emplace_back();
+            p.c = kc.c;
+            p.plan = plan_case(rung, kc.c, device.shape);
+            case_of_.push_back(k);
+        }
+        const std::string runner = std::filesystem::read_symlink("/proc/self/exe").string() + "-runner";
+        if (::access(runner.c_str(), X_OK) != 0) {
+            finish("the judge's runner for this program, " + runner + ", is missing: build the program again (its build makes the runner)");
+            return;
+        }
+        judge::Limits limits;
+        const char* outer = std::getenv("LAB_CASE_SECONDS");  // lab-case's own limit
+        limits.case_seconds = 0.8 * (outer && std::atof(outer) > 0 ? std::atof(outer) : 300.0);
+        limits.rung_seconds = 1e9;  // lab-case limits the whole program
+        limits.confine = judge::as_it_is(true);
+        limits.whose = "the kit's";
+        const char* results = std::getenv("LAB_RESULTS");
+        std::string base = results && *results ? std::filesystem::path(results).parent_path().string() : "";
+        if (base.empty()) base = std::filesystem::temp_directory_path().string();
+        dir_ = base + "/lab-runner-" + std::to_string(::getpid());
+        const std::vector<std::string> orders = device.emulated ? thread_orders() : std::vector<std::string>{};
+        thread_ = std::thread([this, &rung, planned = std::move(planned), runner, limits, orders] {
+            try {
+                judge::run_and_check(
+                    rung, runner, planned, orders, limits, dir_,
+                    [](const RungInfo&, const Case&, const LaunchPlan&) { return std::string(); }, nullptr,
+                    [this](std::size_t i, const judge::CaseResult& r) {
+                        const std::lock_guard<std::mutex> lock(mutex_);
+                        results_.emplace(case_of_[i], r);
+                        done_.notify_all();
+                    });
+                finish("");
+            } catch (const std::exception& e) {
+                finish(std::string("the judge stopped: ") + e.what());
+            }
+        });
+    }
+
+    void finish(const std::string& failure)
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        failure_ = failure;
+        finished_ = true;
+        done_.notify_all();
+    }
+
+    std::once_flag started_;
+    std::mutex mutex_;
+    std::condition_variable done_;
+    std::vector<std::size_t> case_of_;  // a planned case's index in kernel_cases()
+    std::map<std::size_t, judge::CaseResult> results_;
+    bool finished_ = false;
+    std::string failure_;
+    std::string dir_;
+    std::thread thread_;
+};
 
 // Fails the running test with the to-do list when the rung's exercise still has TODO lines, and
 // skips it (with the reason) when there is no GPU to run on. Called from SetUp: gtest then does
 // not run the test body.
 void require_ready_to_run_kernels()
 {
-    if (g_launches_stopped >= exit_status::kHangsBeforeStopping)
-        GTEST_FAIL() << "not run: " << g_launches_stopped
-                     << " earlier cases were stopped at the time limit, so this one would most likely be too. Fix "
-                        "the loop that never ends (the first report names the thread and the line), then run again.";
     const RungBinding& binding = the_bound_rung();
     if (!todos_ignored()) {
         const auto todos = find_todos(binding.source);
@@ -163,17 +252,24 @@ protected:
     void TearDown() override { report_deferred_errors(); }
 };
 
-// One catalogue case: launch the rung's kernel once, check every output slot.
+// One catalogue case: the rung's kernel run once on it by the runner, every output slot checked by
+// the judge (Judging).
 class KernelTest : public KernelRun {
 public:
-    explicit KernelTest(Case c) : c_(std::move(c)) {}
+    explicit KernelTest(std::size_t k) : k_(k) {}
 
 private:
     void TestBody() override
     {
-        with_type(c_.dtype(), [&](auto type) { check_case<decltype(type)>(this_rung(), c_); });
+        const Case& c = kernel_cases()[k_].c;
+        const judge::CaseResult result = Judging::instance().result_of(k_);
+        if (result.status == "skipped") GTEST_SKIP() << result.message;
+        if (result.status == "passed") return;
+        ADD_FAILURE() << result.message
+                      << "\n  The seed fixes the input: this case gets the same numbers on every run. Run it alone with"
+                         " ./lab check " << this_rung().number << " --case " << c.name;
     }
-    Case c_;
+    std::size_t k_;
 };
 
 // Ratios measured in this run, never absolute times: the rung against the kit's own baseline kernel
@@ -280,8 +376,12 @@ void register_rung_tests()
     or_exit([&] {
         const RungInfo& rung = this_rung();
         for (Op op : kAllOps)
-            for (const Case& c : rung_cases(rung, op))
-                add(kernel_test_name(rung, op, c), [c] { return new KernelTest(c); });
+            for (const Case& c : rung_cases(rung, op)) {
+                const TestName name = kernel_test_name(rung, op, c);
+                const std::size_t k = kernel_cases().size();
+                kernel_cases().push_back({name.suite + "." + name.test, c});
+                add(name, [k] { return new KernelTest(k); });
+            }
         for (unsigned block : rejected_block_sizes(rung))
             add(launcher_test_name(rung, block), [block] { return new LauncherTest(block); });
         for (const SpeedCase& s : speed_cases(rung)) add(speed_test_name(rung, s), [s] { return new SpeedTest(s); });

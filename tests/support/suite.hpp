@@ -5,9 +5,11 @@
 //     Ex03/Sum.MatchesReference/float_n1025_b256
 //     Ex03/Launcher.RejectsBlockSize/b100
 //     Ex03/Speed.FastEnough/float_n67108864_b256
-// Each case runs the rung's kernel once and checks every block's (or row's) result against the
-// CPU; the speed case (GPU only) times the rung against the kit's baseline, the CPU loop and the
-// ceiling. One file for every rung: the rung comes from the kernel the program is linked with.
+// Each kernel case is run once by the rung's runner, built beside this program from the same kernel,
+// and judged by the judge's checker, as the grader judges it (judge/checker.hpp): every block's (or
+// row's) result against the CPU, under each thread order. The speed case (GPU only) times the rung
+// in this program against the kit's baseline, the CPU loop and the ceiling. One file for every rung:
+// the rung comes from the kernel the program is linked with.
 #pragma once
 
 namespace lab::testing {
