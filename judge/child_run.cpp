@@ -13,6 +13,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -185,9 +186,14 @@ ChildRun run_child(const std::vector<std::string>& argv, int timeout, const std:
         if (event == "end") run.results.push_back(result_of(j));
     }
     if (!sanitizer_log.empty()) run.sanitizer_log = lab::read_file(sanitizer_log);
-    std::remove(results.c_str());
-    if (!sanitizer_log.empty()) std::remove(sanitizer_log.c_str());
-    rmdir(dir.c_str());
+    // The folder goes whole: a program stopped in the middle leaves its runner's files in it
+    // (tests/support/suite.cpp), and so does the sanitizer's log its own folder.
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+    if (!sanitizer_log.empty()) {
+        std::remove(sanitizer_log.c_str());
+        rmdir(std::filesystem::path(sanitizer_log).parent_path().c_str());
+    }
     return run;
 }
 

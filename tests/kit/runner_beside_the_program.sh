@@ -6,10 +6,15 @@
 #   with a mutant's    the runner of a planted mistake (a loop without its barrier) beside the
 #   runner             reference program: the case fails as that mistake does
 #   with its own       the runner built with it: the case passes
-#   usage: runner_beside_the_program.sh LAB_CASE PROGRAM ITS_RUNNER MUTANT_RUNNER WORK_DIR
+#   checked            the mistake's runner again, under lab-case check (the student's loop): it
+#                      fails, and nothing of the program's or its runners' is left in TMPDIR
+#   killed             a runner whose kernel never ends, the program killed (SIGKILL) while it
+#                      runs: the runner goes with it
+#   usage: runner_beside_the_program.sh LAB_CASE PROGRAM ITS_RUNNER MUTANT_RUNNER HANGING_RUNNER WORK_DIR
 set -euo pipefail
-lab_case="$1" program="$2" runner="$3" mutant_runner="$4" work="$5"
-rm -rf "$work" && mkdir -p "$work"
+lab_case="$1" program="$2" runner="$3" mutant_runner="$4" hanging_runner="$5" work="$6"
+rm -rf "$work" && mkdir -p "$work/tmp"
+export TMPDIR="$work/tmp"
 filter='*Sum.MatchesReference/int_n1856_b256'
 run() {  # run NAME [RUNNER]: the copy of the program in WORK/NAME, with RUNNER beside it
   mkdir -p "$work/$1"
@@ -24,4 +29,21 @@ grep -q "runner for this program, .* is missing" "$work/alone/batch.xml" || fail
 [[ $(run mutant "$mutant_runner") == failed ]] || fail "the reference program passed with a planted mistake's runner beside it"
 grep -q "block results wrong" "$work/mutant/batch.xml" || fail "the mistake's wrong answers were not reported: $(cat "$work/mutant/batch.log")"
 [[ $(run own "$runner") == passed ]] || fail "the reference program failed with its own runner: $(cat "$work/own/batch.log")"
+"$lab_case" check --rung 03_sequential --exe "$work/mutant/test_03_sequential" --backend cpu >"$work/check.log" 2>&1 &&
+  fail "lab-case check passed the mistake's runner: $(cat "$work/check.log")"
+left=$(find "$work/tmp" -mindepth 1 | head -n 5)
+[[ -z "$left" ]] || fail "left behind in TMPDIR: $left"
+mkdir -p "$work/killed"
+cp "$program" "$work/killed/test_03_sequential"
+cp "$hanging_runner" "$work/killed/test_03_sequential-runner"
+LAB_CASE_SECONDS=100 "$work/killed/test_03_sequential" --gtest_filter="$filter" >"$work/killed/log" 2>&1 &
+program_pid=$!
+for _ in $(seq 100); do pgrep -f "$work/killed/test_03_sequential-runner" >/dev/null && break; sleep 0.1; done
+pgrep -f "$work/killed/test_03_sequential-runner" >/dev/null || fail "the runner never started: $(cat "$work/killed/log")"
+{ kill -KILL "$program_pid"; wait "$program_pid"; } 2>/dev/null || true
+for _ in $(seq 50); do pgrep -f "$work/killed/test_03_sequential-runner" >/dev/null || break; sleep 0.1; done
+if pgrep -f "$work/killed/test_03_sequential-runner" >/dev/null; then
+  pkill -KILL -f "$work/killed/test_03_sequential-runner"
+  fail "the runner outlived the program that started it"
+fi
 echo "the kernel cases' verdicts come from the runner beside the program"
