@@ -99,12 +99,18 @@ std::string self_path()
 // nvidia-smi shows is no proof that a sandboxed process can use it (without /sys, cuInit fails).
 std::string check_device_in_sandbox(std::string& seen)
 {
-    const std::string log = grading_build_dir() + "/sandbox-device.log";
+    // A log of this process's own: gradings that share a build tree (a Slurm node's tasks) check at
+    // once, and one truncating a shared log while another read it gave that one an empty line.
+    const std::string log = grading_build_dir() + "/sandbox-device-" + std::to_string(::getpid()) + ".log";
     SandboxSpec spec;
     const Sandbox sandbox({self_path(), "device"}, spec);
     const int status = lab::process::run(sandbox.argv(), sandbox.options(log));
-    std::ifstream in(log);
-    std::getline(in, seen);
+    {
+        std::ifstream in(log);
+        std::getline(in, seen);
+    }
+    std::error_code ignored;
+    fs::remove(log, ignored);
     const lab::DeviceStatus& outside = lab::device_status();
     const std::string expected = outside.emulated ? "the CPU backend" : outside.name;
     if (status == 0 && seen == expected) return "";
