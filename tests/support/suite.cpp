@@ -178,7 +178,8 @@ private:
         }
         judge::Limits limits;
         const char* outer = std::getenv("LAB_CASE_SECONDS");  // lab-case's own limit
-        limits.case_seconds = 0.8 * (outer && std::atof(outer) > 0 ? std::atof(outer) : 300.0);
+        const double outer_seconds = outer ? std::atof(outer) : 0.0;
+        limits.case_seconds = 0.8 * (outer_seconds > 0 ? outer_seconds : 300.0);
         limits.rung_seconds = 1e9;  // lab-case limits the whole program
         limits.confine = judge::as_it_is(true);
         limits.whose = "the kit's";
