@@ -1,6 +1,8 @@
-// Kit tool, on the trusted side of the line: runs a rung's test program, which holds the student's
-// kernel, in a child process, and decides each test's verdict itself. A verdict never comes from
-// what the program prints, nor from its exit status alone:
+// Kit tool, on the trusted side of the line: runs a rung's test program in a child process, and
+// decides each test's verdict itself. The program holds no student code (the runner beside it, which
+// it starts, launches the kernel: tests/support/suite.cpp), but this runner trusts it no further for
+// that: a verdict never comes from what the program prints, nor from its exit status alone
+// (Kit.CaseRunnerDistrustsItsProgram holds it to this with stand-ins that lie):
 //   - the list of tests comes from the kit's plan (lab/suite_plan.hpp), not from the program;
 //   - each test's result comes from the results file the harness appends to as the test ends
 //     (tests/support/main.cpp), and must agree with how the program ended: a test that reported

@@ -1,8 +1,7 @@
 // TRUSTED SIDE. A speed case's verdict from what was measured: the one place that decides whether a
 // rung is fast enough, and says against which thresholds. The grader's speed part (grader/trusted/
-// speed.cpp, its runner timed beside the kit's baseline) and the suites' speed test (tests/support/
-// suite.cpp, timed in its own process) both judge through it, so the same measurement passes or
-// fails alike whichever of the two took it.
+// speed.cpp) and the suites' speed test (tests/support/suite.cpp) both measure through speed_case.hpp
+// and judge through it, so a kernel's speed passes or fails alike whichever of the two took it.
 #pragma once
 
 #include <string>

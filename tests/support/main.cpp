@@ -5,8 +5,9 @@
 // status alone, and a program that dies in the middle still leaves the results it reached. After a
 // test that leaves the GPU with a sticky error (an illegal address, say: every later CUDA call in
 // this process would fail too), the program ends with status 86 and the runner starts a fresh one
-// for the tests that remain. (The kernel cases run in the judge's runner, which restarts itself past
-// such an error: only the speed test, which still times the kernel here, can leave one.)
+// for the tests that remain. (The program holds no student code: the kernel cases and the speed case
+// run in the judge's runner, which is restarted past such an error; only the kit's own kernels, the
+// speed test's baseline and ceiling, run here.)
 #include <gtest/gtest.h>
 
 #include <cstdlib>

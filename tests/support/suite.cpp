@@ -25,17 +25,17 @@
 #include "lab/inputs.hpp"
 #include "lab/plan.hpp"
 #include "lab/registry.hpp"
-#include "lab/rung.hpp"
 #include "lab/speed.hpp"
 #include "lab/suite_plan.hpp"
 #include "lab/todos.hpp"
+#include "speed_case.hpp"
 #include "speed_verdict.hpp"
 
 namespace lab::testing {
 
 namespace {
 
-const RungInfo& this_rung() { return Registry::kit().get(the_bound_rung().id); }
+const RungInfo& this_rung() { return Registry::kit().get(suite_rung().id); }
 
 // The path as a student sees it: relative to the kit's root.
 std::string shown_path(const std::string& path)
@@ -94,6 +94,43 @@ std::vector<KernelCase>& kernel_cases()
     return cases;
 }
 
+// The rung's runner (judge/untrusted/runner.cpp), built beside this program from the same kernel:
+// the program's path with "-runner" after it. Empty, with `why` said, when it is missing.
+std::string the_runner(std::string& why)
+{
+    const std::string runner = std::filesystem::read_symlink("/proc/self/exe").string() + "-runner";
+    if (::access(runner.c_str(), X_OK) == 0) return runner;
+    why = "the judge's runner for this program, " + runner + ", is missing: build the program again (its build makes the runner)";
+    return "";
+}
+
+// The kit's limits for the runner: one case within lab-case's own limit (LAB_CASE_SECONDS), the
+// whole program limited by lab-case, the runner run as it is and killed with this program.
+judge::Limits kit_limits()
+{
+    static const double outer = [] {
+        const char* text = std::getenv("LAB_CASE_SECONDS");
+        const double seconds = text ? std::atof(text) : 0.0;
+        return seconds > 0 ? seconds : 300.0;
+    }();
+    judge::Limits limits;
+    limits.case_seconds = 0.8 * outer;
+    limits.rung_seconds = 1e9;
+    limits.confine = judge::as_it_is(true);
+    limits.whose = "the kit's";
+    return limits;
+}
+
+// A folder of this process's own for a runner's files: beside lab-case's results file, which
+// lab-case removes with everything in it, else in the temporary folder.
+std::string work_folder(const std::string& name)
+{
+    const char* results = std::getenv("LAB_RESULTS");
+    std::string base = results && *results ? std::filesystem::path(results).parent_path().string() : "";
+    if (base.empty()) base = std::filesystem::temp_directory_path().string();
+    return base + "/" + name + "-" + std::to_string(::getpid());
+}
+
 // The kernel cases' verdicts, from the judge's checker (judge/checker.hpp), as the grader gets its
 // own: this program never launches the rung's kernel for a case. At the first kernel test it starts
 // the rung's runner (judge/untrusted/runner.cpp, built beside this program from the same kernel: the
@@ -134,6 +171,14 @@ public:
         return lost;
     }
 
+    // Until the runner has ended every case it was given, when it was started: a speed case is
+    // timed with nothing else of this program's on the GPU.
+    void settle()
+    {
+        std::unique_lock<std::mutex> lock(mutex_);
+        done_.wait(lock, [&] { return !running_ || finished_; });
+    }
+
 private:
     void start()
     {
@@ -171,23 +216,19 @@ private:
             p.plan = plan_case(rung, kc.c, device.shape);
             case_of_.push_back(k);
         }
-        const std::string runner = std::filesystem::read_symlink("/proc/self/exe").string() + "-runner";
-        if (::access(runner.c_str(), X_OK) != 0) {
-            finish("the judge's runner for this program, " + runner + ", is missing: build the program again (its build makes the runner)");
+        std::string why;
+        const std::string runner = the_runner(why);
+        if (runner.empty()) {
+            finish(why);
             return;
         }
-        judge::Limits limits;
-        const char* outer = std::getenv("LAB_CASE_SECONDS");  // lab-case's own limit
-        const double outer_seconds = outer ? std::atof(outer) : 0.0;
-        limits.case_seconds = 0.8 * (outer_seconds > 0 ? outer_seconds : 300.0);
-        limits.rung_seconds = 1e9;  // lab-case limits the whole program
-        limits.confine = judge::as_it_is(true);
-        limits.whose = "the kit's";
-        const char* results = std::getenv("LAB_RESULTS");
-        std::string base = results && *results ? std::filesystem::path(results).parent_path().string() : "";
-        if (base.empty()) base = std::filesystem::temp_directory_path().string();
-        dir_ = base + "/lab-runner-" + std::to_string(::getpid());
+        const judge::Limits limits = kit_limits();
+        dir_ = work_folder("lab-runner");
         const std::vector<std::string> orders = device.emulated ? thread_orders() : std::vector<std::string>{};
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            running_ = true;
+        }
         thread_ = std::thread([this, &rung, planned = std::move(planned), runner, limits, orders] {
             try {
                 judge::run_and_check(
@@ -218,7 +259,7 @@ private:
     std::condition_variable done_;
     std::vector<std::size_t> case_of_;  // a planned case's index in kernel_cases()
     std::map<std::size_t, judge::CaseResult> results_;
-    bool finished_ = false;
+    bool running_ = false, finished_ = false;
     std::string failure_;
     std::string dir_;
     std::thread thread_;
@@ -229,10 +270,10 @@ private:
 // not run the test body.
 void require_ready_to_run_kernels()
 {
-    const RungBinding& binding = the_bound_rung();
+    const std::string& source = suite_rung().source;
     if (!todos_ignored()) {
-        const auto todos = find_todos(binding.source);
-        if (!todos.empty()) GTEST_FAIL() << describe_todos(shown_path(binding.source), todos, this_rung().number);
+        const auto todos = find_todos(source);
+        if (!todos.empty()) GTEST_FAIL() << describe_todos(shown_path(source), todos, this_rung().number);
     }
     const DeviceStatus& device = device_status();
     if (!device.usable) GTEST_SKIP() << device.reason << " Kernel tests need an NVIDIA GPU; skipped.";
@@ -274,7 +315,9 @@ private:
 };
 
 // Ratios measured in this run, never absolute times: the rung against the kit's own baseline kernel
-// (never the student's code) and this GPU's bandwidth, every timed answer checked (lab/speed.hpp).
+// and this GPU's bandwidth. The rung's runner times its launches (judge/speed_case.hpp, as the
+// grader's speed part times them); this program times the baseline and the ceiling, and checks every
+// answer the runner hands back.
 class SpeedTest : public KernelRun {
 public:
     explicit SpeedTest(SpeedCase s) : param_(std::move(s)) {}
@@ -284,6 +327,9 @@ private:
     SpeedCase param_;
 };
 
+// The seed of the suites' speed inputs: the same on every run, so a speed case's inputs are too.
+constexpr std::uint64_t kSpeedSeed = 20261122;
+
 void SpeedTest::TestBody()
 {
     const DeviceStatus& device = device_status();
@@ -291,33 +337,42 @@ void SpeedTest::TestBody()
         GTEST_SKIP() << "speed is measured on a GPU only: the CPU backend checks correctness, not GPU speed.";
     const RungInfo& rung = this_rung();
     const SpeedCase& param = param_;
-    const std::string key = SpeedPlan::key_of(rung.id, param.op);
-    std::optional<SpeedInputs> inputs;
-    std::optional<RowSpeedInputs> row_inputs;
-    if (param.op.empty()) inputs.emplace(param.n, 20261122);
-    else row_inputs.emplace(parse_op(param.op), param.n / param.cols, param.cols, 20261122);
+    std::string why;
+    const std::string runner = the_runner(why);
+    ASSERT_FALSE(runner.empty()) << why;
+    Judging::instance().settle();
+    const std::string dir = work_folder("lab-speed");
     const auto measure = [&] {
-        return param.op.empty() ? measure_speed(the_bound_rung(), rung, *inputs, param.block, device, param.scheme)
-                                : measure_row_speed(the_bound_rung(), rung, parse_op(param.op), *row_inputs, param.block, device);
+        std::vector<judge::SpeedCaseRun> runs(1);
+        runs[0].rung = &rung;
+        runs[0].runner = runner;
+        runs[0].block = param.block;
+        runs[0].scheme = param.scheme;
+        runs[0].op = param.op;
+        judge::time_speed_cases(runs, kSpeedSeed, kit_limits(), dir);
+        std::error_code ignored;
+        std::filesystem::remove_all(dir, ignored);
+        return runs[0];
     };
-    SpeedMeasurement m = measure();
+    judge::SpeedCaseRun run = measure();
+    const std::string key = run.key();
     // A run that falls short is measured once more, and the second measurement counts: a GPU now and
     // then runs one measurement slow (calibrating the reference showed it), and that is not the
     // kernel's speed. A kernel that is slow is slow twice.
-    if (m.wrong.empty()) {
-        const judge::SpeedJudgement first = judge::judge_speed(key, m, device.name, device.shape.multiprocessors);
+    if (run.wrong.empty()) {
+        const judge::SpeedJudgement first = judge::judge_speed(key, run.m, device.name, device.shape.multiprocessors);
         if (!first.vs_baseline_met || !first.of_ceiling_met) {
-            std::cout << m.summary(key, device.name) << "\nshort of the thresholds: measured once more, and that "
+            std::cout << run.m.summary(key, device.name) << "\nshort of the thresholds: measured once more, and that "
                       << "measurement counts\n";
-            m = measure();
+            run = measure();
         }
     }
-    const std::string what = param.op.empty() ? "a wrong sum of " + std::to_string(param.n) + " floats"
-                                              : "a wrong " + param.op + " of " + std::to_string(param.n / param.cols) +
+    const SpeedMeasurement& m = run.m;
+    const std::string what = param.op.empty() ? "a sum of " + std::to_string(param.n) + " floats"
+                                              : "the " + param.op + " of " + std::to_string(param.n / param.cols) +
                                                     " rows of " + std::to_string(param.cols) + " floats";
-    ASSERT_TRUE(m.wrong.empty()) << "rung " << key << " gives " << what << " " << m.wrong << "\n  Its speed counts only when every answer is right. Each timed run "
-                                 << "reads an input that changed since the last one: a kernel that hands back an "
-                                    "earlier result instead of reading its input gets it wrong.";
+    ASSERT_TRUE(run.wrong.empty()) << "rung " << key << ", timing " << what << ": " << run.wrong
+                                   << "\n  Its speed counts only when every answer is right.";
     const std::string line = m.summary(key, device.name);
     std::cout << line << '\n';
     RecordProperty("gbps", std::to_string(m.gbps));

@@ -5,14 +5,25 @@
 //     Ex03/Sum.MatchesReference/float_n1025_b256
 //     Ex03/Launcher.RejectsBlockSize/b100
 //     Ex03/Speed.FastEnough/float_n67108864_b256
-// Each kernel case is run once by the rung's runner, built beside this program from the same kernel,
-// and judged by the judge's checker, as the grader judges it (judge/checker.hpp): every block's (or
-// row's) result against the CPU, under each thread order. The speed case (GPU only) times the rung
-// in this program against the kit's baseline, the CPU loop and the ceiling. One file for every rung:
-// the rung comes from the kernel the program is linked with.
+// The program holds no student code: the rung's kernel is linked into its runner, built beside it,
+// and the runner alone launches it. Each kernel case is run once by the runner and judged by the
+// judge's checker, as the grader judges it (judge/checker.hpp): every block's (or row's) result
+// against the CPU, under each thread order. The speed case (GPU only) is timed by the runner too,
+// against the kit's baseline, the CPU loop and the ceiling timed here (judge/speed_case.hpp). One
+// file for every rung: the rung comes from suite_rung(), compiled into each program.
 #pragma once
 
+#include <string>
+
 namespace lab::testing {
+
+// The rung this program tests (its id in rungs.json) and the kernel file its runner was built from:
+// suite_rung.cpp, compiled into each program with its kernel library's definitions.
+struct SuiteRung {
+    std::string id;
+    std::string source;
+};
+const SuiteRung& suite_rung();
 
 // Registers the rung's tests with gtest; main calls it before running them. A broken registry or
 // catalogue stops the program with a message (exit status 2).
