@@ -17,11 +17,6 @@ namespace lab::judge {
 
 namespace {
 
-double seconds_since(Clock::time_point started)
-{
-    return std::chrono::duration<double>(Clock::now() - started).count();
-}
-
 // A case's job for its runner, its inputs (a row kernel's) and its runner while it waits.
 struct Item {
     SpeedCaseRun* run = nullptr;
@@ -100,10 +95,10 @@ void time_speed_cases(std::vector<SpeedCaseRun>& cases, std::uint64_t seed, cons
             try {
                 run.m.baseline_ms = measure_row_baseline(*run.rung, op, *item.rows, device, flush).median_ms;
             } catch (const WrongAnswer& e) {
-                run.wrong = std::string("the kit's naive row kernel went wrong: ") + e.what();
+                run.m.wrong = std::string("the kit's naive row kernel went wrong: ") + e.what();
             }
         }
-        run.kit_seconds = seconds_since(started);
+        run.kit_seconds = std::chrono::duration<double>(Clock::now() - started).count();
     }
 
     // 2 and 3. The runners, started together as many at a time as fit; once every one of them
@@ -113,7 +108,7 @@ void time_speed_cases(std::vector<SpeedCaseRun>& cases, std::uint64_t seed, cons
         const std::size_t last = std::min(items.size(), first + at_once);
         for (std::size_t k = first; k < last; ++k) {
             Item& item = items[k];
-            if (!item.run->wrong.empty()) continue;
+            if (!item.run->m.wrong.empty()) continue;
             const std::string dir = work + "/" + item.run->rung->id + "-speed" + (item.job.op.empty() ? "" : "-" + item.job.op);
             item.runner = std::make_unique<StartedSpeed>(*item.run->rung, item.run->runner, item.job, limits, dir);
         }
@@ -127,7 +122,7 @@ void time_speed_cases(std::vector<SpeedCaseRun>& cases, std::uint64_t seed, cons
             const SpeedRun timed = run_speed(*item.runner, SpeedReplay{item.job.op.empty() ? &*sums : nullptr, item.rows.get()});
             item.runner.reset();
             SpeedCaseRun& run = *item.run;
-            run.wrong = timed.wrong;
+            run.m.wrong = timed.wrong;
             run.m.ms = timed.median_ms;
             run.running = timed.running;
             run.checking = timed.checking;
@@ -139,8 +134,7 @@ void time_speed_cases(std::vector<SpeedCaseRun>& cases, std::uint64_t seed, cons
     std::map<std::size_t, double> cpu_ms;
     for (Item& item : items) {
         SpeedCaseRun& run = *item.run;
-        run.m.wrong = run.wrong;
-        if (!run.wrong.empty()) continue;
+        if (!run.m.wrong.empty()) continue;
         const SpeedJob& job = item.job;
         const std::vector<float>& values = job.op.empty() ? sums->host(0) : item.rows->host(0);
         if (!cpu_ms.count(values.size())) cpu_ms[values.size()] = time_cpu_sum_ms(values);

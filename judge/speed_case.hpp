@@ -17,7 +17,7 @@ namespace lab::judge {
 
 // One speed case to time: a rung's full reduction (`op` empty; a driver rung's `scheme`), or one of a
 // row rung's kernels, launched with `block` threads a block. After time_speed_cases: its figures in
-// `m` (time, the kit's baseline, the ceiling, the CPU loop, GB/s), or in `wrong` what went wrong
+// `m` (time, the kit's baseline, the ceiling, the CPU loop, GB/s), or in `m.wrong` what went wrong
 // (an answer, the runner, the kit's own kernel), and how long each part took.
 struct SpeedCaseRun {
     const RungInfo* rung = nullptr;
@@ -26,7 +26,6 @@ struct SpeedCaseRun {
     std::string scheme, op;
 
     SpeedMeasurement m;
-    std::string wrong;
     double kit_seconds = 0;             // the kit's part: its inputs, its baseline and the ceiling timed
     double running = 0, checking = 0;   // the runner's, from its go to its end; the checks after it
     std::string key() const { return SpeedPlan::key_of(rung->id, op); }

@@ -21,7 +21,7 @@ namespace {
 std::string judge_case(const lab::judge::SpeedCaseRun& run, const lab::DeviceStatus& device, bool& passed)
 {
     passed = false;
-    if (!run.wrong.empty()) return "no points: " + run.wrong;
+    if (!run.m.wrong.empty()) return "no points: " + run.m.wrong;
     const std::string label = run.key();
     const lab::judge::SpeedJudgement j = lab::judge::judge_speed(label, run.m, device.name, device.shape.multiprocessors);
     passed = j.passed();
@@ -37,7 +37,6 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
     const lab::SpeedPlan& plan = lab::SpeedPlan::kit();
     std::map<std::string, SpeedVerdict> verdicts;
     std::vector<lab::judge::SpeedCaseRun> runs;
-    std::vector<RungResult*> rung_of;  // each run's rung
     for (RungResult& r : g.rungs) {
         if (!speed_graded_here(r, rubric)) continue;
         const auto speed_cases = plan.cases_of(r.id);
@@ -54,7 +53,6 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
             run.block = speed_case->block;
             run.scheme = speed_case->scheme;
             run.op = speed_case->op;
-            rung_of.push_back(&r);
         }
     }
     // The judge times them (judge/speed_case.hpp): the kit's part first, then each runner in turn.
@@ -65,12 +63,11 @@ void grade_speed(Grade& g, const Rubric& rubric, const Built& built, const Limit
         if (!verdicts.count(r.id)) continue;
         SpeedVerdict& verdict = verdicts.at(r.id);
         double kit = 0, running = 0, checking = 0;
-        for (std::size_t k = 0; k < runs.size(); ++k) {
-            if (rung_of[k] != &r) continue;
-            const lab::judge::SpeedCaseRun& run = runs[k];
+        for (const lab::judge::SpeedCaseRun& run : runs) {
+            if (run.rung->id != r.id) continue;
             bool passed = false;
             const std::string note = judge_case(run, device, passed);
-            if (run.wrong.empty()) r.gbps = r.gbps > 0 ? std::min(r.gbps, run.m.gbps) : run.m.gbps;  // a row rung's: its slowest kernel's
+            if (run.m.wrong.empty()) r.gbps = r.gbps > 0 ? std::min(r.gbps, run.m.gbps) : run.m.gbps;  // a row rung's: its slowest kernel's
             verdict.passed = verdict.passed && passed;
             verdict.note += (verdict.note.empty() ? "" : "\n") + note;
             kit += run.kit_seconds;

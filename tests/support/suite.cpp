@@ -94,8 +94,8 @@ std::vector<KernelCase>& kernel_cases()
     return cases;
 }
 
-// The rung's runner (judge/untrusted/runner.cpp), built beside this program from the same kernel:
-// the program's path with "-runner" after it. Empty, with `why` said, when it is missing.
+// The rung's runner (judge/untrusted/runner.cpp linked with the rung's kernel), built beside this
+// program: the program's path with "-runner" after it. Empty, with `why` said, when it is missing.
 std::string the_runner(std::string& why)
 {
     const std::string runner = std::filesystem::read_symlink("/proc/self/exe").string() + "-runner";
@@ -132,9 +132,8 @@ std::string work_folder(const std::string& name)
 }
 
 // The kernel cases' verdicts, from the judge's checker (judge/checker.hpp), as the grader gets its
-// own: this program never launches the rung's kernel for a case. At the first kernel test it starts
-// the rung's runner (judge/untrusted/runner.cpp, built beside this program from the same kernel: the
-// program's path with "-runner" after it) on every kernel case gtest will run here, the GPU-only or
+// own: this program holds no kernel of the rung's. At the first kernel test it starts the rung's
+// runner (the_runner) on every kernel case gtest will run here, the GPU-only or
 // too large ones left out, and reads back each case's buffers as the runner ends it; each test waits
 // for its own case's result. The runner is restarted past a crash or a sticky CUDA error, stopped
 // past the kit's limit for one case (within lab-case's, LAB_CASE_SECONDS), and after three cases
@@ -359,7 +358,7 @@ void SpeedTest::TestBody()
     // A run that falls short is measured once more, and the second measurement counts: a GPU now and
     // then runs one measurement slow (calibrating the reference showed it), and that is not the
     // kernel's speed. A kernel that is slow is slow twice.
-    if (run.wrong.empty()) {
+    if (run.m.wrong.empty()) {
         const judge::SpeedJudgement first = judge::judge_speed(key, run.m, device.name, device.shape.multiprocessors);
         if (!first.vs_baseline_met || !first.of_ceiling_met) {
             std::cout << run.m.summary(key, device.name) << "\nshort of the thresholds: measured once more, and that "
@@ -371,7 +370,7 @@ void SpeedTest::TestBody()
     const std::string what = param.op.empty() ? "a sum of " + std::to_string(param.n) + " floats"
                                               : "the " + param.op + " of " + std::to_string(param.n / param.cols) +
                                                     " rows of " + std::to_string(param.cols) + " floats";
-    ASSERT_TRUE(run.wrong.empty()) << "rung " << key << ", timing " << what << ": " << run.wrong
+    ASSERT_TRUE(m.wrong.empty()) << "rung " << key << ", timing " << what << ": " << m.wrong
                                    << "\n  Its speed counts only when every answer is right.";
     const std::string line = m.summary(key, device.name);
     std::cout << line << '\n';
