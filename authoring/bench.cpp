@@ -138,7 +138,8 @@ bool bench_size(const Size& size, const lab_bench::Options& options, std::vector
     std::vector<lab::Timing> times;
     try {
         // Every answer is checked, the warm-up runs' and each timed run's alike.
-        times = lab::time_interleaved(work, 3, 20, [&] { LAB_CUDA_CHECK(cudaMemsetAsync(flush.data(), 0, flush.bytes())); });
+        times = lab::time_interleaved(work, 3, lab_bench::timed_runs(size.n),
+                                      [&] { LAB_CUDA_CHECK(cudaMemsetAsync(flush.data(), 0, flush.bytes())); });
     } catch (const lab::WrongAnswer& e) {
         std::fprintf(stderr, "%s at %s: WRONG %s; nothing at this size is reported\n", names[e.work].c_str(),
                      size.label.c_str(), e.what());
