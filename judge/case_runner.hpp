@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <regex>
@@ -70,29 +71,28 @@ struct Runner {
     Options options;
     const lab::RungInfo& rung;
 
-    // Why the kit itself skips `t` here, checked by this process; nothing when it would not.
+    // Why the kit itself skips `t` here, checked by this process; nothing when it would not. A
+    // kernel case follows lab::kit_skip_reason, as the suites and the grader do.
     std::optional<std::string> kit_skip(const lab::PlannedTest& t, bool ask_device) const
     {
+        const auto this_case = [](const std::optional<std::string>& reason) -> std::optional<std::string> {
+            if (!reason) return std::nullopt;
+            return "this case " + *reason + ".";
+        };
         if (options.backend == "cpu") {
-            if (!t.gpu_only) return std::nullopt;
-            if (t.kind == lab::TestKind::speed)
+            if (t.kind == lab::TestKind::speed && t.gpu_only)
                 return std::string("speed is measured on a GPU only: the CPU backend checks correctness, not GPU speed.");
-            if (t.kind == lab::TestKind::racecheck) return std::string("racecheck runs on a GPU only.");
-            return std::string("this case runs on a GPU only: its input is too large for the CPU backend.");
+            if (t.kind == lab::TestKind::racecheck && t.gpu_only) return std::string("racecheck runs on a GPU only.");
+            return this_case(lab::kit_skip_reason(t.gpu_only, t.device_bytes, true, {}));
         }
         if (!ask_device || t.kind == lab::TestKind::launcher) return std::nullopt;
         const lab::DeviceStatus& device = lab::device_status();
         if (!device.usable) return device.reason + " Kernel tests need an NVIDIA GPU; skipped.";
-        if (t.device_bytes) {
+        return this_case(lab::kit_skip_reason(t.gpu_only, t.device_bytes, false, [] {
             std::size_t free = 0, total = 0;
-            if (cudaMemGetInfo(&free, &total) == cudaSuccess && free < t.device_bytes) {
-                char text[160];
-                std::snprintf(text, sizeof text, "this case needs %.1f GiB of device memory; this GPU has %.1f GiB free.",
-                              static_cast<double>(t.device_bytes) / (1u << 30), static_cast<double>(free) / (1u << 30));
-                return std::string(text);
-            }
-        }
-        return std::nullopt;
+            // A GPU that cannot say is taken to have room: the case runs, and fails if it has none.
+            return cudaMemGetInfo(&free, &total) == cudaSuccess ? free : SIZE_MAX;
+        }));
     }
 
     std::vector<std::string> command(const std::vector<const lab::PlannedTest*>& tests, bool under_racecheck,

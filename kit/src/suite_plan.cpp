@@ -2,6 +2,7 @@
 #include "lab/suite_plan.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "lab/random.hpp"
@@ -73,6 +74,23 @@ std::size_t device_bytes(const Case& c)
     return (c.offset + c.n * operands_of(c.op) + outputs + kCanaryCount) * element + (std::size_t{64} << 20);
 }
 
+std::optional<std::string> kit_skip_reason(bool gpu_only, std::size_t device_bytes, bool emulated,
+                                           const std::function<std::size_t()>& free_bytes)
+{
+    if (emulated) {
+        if (gpu_only) return std::string("runs on a GPU only: its input is too large for the CPU backend");
+        return std::nullopt;
+    }
+    if (device_bytes < kAskFreeMemoryFrom) return std::nullopt;
+    const std::size_t free = free_bytes();
+    if (free >= device_bytes) return std::nullopt;
+    const auto gib = [](std::size_t bytes) { return static_cast<double>(bytes) / (1u << 30); };
+    char text[128];
+    std::snprintf(text, sizeof text, "needs %.1f GiB of device memory; this GPU has %.1f GiB free", gib(device_bytes),
+                  gib(free));
+    return std::string(text);
+}
+
 std::vector<PlannedTest> planned_tests(const RungInfo& rung, bool racecheck)
 {
     const std::string prefix = rung.test_prefix() + "/";
@@ -82,7 +100,7 @@ std::vector<PlannedTest> planned_tests(const RungInfo& rung, bool racecheck)
             PlannedTest t;
             t.name = t.runs = kernel_test_name(rung, op, c).full();
             t.gpu_only = c.gpu_only;
-            t.device_bytes = c.gpu_only ? device_bytes(c) : 0;
+            t.device_bytes = device_bytes(c);
             t.group = c.group;
             t.elements = c.n * operands_of(c.op);
             t.work = std::max(t.elements, c.cols ? c.rows() * c.block : 0);

@@ -121,6 +121,50 @@ TEST(Catalogue, RacecheckWatchesCasesTheRungRuns)
     }
 }
 
+// The one skip rule (lab::kit_skip_reason) that the suites, lab-case and the grader apply: a GPU-only
+// case is skipped on the CPU backend and no other is; on a GPU, a case of kAskFreeMemoryFrom bytes or
+// more is held against the free memory, and a smaller one never asks for it.
+TEST(Catalogue, OneSkipRuleForEveryJudge)
+{
+    std::size_t asked = 0;
+    std::size_t free = std::size_t{4} << 30;
+    const auto free_bytes = [&] {
+        ++asked;
+        return free;
+    };
+    const std::size_t big = std::size_t{8} << 30, small = lab::kAskFreeMemoryFrom - 1;
+    // The CPU backend: a GPU-only case, whatever its size, and nothing else; never a question to a GPU.
+    const auto cpu = lab::kit_skip_reason(true, small, true, free_bytes);
+    ASSERT_TRUE(cpu.has_value());
+    EXPECT_NE(cpu->find("runs on a GPU only"), std::string::npos) << *cpu;
+    EXPECT_FALSE(lab::kit_skip_reason(false, big, true, free_bytes).has_value());
+    EXPECT_EQ(asked, 0u);
+    // A GPU: small cases run without asking, GPU-only or not.
+    EXPECT_FALSE(lab::kit_skip_reason(true, small, false, free_bytes).has_value());
+    EXPECT_FALSE(lab::kit_skip_reason(false, small, false, free_bytes).has_value());
+    EXPECT_EQ(asked, 0u);
+    // A large case is asked about, GPU-only or not, and skipped with both figures when it does not fit.
+    for (const bool gpu_only : {true, false}) {
+        asked = 0;
+        const auto skip = lab::kit_skip_reason(gpu_only, big, false, free_bytes);
+        EXPECT_EQ(asked, 1u);
+        ASSERT_TRUE(skip.has_value()) << "gpu_only " << gpu_only;
+        EXPECT_EQ(*skip, "needs 8.0 GiB of device memory; this GPU has 4.0 GiB free");
+    }
+    free = big;
+    EXPECT_FALSE(lab::kit_skip_reason(true, big, false, free_bytes).has_value()) << "exactly enough free memory is enough";
+    // Every planned kernel case carries its device memory, so that lab-case applies the rule as the
+    // suites do; the beyond-int cases are the ones large enough to ask.
+    bool asks = false;
+    for (const auto& rung : lab::Registry::kit().rungs())
+        for (const auto& t : lab::planned_tests(rung, false)) {
+            if (t.kind != lab::TestKind::kernel) continue;
+            EXPECT_GT(t.device_bytes, 0u) << t.name;
+            asks |= t.device_bytes >= lab::kAskFreeMemoryFrom;
+        }
+    EXPECT_TRUE(asks) << "no kernel case is large enough to be held against a GPU's free memory";
+}
+
 // The row rung (12) runs the row groups' cases, rows x cols matrices named by both, and only it does;
 // its catalogue reaches one column and 2^20, one row and thousands, and the numerical traps.
 TEST(Catalogue, TheRowRungRunsRowCasesAndOnlyIt)

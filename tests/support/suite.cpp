@@ -57,30 +57,13 @@ auto or_exit(F&& make) -> decltype(make())
     }
 }
 
-std::string gib(double bytes)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1u << 30));
-    return text;
-}
-
-// Why the kit skips a kernel case here, or nothing: a GPU-only case on the CPU backend, or a case
-// larger than the GPU's free memory (`free`, asked once, before the runner starts). Only a case of
-// kAskFreeMemoryFrom bytes or more needs it: asking makes this program a CUDA context of its own,
-// beside the runner's, and the small cases (what ./lab check runs first) need none.
-constexpr std::size_t kAskFreeMemoryFrom = std::size_t{256} << 20;
-
+// Why the kit skips a kernel case here, or nothing (lab::kit_skip_reason, the rule lab-case and the
+// grader apply too); `free` is asked once, before the runner starts, and only for a large case.
 std::optional<std::string> kit_skip(const Case& c, const std::function<std::size_t()>& free)
 {
-    const DeviceStatus& device = device_status();
-    double input = 0;
-    with_type(c.dtype(), [&](auto type) { input = double(c.n) * sizeof(type); });
-    if (c.gpu_only && device.emulated)
-        return "case " + c.name + " runs on a GPU only: its " + gib(input) + " input is too large for the CPU backend.";
-    const double needed = static_cast<double>(device_bytes(c));
-    if (!device.emulated && needed >= kAskFreeMemoryFrom && double(free()) < needed)
-        return "case " + c.name + " needs " + gib(needed) + " of device memory; this GPU has " + gib(double(free())) + " free.";
-    return std::nullopt;
+    const auto reason = kit_skip_reason(c.gpu_only, device_bytes(c), device_status().emulated, free);
+    if (!reason) return std::nullopt;
+    return "case " + c.name + " " + *reason + ".";
 }
 
 // The rung's kernel cases, in the plan's order: the tests that run them, by gtest's full name.

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,7 +29,7 @@ struct PlannedTest {
     std::string runs;   // the test the program runs for it (for racecheck, the kernel case it watches)
     TestKind kind = TestKind::kernel;
     bool gpu_only = false;          // the kit skips it on the CPU backend
-    std::size_t device_bytes = 0;   // device memory it needs, when that may be more than a GPU has free
+    std::size_t device_bytes = 0;   // a kernel case's device memory (device_bytes(Case)); 0 for the others
     std::string group;              // a kernel case's catalogue group
     std::size_t elements = 0;       // a kernel case's input values (n, or 2n for a dot product)
     // A kernel case's size as work to run: its input values, or a row case's threads (rows times
@@ -81,6 +83,19 @@ TestName speed_test_name(const RungInfo& rung, const SpeedCase& s);
 
 // Device memory a kernel case needs: its input with the canaries, and room to spare.
 std::size_t device_bytes(const Case& c);
+
+// A case needing this much device memory or more is held against the GPU's free memory before it
+// runs; a smaller one never is. Asking makes the asking process a CUDA context, which the small
+// cases (what ./lab check runs first) do without.
+constexpr std::size_t kAskFreeMemoryFrom = std::size_t{256} << 20;
+
+// Why the kit skips a kernel case on this machine, or nothing: the one rule the suites, the case
+// runner (lab-case) and the grader all apply. A GPU-only case on the CPU backend (`emulated`) is
+// skipped; so, on a GPU, is a case of kAskFreeMemoryFrom bytes or more when the GPU has less free.
+// `free_bytes` is called only then. The reason has no subject ("runs on a GPU only: ...", "needs
+// 8.1 GiB of device memory; this GPU has 2.0 GiB free"); the caller names the case.
+std::optional<std::string> kit_skip_reason(bool gpu_only, std::size_t device_bytes, bool emulated,
+                                           const std::function<std::size_t()>& free_bytes);
 
 // Every test the rung's program must run, in the order it runs them. With `racecheck`, also the
 // racecheck tests (CUDA builds where compute-sanitizer is installed).
