@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <regex>
@@ -80,19 +79,16 @@ struct Runner {
             return "this case " + *reason + ".";
         };
         if (options.backend == "cpu") {
-            if (t.kind == lab::TestKind::speed && t.gpu_only)
+            if (!t.gpu_only) return std::nullopt;
+            if (t.kind == lab::TestKind::speed)
                 return std::string("speed is measured on a GPU only: the CPU backend checks correctness, not GPU speed.");
-            if (t.kind == lab::TestKind::racecheck && t.gpu_only) return std::string("racecheck runs on a GPU only.");
+            if (t.kind == lab::TestKind::racecheck) return std::string("racecheck runs on a GPU only.");
             return this_case(lab::kit_skip_reason(t.gpu_only, t.device_bytes, true, {}));
         }
         if (!ask_device || t.kind == lab::TestKind::launcher) return std::nullopt;
         const lab::DeviceStatus& device = lab::device_status();
         if (!device.usable) return device.reason + " Kernel tests need an NVIDIA GPU; skipped.";
-        return this_case(lab::kit_skip_reason(t.gpu_only, t.device_bytes, false, [] {
-            std::size_t free = 0, total = 0;
-            // A GPU that cannot say is taken to have room: the case runs, and fails if it has none.
-            return cudaMemGetInfo(&free, &total) == cudaSuccess ? free : SIZE_MAX;
-        }));
+        return this_case(lab::kit_skip_reason(t.gpu_only, t.device_bytes, false, lab::free_device_bytes));
     }
 
     std::vector<std::string> command(const std::vector<const lab::PlannedTest*>& tests, bool under_racecheck,

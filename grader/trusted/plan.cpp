@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -30,12 +29,6 @@ void add_cases(const RungInfo& rung, const Catalogue& catalogue, const std::vect
                double cpu_max_n, std::vector<PlannedCase>& out)
 {
     const DeviceStatus& device = device_status();
-    // The GPU's free memory, asked for each case large enough to need it; a GPU that cannot say is
-    // taken to have room (the case runs, and fails if it has none).
-    const auto free_bytes = [] {
-        std::size_t free = 0, total = 0;
-        return cudaMemGetInfo(&free, &total) == cudaSuccess ? free : SIZE_MAX;
-    };
     for (const Op op : kAllOps)
         for (const Case& c : catalogue.select(rung, op)) {
             if (!wanted(groups, c.group)) continue;
@@ -43,7 +36,7 @@ void add_cases(const RungInfo& rung, const Catalogue& catalogue, const std::vect
             p.c = c;
             p.hidden = hidden;
             p.plan = plan_case(rung, c, device.shape);
-            if (const auto reason = kit_skip_reason(c.gpu_only, device_bytes(c), device.emulated, free_bytes))
+            if (const auto reason = kit_skip_reason(c.gpu_only, device_bytes(c), device.emulated, free_device_bytes))
                 p.skip = *reason;
             else if (device.emulated && static_cast<double>(c.n) > cpu_max_n)
                 p.skip = "graded on a GPU only: larger than the rubric's no_gpu.max_n";

@@ -2,6 +2,7 @@
 #include "lab/device.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 
@@ -53,6 +54,12 @@ const DeviceStatus& device_status()
 {
     static const DeviceStatus status = probe();
     return status;
+}
+
+std::size_t free_device_bytes()
+{
+    std::size_t free = 0, total = 0;
+    return cudaMemGetInfo(&free, &total) == cudaSuccess ? free : SIZE_MAX;
 }
 
 std::vector<std::string> thread_orders()

@@ -23,6 +23,10 @@ struct DeviceStatus {
 // Probes once per process; never throws.
 const DeviceStatus& device_status();
 
+// The GPU's free memory now, in bytes (lab::kit_skip_reason's question). A GPU that cannot say is
+// taken to have room: SIZE_MAX, so that the case runs, and fails if it has none.
+std::size_t free_device_bytes();
+
 // The orders in which the threads of a block run, that the suites run every kernel case under.
 // A GPU has one, its own. The CPU backend has two by default, threads in index order and in
 // reverse (LAB_CPU_SCHEDULES=forward,reverse,random chooses others): correct code gives the same
