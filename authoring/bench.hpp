@@ -52,8 +52,9 @@ struct Size {
 // median of 20 moved by 3% from one process to the next (on an H200 the single-pass rung at 2^12
 // read 0.94 to 1.00 times CUB over five processes, 0.96 to 0.99 with 200 runs). A run there costs
 // microseconds, so the small sizes take 200; the large ones keep 20.
-constexpr std::size_t kManyRunsUpTo = std::size_t{1} << 20;
-inline int timed_runs(std::size_t n) { return n <= kManyRunsUpTo ? 200 : 20; }
+constexpr int kManyRunsUpToPower = 20;  // up to 2^20 elements
+constexpr int kManyRuns = 200, kRuns = 20;
+inline int timed_runs(std::size_t n) { return n <= (std::size_t{1} << kManyRunsUpToPower) ? kManyRuns : kRuns; }
 
 // `value` printed with a printf pattern ("%.1f").
 std::string format(const char* pattern, double value);

@@ -247,9 +247,9 @@ std::string numbers_section(const std::vector<Measured>& rows, const lab::Regist
                        << " | " << fixed(r.pct_ceiling, 0) << "% |\n";
         return md.str() + full_tables(rows);
     }
-    md << "A full reduction of floats to one value, in GB/s (the input's bytes over the time; median of 20 timed runs or "
-          "more, as each GPU's results.md says, with L2 flushed before each), from handouts/benchmark/GPU/results.csv. The last two columns compare times "
-          "at 2^28 floats: how many times faster than "
+    md << "A full reduction of floats to one value, in GB/s (the input's bytes over the time; median of 20 timed "
+          "runs or more, as each GPU's results.md says, with L2 flushed before each), from "
+          "handouts/benchmark/GPU/results.csv. The last two columns compare times at 2^28 floats: how many times faster than "
        << (before ? "rung " + before->id + (scheme.empty() ? "" : " (its " + scheme + " scheme)") : std::string("nothing")) << ", and than CUB's DeviceReduce::Sum.\n\n"
        << "| GPU | kernel | 2^20 | 2^24 | 2^28 | of the ceiling at 2^28 | x " << (before ? before->number : "-")
        << " | x CUB |\n|---|---|---:|---:|---:|---:|---:|---:|\n";
