@@ -92,8 +92,11 @@ bool bench_size(const Size& size, const lab_bench::Options& options, std::vector
     const auto input = input_of<T>(size.n);
     lab::DeviceBuffer<T> data(size.n);
     data.upload(input.values);
-    // Written between samples, so that no kernel finds its input in L2 from the sample before.
-    lab::DeviceBuffer<unsigned char> flush(std::max<std::size_t>(2 * device.l2_bytes, 1));
+    // Read between samples, so that no kernel finds its input in L2 from the sample before. Read, not
+    // written, as everywhere else in the kit: a cudaMemset flush left L2 full of written lines, which
+    // every kernel paid to write back, the same time for each (0.9 us on an H200), a third of what
+    // separates rung 11 from CUB at 2^20 (handouts/11_single_pass.md).
+    const lab::L2Flush flush(device.l2_bytes, device.shape);
     const lab::ExactSum exact = lab::exact_sum(input.values);
     std::vector<std::string> names;
     std::vector<lab::TimedWork> work;
@@ -139,7 +142,7 @@ bool bench_size(const Size& size, const lab_bench::Options& options, std::vector
     try {
         // Every answer is checked, the warm-up runs' and each timed run's alike.
         times = lab::time_interleaved(work, 3, lab_bench::timed_runs(size.n),
-                                      [&] { LAB_CUDA_CHECK(cudaMemsetAsync(flush.data(), 0, flush.bytes())); });
+                                      [&] { flush(); });
     } catch (const lab::WrongAnswer& e) {
         std::fprintf(stderr, "%s at %s: WRONG %s; nothing at this size is reported\n", names[e.work].c_str(),
                      size.label.c_str(), e.what());

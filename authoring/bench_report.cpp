@@ -69,7 +69,7 @@ std::string markdown(const std::vector<Row>& rows, const std::vector<Size>& size
     md << "Measured on " << device.name << " (" << device.shape.multiprocessors << " multiprocessors, "
        << device.l2_bytes / (1 << 20) << " MiB L2). Each figure is the median of " << kManyRuns << " runs up to 2^"
        << kManyRunsUpToPower << " elements and of " << kRuns << " above, timed with CUDA events, taken "
-       << "in turn with the other kernels, with L2 flushed before each run; a full reduction to one value (every "
+       << "in turn with the other kernels, with L2 flushed by reading before each run; a full reduction to one value (every "
        << "launch it takes). In-run ceiling: a read-only streaming kernel reached " << format("%.0f", ceiling.read_gbps)
        << " GB/s and a device-to-device copy " << format("%.0f", ceiling.copy_gbps) << " GB/s (read + write).\n\n";
     std::vector<std::string> kernels;  // those that reduce an array, at every size
