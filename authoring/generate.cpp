@@ -1,6 +1,7 @@
 // Instructor side: writes what is derived from the solutions and the registry.
 //   exercises/NN_name.cu   from solutions/NN_name.cu (see skeleton.hpp)
-//   README.md's rung table, between <!-- rungs:begin --> and <!-- rungs:end -->
+//   README.md's rung table, between <!-- rungs:begin --> and <!-- rungs:end -->, and its speed
+//   table (<!-- speed:begin -->, <!-- speed:end -->) from the committed benchmark results
 //   each handout's measured numbers, between <!-- numbers:begin --> and <!-- numbers:end -->, and the
 //   overview's rung table and ladder (<!-- rungs:... -->, <!-- ladder:... -->), from the registry and
 //   the committed benchmark results (handouts/benchmark/GPU/results.csv)
@@ -112,6 +113,7 @@ struct Measured {
     double ms = 0, gbps = 0, pct_ceiling = 0;
     std::string folder;  // "benchmark/h200", beside the handouts
     std::string block;   // a row kernel's block (results.csv's 12th column), "" where not given
+    double ceiling_gbps = 0;  // the in-run ceiling the row was held against (the 13th column), 0 where not given
 };
 
 // Every row of every GPU's results.csv, the GPUs in folder order (h100, h200).
@@ -135,7 +137,8 @@ std::vector<Measured> read_benchmarks(const std::string& root)
             if (f.size() < 10) throw lab::UsageError(folder + "/results.csv: a short line: " + line);
             rows.push_back({f[0], f[1], f[2], std::stod(f[6]), std::stod(f[8]), std::stod(f[9]),
                             "benchmark/" + std::filesystem::path(folder).filename().string(),
-                            f.size() > 11 && f[11] != "0" ? f[11] : ""});
+                            f.size() > 11 && f[11] != "0" ? f[11] : "",
+                            f.size() > 12 ? std::stod(f[12]) : 0.0});
         }
     }
     return rows;
@@ -203,6 +206,80 @@ std::string ladder_section(const std::vector<Measured>& rows, const lab::Registr
     }
     md << "\nRungs not in the table have not been measured on a GPU yet. The row rung (12) computes rows, not one "
           "sum: its figures are in its handout.\n" << full_tables(rows);
+    return md.str();
+}
+
+// README.md's speed table: each rung's (or scheme's) GB/s at 2^24 and 2^28 floats on every GPU measured,
+// then CUB, one CPU thread and the in-run ceiling, and for each GPU the fastest rung against CUB.
+std::string readme_speed_section(const std::vector<Measured>& rows, const lab::Registry& registry)
+{
+    std::vector<std::string> gpus;
+    for (const auto& r : rows)
+        if (std::find(gpus.begin(), gpus.end(), r.gpu) == gpus.end()) gpus.push_back(r.gpu);
+    if (gpus.empty()) return "Not measured on a GPU yet: `./lab bench` on a GPU machine, then `./lab generate`.\n";
+    const char* sizes[] = {"2^24", "2^28"};
+    std::vector<std::string> rungs;  // the rungs' kernels that reduce an array, in ladder order
+    for (const auto& rung : registry.rungs())
+        for (const auto& r : rows)
+            if ((r.kernel == rung.id || r.kernel.rfind(rung.id + "/", 0) == 0) && r.size == "2^28" &&
+                std::find(rungs.begin(), rungs.end(), r.kernel) == rungs.end())
+                rungs.push_back(r.kernel);
+    std::ostringstream md;
+    md << "Bandwidth in GB/s (the input's bytes over the time; floats; medians of 20 runs at these sizes), from "
+          "handouts/benchmark/GPU/results.csv:\n\n| kernel |";
+    for (const auto& gpu : gpus)
+        for (const char* size : sizes) md << ' ' << gpu << ' ' << size << " |";
+    md << "\n|---|";
+    for (std::size_t i = 0; i < gpus.size() * 2; ++i) md << "---:|";
+    md << '\n';
+    std::vector<std::string> lines = rungs;
+    lines.push_back("cub");
+    lines.push_back("cpu");
+    for (const auto& kernel : lines) {
+        md << "| " << (kernel == "cub" ? "CUB" : kernel == "cpu" ? "1 CPU thread" : kernel) << " |";
+        for (const auto& gpu : gpus)
+            for (const char* size : sizes) {
+                const auto* m = find_measured(rows, gpu, kernel, size);
+                md << ' ' << (m ? fixed(m->gbps, m->gbps < 10 ? 1 : 0) : "-") << " |";
+            }
+        md << '\n';
+    }
+    md << "| in-run ceiling (streaming read or copy) |";
+    for (const auto& gpu : gpus)
+        for (const char* size : sizes) {
+            const auto* cub = find_measured(rows, gpu, "cub", size);
+            md << ' ' << (cub && cub->ceiling_gbps > 0 && std::string(size) == "2^28" ? fixed(cub->ceiling_gbps, 0) : "") << " |";
+        }
+    md << "\n\nThe fastest rung against CUB (CUB's time over the rung's; above 1 is faster than CUB):";
+    // The fastest of the rungs' kernels at one size on one GPU, nullptr where none was measured.
+    const auto fastest = [&](const std::string& gpu, const char* size) {
+        const Measured* best = nullptr;
+        for (const auto& kernel : rungs) {
+            const auto* m = find_measured(rows, gpu, kernel, size);
+            if (m && (!best || m->ms < best->ms)) best = m;
+        }
+        return best;
+    };
+    for (const auto& gpu : gpus) {
+        md << (gpu == gpus.front() ? " " : "; ") << "on the " << gpu;
+        const char* against[] = {"2^20", "2^24", "2^26", "2^28"};
+        for (const char* size : against) {
+            const auto* best = fastest(gpu, size);
+            const auto* cub = find_measured(rows, gpu, "cub", size);
+            if (best && cub) md << (size == against[0] ? " " : ", ") << fixed(cub->ms / best->ms, 2) << " at " << size;
+        }
+        const auto* first = find_measured(rows, gpu, registry.rungs().front().id, "2^28");
+        const auto* best = fastest(gpu, "2^28");
+        if (first && best)
+            md << "; at 2^28 the fastest (" << best->kernel << ") is " << fixed(first->ms / best->ms, 1) << " times as fast as "
+               << first->kernel;
+    }
+    md << ".\n\nFull tables and plots:";
+    std::string links;
+    for (const auto& r : rows)
+        if (links.find("(handouts/" + r.folder + "/") == std::string::npos)
+            links += (links.empty() ? " [" : ", [") + r.gpu + "](handouts/" + r.folder + "/results.md)";
+    md << links << ".\n";
     return md.str();
 }
 
@@ -312,10 +389,11 @@ int main(int argc, char** argv)
         for (const auto& rung : registry.rungs())
             in_sync &= sync_file(root + "/exercises/" + rung.id + ".cu", skeletons.at(rung.id + ".cu"), check);
         in_sync &= sync_file(stamp_path, stamps_text(written), check);
-        in_sync &= sync_file(root + "/README.md",
-                             with_section(read_or_fail(root + "/README.md"), "rungs", rung_table(registry, "handouts/"), "README.md"),
-                             check);
         const auto measured = read_benchmarks(root);
+        in_sync &= sync_file(root + "/README.md",
+                             with_section(with_section(read_or_fail(root + "/README.md"), "rungs", rung_table(registry, "handouts/"), "README.md"),
+                                          "speed", readme_speed_section(measured, registry), "README.md"),
+                             check);
         const std::string speed_path = root + "/tests/speed.json";
         const auto speed = lab::SpeedPlan::parse(read_or_fail(speed_path), speed_path);
         const std::string overview = root + "/handouts/overview.md";
