@@ -225,8 +225,8 @@ std::string readme_speed_section(const std::vector<Measured>& rows, const lab::R
                 std::find(rungs.begin(), rungs.end(), r.kernel) == rungs.end())
                 rungs.push_back(r.kernel);
     std::ostringstream md;
-    md << "Bandwidth in GB/s (the input's bytes over the time; floats; medians of 20 runs at these sizes), from "
-          "handouts/benchmark/GPU/results.csv:\n\n| kernel |";
+    md << "Bandwidth in GB/s (the input's bytes over the time; floats; medians of 20 runs at these sizes; each GPU's "
+          "results.md says how it was measured), from handouts/benchmark/GPU/results.csv:\n\n| kernel |";
     for (const auto& gpu : gpus)
         for (const char* size : sizes) md << ' ' << gpu << ' ' << size << " |";
     md << "\n|---|";
