@@ -94,8 +94,8 @@ bool bench_size(const Size& size, const lab_bench::Options& options, std::vector
     data.upload(input.values);
     // Read between samples, so that no kernel finds its input in L2 from the sample before. Read, not
     // written, as everywhere else in the kit: a cudaMemset flush left L2 full of written lines, which
-    // every kernel paid to write back, the same time for each (0.9 us on an H200), a third of what
-    // separates rung 11 from CUB at 2^20 (handouts/11_single_pass.md).
+    // every kernel paid to write back, the same time for each (0.9 us at 2^20 on an H200), pulling
+    // every ratio at small sizes toward 1 (handouts/11_single_pass.md).
     const lab::L2Flush flush(device.l2_bytes, device.shape);
     const lab::ExactSum exact = lab::exact_sum(input.values);
     std::vector<std::string> names;

@@ -161,23 +161,44 @@ const Measured* find_measured(const std::vector<Measured>& rows, const std::stri
 
 // A handout's "Measured" section: this rung's rows of every GPU's results, as tables. Written by
 // generate, never by hand, so that a figure in a handout is always one the benchmark measured.
-// "Full tables and plots: [GPU](benchmark/x/results.md), ..." for every GPU measured.
-std::string full_tables(const std::vector<Measured>& rows)
+// "Every rung, ... with plots: [GPU](benchmark/x/results.md), ..." for every GPU measured; `from` is
+// the path from the page to handouts/ ("" in a handout, "handouts/" in the README).
+std::string full_tables(const std::vector<Measured>& rows, const std::string& from = "")
 {
     std::string links;
     for (const auto& r : rows)
-        if (links.find("(" + r.folder + "/") == std::string::npos)
-            links += (links.empty() ? "" : ", ") + std::string("[") + r.gpu + "](" + r.folder + "/results.md)";
+        if (links.find("(" + from + r.folder + "/") == std::string::npos)
+            links += (links.empty() ? "" : ", ") + std::string("[") + r.gpu + "](" + from + r.folder + "/results.md)";
     return links.empty() ? "" : "\nEvery rung, CUB and the CPU at every size, with plots: " + links + ".\n";
+}
+
+// The GPUs measured, in the order of their rows.
+std::vector<std::string> measured_gpus(const std::vector<Measured>& rows)
+{
+    std::vector<std::string> gpus;
+    for (const auto& r : rows)
+        if (std::find(gpus.begin(), gpus.end(), r.gpu) == gpus.end()) gpus.push_back(r.gpu);
+    return gpus;
+}
+
+// The rungs' kernels (a driver rung's, one per scheme) measured as a reduction of 2^28 floats, in
+// ladder order: every kernel that reduces an array.
+std::vector<std::string> ladder_kernels(const std::vector<Measured>& rows, const lab::Registry& registry)
+{
+    std::vector<std::string> kernels;
+    for (const auto& rung : registry.rungs())
+        for (const auto& r : rows)
+            if ((r.kernel == rung.id || r.kernel.rfind(rung.id + "/", 0) == 0) && r.size == "2^28" &&
+                std::find(kernels.begin(), kernels.end(), r.kernel) == kernels.end())
+                kernels.push_back(r.kernel);
+    return kernels;
 }
 
 // The overview's ladder: every rung's (or scheme's) GB/s at 2^28 floats on each GPU measured, against
 // rung 01 and CUB, then CUB's and the ceiling.
 std::string ladder_section(const std::vector<Measured>& rows, const lab::Registry& registry)
 {
-    std::vector<std::string> gpus;
-    for (const auto& r : rows)
-        if (std::find(gpus.begin(), gpus.end(), r.gpu) == gpus.end()) gpus.push_back(r.gpu);
+    const std::vector<std::string> gpus = measured_gpus(rows);
     std::ostringstream md;
     if (gpus.empty()) return "Not measured on a GPU yet: `./lab bench` on a GPU machine, then `./lab generate`.\n";
     md << "GB/s of a full reduction of 2^28 floats to one value (median of 20 runs, L2 flushed before each), and how many "
@@ -186,12 +207,7 @@ std::string ladder_section(const std::vector<Measured>& rows, const lab::Registr
     md << "\n|---|";
     for (std::size_t i = 0; i < gpus.size(); ++i) md << "---:|---:|---:|";
     md << '\n';
-    std::vector<std::string> kernels;
-    for (const auto& rung : registry.rungs())
-        for (const auto& r : rows)
-            if ((r.kernel == rung.id || r.kernel.rfind(rung.id + "/", 0) == 0) && r.size == "2^28" &&
-                std::find(kernels.begin(), kernels.end(), r.kernel) == kernels.end())
-                kernels.push_back(r.kernel);
+    std::vector<std::string> kernels = ladder_kernels(rows, registry);
     kernels.push_back("cub");
     for (const auto& kernel : kernels) {
         md << "| " << kernel << " |";
@@ -213,17 +229,10 @@ std::string ladder_section(const std::vector<Measured>& rows, const lab::Registr
 // then CUB, one CPU thread and the in-run ceiling, and for each GPU the fastest rung against CUB.
 std::string readme_speed_section(const std::vector<Measured>& rows, const lab::Registry& registry)
 {
-    std::vector<std::string> gpus;
-    for (const auto& r : rows)
-        if (std::find(gpus.begin(), gpus.end(), r.gpu) == gpus.end()) gpus.push_back(r.gpu);
+    const std::vector<std::string> gpus = measured_gpus(rows);
     if (gpus.empty()) return "Not measured on a GPU yet: `./lab bench` on a GPU machine, then `./lab generate`.\n";
     const char* sizes[] = {"2^24", "2^28"};
-    std::vector<std::string> rungs;  // the rungs' kernels that reduce an array, in ladder order
-    for (const auto& rung : registry.rungs())
-        for (const auto& r : rows)
-            if ((r.kernel == rung.id || r.kernel.rfind(rung.id + "/", 0) == 0) && r.size == "2^28" &&
-                std::find(rungs.begin(), rungs.end(), r.kernel) == rungs.end())
-                rungs.push_back(r.kernel);
+    const std::vector<std::string> rungs = ladder_kernels(rows, registry);
     std::ostringstream md;
     md << "Bandwidth in GB/s (the input's bytes over the time; floats; medians of 20 runs at these sizes; each GPU's "
           "results.md says how it was measured), from handouts/benchmark/GPU/results.csv:\n\n| kernel |";
@@ -244,12 +253,12 @@ std::string readme_speed_section(const std::vector<Measured>& rows, const lab::R
             }
         md << '\n';
     }
+    // One ceiling a run, given under 2^28 (every row of a GPU's run carries it).
     md << "| in-run ceiling (streaming read or copy) |";
-    for (const auto& gpu : gpus)
-        for (const char* size : sizes) {
-            const auto* cub = find_measured(rows, gpu, "cub", size);
-            md << ' ' << (cub && cub->ceiling_gbps > 0 && std::string(size) == "2^28" ? fixed(cub->ceiling_gbps, 0) : "") << " |";
-        }
+    for (const auto& gpu : gpus) {
+        const auto* cub = find_measured(rows, gpu, "cub", "2^28");
+        md << "  | " << (cub && cub->ceiling_gbps > 0 ? fixed(cub->ceiling_gbps, 0) : "") << " |";
+    }
     md << "\n\nThe fastest rung against CUB (CUB's time over the rung's; above 1 is faster than CUB):";
     // The fastest of the rungs' kernels at one size on one GPU, nullptr where none was measured.
     const auto fastest = [&](const std::string& gpu, const char* size) {
@@ -262,11 +271,13 @@ std::string readme_speed_section(const std::vector<Measured>& rows, const lab::R
     };
     for (const auto& gpu : gpus) {
         md << (gpu == gpus.front() ? " " : "; ") << "on the " << gpu;
-        const char* against[] = {"2^20", "2^24", "2^26", "2^28"};
-        for (const char* size : against) {
+        const char* separator = " ";
+        for (const char* size : {"2^20", "2^24", "2^26", "2^28"}) {
             const auto* best = fastest(gpu, size);
             const auto* cub = find_measured(rows, gpu, "cub", size);
-            if (best && cub) md << (size == against[0] ? " " : ", ") << fixed(cub->ms / best->ms, 2) << " at " << size;
+            if (!best || !cub) continue;
+            md << separator << fixed(cub->ms / best->ms, 2) << " at " << size;
+            separator = ", ";
         }
         const auto* first = find_measured(rows, gpu, registry.rungs().front().id, "2^28");
         const auto* best = fastest(gpu, "2^28");
@@ -274,12 +285,7 @@ std::string readme_speed_section(const std::vector<Measured>& rows, const lab::R
             md << "; at 2^28 the fastest (" << best->kernel << ") is " << fixed(first->ms / best->ms, 1) << " times as fast as "
                << first->kernel;
     }
-    md << ".\n\nFull tables and plots:";
-    std::string links;
-    for (const auto& r : rows)
-        if (links.find("(handouts/" + r.folder + "/") == std::string::npos)
-            links += (links.empty() ? " [" : ", [") + r.gpu + "](handouts/" + r.folder + "/results.md)";
-    md << links << ".\n";
+    md << ".\n" << full_tables(rows, "handouts/");
     return md.str();
 }
 
