@@ -80,7 +80,7 @@ def _rect(x, y, w, fill, inset=0.0):
 
 
 def tree_figure(path, title, caption, steps16, rounds256, hatched=()):
-    f = Figure(title, 24, [len(steps16) + 1, len(rounds256) + 0.7], caption)
+    f = Figure(title, 24, [len(steps16) + 1, len(rounds256) + 0.7], caption, unit=0.36)
     heading(f.axes[0], "16 slots, a block of 16 threads: who adds what")
     tree_panel(f.axes[0], 16, steps16, hatched)
     heading(f.axes[1], "a block of 256 threads (8 warps): dark = the thread adds; shaded = its warp issues the step")
@@ -152,7 +152,7 @@ def fig_banks(path):
                "Each line joins a lane (top) to the bank its word lies in (bottom). A bank serves one word per "
                "pass (one wavefront); k lanes on different words of one bank take k passes. Rung 02's index puts "
                "2s lanes on each bank it uses while all 32 lanes work (32-way at stride 16 in a block of 1024; "
-               "./lab explain 02: 3.33 wavefronts per request on average in a block of 256); rung 03's sequential index puts each lane on its own bank: 1 wavefront.")
+               "./lab explain 02: 3.33 wavefronts per request on average in a block of 256); rung 03's sequential index puts each lane on its own bank: 1 wavefront.", unit=0.265)
     for ax, (title, word, lanes) in zip(f.axes, cases):
         heading(ax, title)
         hits = {}
@@ -235,7 +235,7 @@ def fig_05(path):
 
 def fig_05_race(path):
     """The offset-16 step of the tutorials' lockstep code, s[t] += s[t + 16], on two lanes."""
-    f = Figure("05 the race: s[t] += s[t + 16] by lanes 0 and 16, without lockstep", 22, [2.4, 2.4, 2.4],
+    f = Figure("05 the race: s[t] += s[t + 16] by lanes 0 and 16, without lockstep", 22, [2.4, 2.4, 2.4], unit=0.39, caption=
                "Time runs left to right. Top: what the tutorials assumed, every lane reading before any lane "
                "writes, as one instruction of a warp in lockstep. Middle: since Volta each lane has its own "
                "program counter, and lane 16 may run ahead: it writes s[16] before lane 0 reads it, so lane 0 "
@@ -281,7 +281,7 @@ def fig_06(path):
 def fig_07(path):
     """One warp request of the grid-stride loop against one of a loop over a contiguous chunk."""
     sectors = 32
-    f = Figure("07 coalesced or scattered: the sectors one warp request touches", sectors, [2.6, 2.6],
+    f = Figure("07 coalesced or scattered: the sectors one warp request touches", sectors, [2.6, 2.6], unit=0.29, caption=
                "Each box is a 32-byte sector of the input (8 floats), the unit device memory moves. Top: the "
                "grid-stride loop; at every step a warp's 32 lanes read 32 consecutive floats, 4 sectors, all of "
                "their bytes used; the warp's next request is a whole grid further. Bottom: giving each thread a "
@@ -305,7 +305,7 @@ def fig_07(path):
 
 def fig_in_flight(path):
     """Little's law: the bytes a thread keeps in flight, for each way of loading."""
-    f = Figure("Bytes in flight: how many loads a thread issues before it waits", 24, [1.6, 1.6, 1.6],
+    f = Figure("Bytes in flight: how many loads a thread issues before it waits", 24, [1.6, 1.6, 1.6], unit=0.37, caption=
                "Time runs left to right; a bar is one load from issue to data (the memory's latency, a few hundred "
                "ns), its length the same for all, its thickness its bytes. A thread that adds each element before loading the next keeps 4 "
                "bytes in flight. Rung 07 issues its two loads of a step together: 8 bytes. lab::thread_fold "
@@ -447,7 +447,7 @@ def fig_10(path):
                        + (" + tail" if p and t else "the tail" if t else "") for k, (p, t) in enumerate(rounds)]),
             ("two_phase", [f"{big:,} -> 1,024", "1,024 -> 1"])]
     pieces, tail = split_rounds(n, block)[0]
-    f = Figure("10 any length: three ways to get from n elements to one value", n + 4, [3.2, 2.6],
+    f = Figure("10 any length: three ways to get from n elements to one value", n + 4, [3.2, 2.6], unit=0.3, caption=
                f"Top: the kernel launches each scheme makes for n = {big:,} floats in blocks of {threads}: multipass "
                f"gives each block {2 * threads} elements and launches again on the partials; split cuts each round "
                f"into pieces of a power of two of whole blocks, one launch a piece, plus the tail padded to a block "
@@ -482,7 +482,7 @@ def fig_10(path):
 
 def fig_11(path):
     """The ticket scheme's hazard: the ticket seen before the partial, and the fence that prevents it."""
-    f = Figure("11 single pass: a partial, a fence, a ticket; the last ticket adds the partials", 24, [2.4, 2.4, 2.4],
+    f = Figure("11 single pass: a partial, a fence, a ticket; the last ticket adds the partials", 24, [2.4, 2.4, 2.4], unit=0.37, caption=
                "Time runs left to right; each row is one block's thread 0 (blocks 0 and 2 drawn of a grid of 4). "
                "Top: without a fence, block 0's store of partial[0] may become visible to other multiprocessors "
                "after its ticket does (the compiler or the memory system may reorder them): block 2 draws the last "
