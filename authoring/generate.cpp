@@ -331,15 +331,13 @@ std::string numbers_section(const std::vector<Measured>& rows, const lab::Regist
                        << " | " << fixed(r.pct_ceiling, 0) << "% |\n";
         return md.str() + full_tables(rows);
     }
-    md << "A full reduction of floats to one value, in GB/s (the input's bytes over the time; median of 20 timed "
-          "runs or more, as each GPU's results.md says, with L2 flushed before each), from "
-          "handouts/benchmark/GPU/results.csv. *Of the ceiling*: against the faster of the kit's streaming-read kernel "
-          "and a device-to-device copy, timed over 1 GiB in the same run; a kernel that reads as fast as that kernel "
-          "reads 100%, and 101% or 102% is a kernel reading a little faster than it, not faster than the memory. "
-       << (before ? "The last two columns compare times at 2^28 floats: how many times faster than rung " + before->id +
-                        (scheme.empty() ? "" : " (its " + scheme + " scheme)") + ", and than CUB's DeviceReduce::Sum.\n\n"
-                  : std::string("The last column compares times at 2^28 floats: how many times faster than CUB's "
-                                "DeviceReduce::Sum.\n\n"))
+    md << "GB/s of a full reduction of floats to one value (the input's bytes over the time; the median of 20 timed "
+          "runs or more, as each GPU's results.md says, L2 flushed before each; handouts/benchmark/GPU/results.csv). "
+          "*Of the ceiling*: against the faster of the kit's streaming read and a device-to-device copy over 1 GiB in "
+          "the same run; above 100% is faster than that kernel, not than the memory. "
+       << (before ? "The last two columns: how many times faster at 2^28 floats than rung " + before->id +
+                        (scheme.empty() ? "" : " (its " + scheme + " scheme)") + " and than CUB's DeviceReduce::Sum.\n\n"
+                  : std::string("The last column: how many times faster at 2^28 floats than CUB's DeviceReduce::Sum.\n\n"))
        << "| GPU | kernel | 2^20 | 2^24 | 2^28 | of the ceiling at 2^28 |" << (before ? " x " + before->number + " |" : "")
        << " x CUB |\n|---|---|---:|---:|---:|---:|" << (before ? "---:|" : "") << "---:|\n";
     for (const auto& gpu : gpus)
