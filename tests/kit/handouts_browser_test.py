@@ -64,7 +64,7 @@ def browser():
 
 def main():
     if len(sys.argv) != 4:
-        print(__doc__.strip().splitlines()[-5].strip(), file=sys.stderr)
+        print("usage: handouts_browser_test.py KIT_ROOT HTML_DIR WORK", file=sys.stderr)
         return 2
     kit, html, work = (pathlib.Path(a).resolve() for a in sys.argv[1:])
     chromium = browser()
