@@ -88,7 +88,7 @@ std::string stamps_text(const std::map<std::string, std::string>& stamps)
 std::string rung_table(const lab::Registry& registry, const std::string& folder)
 {
     std::ostringstream table;
-    table << "| Rung | Technique | You write | Tutorial kernel | Handout |\n|---|---|---|---|---|\n";
+    table << "| Rung | Technique | You write | NVIDIA's kernel (Harris's deck; cuda-samples) | Handout |\n|---|---|---|---|---|\n";
     for (const auto& rung : registry.rungs())
         table << "| " << rung.number << " | " << rung.title << " | " << rung.practises << " | "
               << (rung.seed_kernel.empty() ? "-" : rung.seed_kernel) << " | [" << rung.id << "](" << folder << rung.id
@@ -159,8 +159,9 @@ const Measured* find_measured(const std::vector<Measured>& rows, const std::stri
     return nullptr;
 }
 
-// A handout's "Measured" section: this rung's rows of every GPU's results, as tables. Written by
-// generate, never by hand, so that a figure in a handout is always one the benchmark measured.
+// A handout's GPU figures ("### On the GPUs", inside its "What the kit measured"): this rung's rows of
+// every GPU's results, as tables. Written by generate, never by hand, so that a figure in a handout is
+// always one the benchmark measured.
 // "Every rung, ... with plots: [GPU](benchmark/x/results.md), ..." for every GPU measured; `from` is
 // the path from the page to handouts/ ("" in a handout, "handouts/" in the README).
 std::string full_tables(const std::vector<Measured>& rows, const std::string& from = "")
@@ -299,7 +300,7 @@ std::string numbers_section(const std::vector<Measured>& rows, const lab::Regist
         if (std::find(gpus.begin(), gpus.end(), r.gpu) == gpus.end()) gpus.push_back(r.gpu);
     }
     std::ostringstream md;
-    md << "## Measured\n\n";
+    md << "### On the GPUs\n\n";
     if (kernels.empty()) {
         md << "Not measured on a GPU yet. `./lab bench` on a GPU machine writes `handouts/benchmark/GPU/results.csv`, "
               "and `./lab generate` then puts this rung's figures here.\n";
@@ -330,12 +331,15 @@ std::string numbers_section(const std::vector<Measured>& rows, const lab::Regist
                        << " | " << fixed(r.pct_ceiling, 0) << "% |\n";
         return md.str() + full_tables(rows);
     }
-    md << "A full reduction of floats to one value, in GB/s (the input's bytes over the time; median of 20 timed "
-          "runs or more, as each GPU's results.md says, with L2 flushed before each), from "
-          "handouts/benchmark/GPU/results.csv. The last two columns compare times at 2^28 floats: how many times faster than "
-       << (before ? "rung " + before->id + (scheme.empty() ? "" : " (its " + scheme + " scheme)") : std::string("nothing")) << ", and than CUB's DeviceReduce::Sum.\n\n"
-       << "| GPU | kernel | 2^20 | 2^24 | 2^28 | of the ceiling at 2^28 | x " << (before ? before->number : "-")
-       << " | x CUB |\n|---|---|---:|---:|---:|---:|---:|---:|\n";
+    md << "GB/s of a full reduction of floats to one value (the input's bytes over the time; the median of 20 timed "
+          "runs or more, as each GPU's results.md says, L2 flushed before each; handouts/benchmark/GPU/results.csv). "
+          "*Of the ceiling*: against the faster of the kit's streaming read and a device-to-device copy over 1 GiB in "
+          "the same run; above 100% is faster than that kernel, not than the memory. "
+       << (before ? "The last two columns: how many times faster at 2^28 floats than rung " + before->id +
+                        (scheme.empty() ? "" : " (its " + scheme + " scheme)") + " and than CUB's DeviceReduce::Sum.\n\n"
+                  : std::string("The last column: how many times faster at 2^28 floats than CUB's DeviceReduce::Sum.\n\n"))
+       << "| GPU | kernel | 2^20 | 2^24 | 2^28 | of the ceiling at 2^28 |" << (before ? " x " + before->number + " |" : "")
+       << " x CUB |\n|---|---|---:|---:|---:|---:|" << (before ? "---:|" : "") << "---:|\n";
     for (const auto& gpu : gpus)
         for (const auto& kernel : kernels) {
             const auto* big = find_measured(rows, gpu, kernel, "2^28");
@@ -347,8 +351,9 @@ std::string numbers_section(const std::vector<Measured>& rows, const lab::Regist
             }
             const auto* previous = before ? find_measured(rows, gpu, previous_kernel, "2^28") : nullptr;
             const auto* cub = find_measured(rows, gpu, "cub", "2^28");
-            md << ' ' << fixed(big->pct_ceiling, 0) << "% | " << (previous ? fixed(previous->ms / big->ms, 2) + "x" : "-")
-               << " | " << (cub ? fixed(cub->ms / big->ms, 2) + "x" : "-") << " |\n";
+            md << ' ' << fixed(big->pct_ceiling, 0) << "% |";
+            if (before) md << ' ' << (previous ? fixed(previous->ms / big->ms, 2) + "x" : "-") << " |";
+            md << ' ' << (cub ? fixed(cub->ms / big->ms, 2) + "x" : "-") << " |\n";
         }
     return md.str() + full_tables(rows);
 }

@@ -25,9 +25,19 @@ def main(source, target):
     gpu = rows[0]["gpu"]
     kernels = list(dict.fromkeys(r["kernel"] for r in rows))
     figure, axes = plt.subplots(figsize=(9, 5.5))
+    # A colour of its own for every rung's kernel (tab20 has 20, the ladder about 15), and a line
+    # style per kind: the single-kernel rungs solid, the driver rungs' schemes dashed.
+    palette = plt.get_cmap("tab20").colors
+    rungs = [k for k in kernels if k not in ("cub", "cpu")]
     for kernel in kernels:
         points = sorted((int(r["bytes"]), float(r["gbps"])) for r in rows if r["kernel"] == kernel)
-        style = {"cub": dict(color="black", linewidth=2.5), "cpu": dict(color="darkgoldenrod", linestyle="--")}.get(kernel, {})
+        if kernel == "cub":
+            style = dict(color="black", linewidth=2.5)
+        elif kernel == "cpu":
+            style = dict(color="dimgrey", linestyle=":")
+        else:
+            style = dict(color=palette[(2 * rungs.index(kernel)) % 20 + (rungs.index(kernel) * 2 // 20) % 2],
+                         linestyle="--" if "/" in kernel else "-")
         axes.plot([b for b, _ in points], [g for _, g in points], marker="o", markersize=3, label=kernel, **style)
     ceiling = max(float(r["gbps"]) * 100 / float(r["pct_ceiling"]) for r in rows if float(r["pct_ceiling"]) > 0)
     axes.axhline(ceiling, color="red", linestyle=":", label=f"in-run ceiling ({ceiling:.0f} GB/s)")

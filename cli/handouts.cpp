@@ -57,7 +57,10 @@ int handouts(const Kit& kit, const std::string& out_dir)
         options.search_path = true;
         options.directory = page_dir;
         options.output = html + ".log";
+        // pandoc's default page is 36em wide, which shrinks a figure of ten inches to half its size;
+        // the handouts' figures are drawn for a page of about 60em.
         const int code = process::run({"pandoc", "--from", "gfm", "--to", "html5", "--standalone", "--self-contained",
+                                       "--variable", "header-includes=<style>body { max-width: 62em; }</style>",
                                        "--metadata", "pagetitle=" + title_of(lab::read_file(source + "/" + page)),
                                        "--resource-path", figures_seen_from_page + ":" + page_dir, "--output", html,
                                        source + "/" + page},

@@ -22,11 +22,12 @@ TEST(Registry, EveryRungHasItsFilesInEveryFolder)
         for (const std::string& file : {"solutions/" + rung.id + ".cu", "exercises/" + rung.id + ".cu",
                                         "handouts/" + rung.id + ".md", "handouts/figures/" + rung.id + ".png"})
             EXPECT_TRUE(exists(file)) << rung.id << ": " << file << " is missing";
-        // The handout shows its figure, and its measured numbers come from ./lab generate.
+        // The handout shows its figure, and its measured numbers come from ./lab generate (its lesson's
+        // parts and their order: Kit.HandoutsAreLessons, tests/kit/handouts_lint.py).
         std::ifstream handout(lab::kit_path("handouts/" + rung.id + ".md"));
         const std::string text((std::istreambuf_iterator<char>(handout)), std::istreambuf_iterator<char>());
         for (const std::string& part : {"](figures/" + rung.id + ".png)", std::string("<!-- numbers:begin -->"),
-                                        std::string("## Pitfalls"), std::string("## Going further")})
+                                        std::string("## Common mistakes"), std::string("## Check your understanding")})
             EXPECT_NE(text.find(part), std::string::npos) << "handouts/" << rung.id << ".md lacks " << part;
         EXPECT_FALSE(rung.hints.empty()) << rung.id << " has no hints";
         EXPECT_FALSE(rung.ops.empty()) << rung.id << " has no operators";

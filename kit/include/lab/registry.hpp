@@ -43,7 +43,7 @@ struct RungInfo {
     std::string number;  // "03"
     std::string title;
     std::string practises;    // the TODO kinds this rung exercises, for the README
-    std::string seed_kernel;  // its name in the tutorial texts the kit grew from
+    std::string seed_kernel;  // its counterpart in NVIDIA's ladder: Harris's kernel number; cuda-samples' name
     std::string form;         // how the kernel is templated (plain, ...)
     unsigned items_per_thread = 1;
     GridPolicy grid = GridPolicy::cover;
