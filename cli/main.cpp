@@ -94,12 +94,17 @@ int main(int argc, char** argv)
         test_command->callback([&] { status = test(kit, rung); });
 
         static bool all_hints = false;
-        CLI::App* hint_command = command(app, "hint", students, "[NN] one more hint for rung NN each time (--all: every one)",
-                                         "Shows the rung's hints one more at a time, remembering how many you have seen (in\n"
-                                         ".lab/hints.json). Without NN: the first rung not done.");
-        hint_command->add_option("NN", rung, "the rung: 03, 3 or 03_sequential");
-        hint_command->add_flag("--all", all_hints, "every hint at once");
-        hint_command->callback([&] { status = hint(kit, rung, all_hints); });
+        static int hint_level = 0;
+        CLI::App* hint_command = command(app, "hint", students, "[NN] the next hint, level by level, for the TODO you are on",
+                                         "Each TODO has three hints: 1 the concept, 2 the shape (the steps in words), 3 the code.\n"
+                                         "Each call shows the next level for the first TODO still open in exercises/NN_name.cu,\n"
+                                         "then for the next one; NN-name (./lab hint 05-warp-unroll) picks a TODO. The levels you\n"
+                                         "have seen are recorded per TODO, in .lab/progress and in exercises/hints_used.json, which\n"
+                                         "you commit with your work: your instructor sees it. Without NN: the first rung not done.");
+        hint_command->add_option("NN", rung, "the rung (03, 3 or 03_sequential) or one of its TODOs (03-loop)");
+        hint_command->add_option("--level", hint_level, "this level (1 the concept, 2 the shape, 3 the code) instead of the next");
+        hint_command->add_flag("--all", all_hints, "every hint of the rung you have seen so far, again");
+        hint_command->callback([&] { status = hint(kit, rung, hint_level, all_hints); });
 
         static std::string explain_n, explain_block, explain_op, explain_json, explain_html;
         CLI::App* explain_command = command(
