@@ -175,10 +175,12 @@ int main(int argc, char** argv)
             "wrote): it lists such files and writes nothing, unless --force.");
         generate_command->add_flag("--force", force_generate, "replace exercise files even where they were edited");
         generate_command->callback([&] { kit.require_instructor_kit("generate"); status = generate(kit, force_generate); });
-        CLI::App* release_command = command(app, "release", instructors, "OUT: write the students' repository of the kit",
-                                            "Writes OUT: no solutions, hidden cases or instructor tools, a README for students, a .ci/run that\n"
-                                            "runs their tests, a fresh git history; checks that no solution line is in it and that its ./lab test\n"
-                                            "fails every rung with its TODO list (--skip-build-check leaves that out).");
+        CLI::App* release_command = command(app, "release", instructors, "OUT [--through NN]: write the students' repository of the kit",
+                                            "Writes OUT with rungs 01 to NN (every rung without --through): no solutions, hidden cases or\n"
+                                            "instructor tools, a README for students, a .ci/run that runs their tests, a fresh git history. Given\n"
+                                            "a release through an earlier rung, adds the next rungs as one commit that changes no file students\n"
+                                            "edit. Checks that no answer line of a released TODO is in it and that its ./lab test, in a clone\n"
+                                            "outside OUT, fails every released rung with its TODO list (--skip-build-check leaves that out).");
         release_command->prefix_command()->set_help_flag();
         release_command->callback([&] {
             kit.require_instructor_kit("release");

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "dictation.hpp"
 #include "lab/registry.hpp"
 #include "lab/todos.hpp"
 #include "skeleton.hpp"
@@ -138,6 +139,25 @@ TEST(Skeleton, NoRungsTodoDictatesItsAnswer)
         std::stringstream text;
         text << file.rdbuf();
         EXPECT_NO_THROW(lab::make_skeleton(text.str(), "solutions/" + rung.id + ".cu", rung.number)) << rung.id;
+    }
+}
+
+// What a failing case tells the student in a rung's words (rungs.json "diagnoses") points to the
+// TODO and to ./lab hint, never to the code: the same test as a TODO's, against every region of the
+// rung's solution.
+TEST(Skeleton, NoDiagnosisDictatesAnAnswer)
+{
+    for (const auto& rung : lab::Registry::kit().rungs()) {
+        std::ifstream file(lab::kit_path("solutions/" + rung.id + ".cu"));
+        std::stringstream text;
+        text << file.rdbuf();
+        const auto skeleton = lab::make_skeleton(text.str(), rung.id, rung.number);
+        for (const auto& [pattern, said] : rung.diagnoses) {
+            EXPECT_NE(said.find("./lab hint"), std::string::npos) << rung.id << " " << pattern << ": " << said;
+            for (const auto& todo : skeleton.todos)
+                for (const auto& leak : lab::dictated(said, todo.code, skeleton.text))
+                    ADD_FAILURE() << rung.id << " " << pattern << " gives away `" << leak.fragment << "` of TODO " << todo.name;
+        }
     }
 }
 
