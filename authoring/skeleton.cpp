@@ -164,7 +164,7 @@ Skeleton make_skeleton(const std::string& solution, const std::string& source_na
             if (!starts_with(body, kStub)) {  // a solution line: left out of the exercise
                 if (!body.empty()) skeleton.solution_lines.push_back(body);
                 open.code += (starts_with(line, open.indent) ? line.substr(open.indent.size()) : body) + '\n';
-                if (!body.empty() && !is_comment) ++open.code_lines;
+                if (!body.empty() && !is_comment && body[0] != '#') ++open.code_lines;  // no #pragma
                 break;
             }
             if (!open.todo.from.empty()) {

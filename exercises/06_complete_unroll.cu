@@ -33,7 +33,7 @@ __global__ void reduce(const T* in, T* block_sums, std::size_t n)
     //   conditions, so a barrier inside one is reached by the whole block or by none of it.
 
     if (tid < 32) {
-        // TODO(06-warp-unroll, ~7 lines): bring your own code of TODO 05-warp-unroll (rung 05) here.
+        // TODO(06-warp-unroll, ~6 lines): bring your own code of TODO 05-warp-unroll (rung 05) here.
     }
 
     if (tid == 0) block_sums[blockIdx.x] = partial[0];

@@ -32,7 +32,7 @@ __global__ void reduce(const T* in, T* block_sums, std::size_t n)
     partial[tid] = sum;
     __syncthreads();
 
-    // TODO(07-tree, ~13 lines): bring your own code of TODO 05-tree and 05-warp-unroll (rung 05) here;
+    // TODO(07-tree, ~12 lines): bring your own code of TODO 05-tree and 05-warp-unroll (rung 05) here;
     //   the block's tree down to 64 partials, then warp 0's last steps, as in rung 05.
 
     if (tid == 0) block_sums[blockIdx.x] = partial[0];
