@@ -41,7 +41,7 @@ enum class CheckMode {
 // The first two levels of ./lab hint for one TODO of a rung (rungs.json "hints", keyed by the TODO's
 // name): the concept, then the shape (the steps in words, where the handout's figure shows it). The
 // third level, the code, is the solution's own, which ./lab generate writes beside the exercise
-// (exercises/.hints/NN_name.json, lab/hint_code.hpp).
+// (exercises/.hints/NN_name.json, lab/hints.hpp).
 struct TodoHints {
     std::string todo;     // "05-warp-unroll"
     std::string concept;  // level 1
@@ -60,8 +60,9 @@ struct RungInfo {
     CheckMode check = CheckMode::per_block;
     BlockRule block;
     std::vector<Op> ops;
-    // The hints of the rung's own TODOs, by name (the exercise gives their order). A TODO that carries code from an
-    // earlier rung (skeleton.hpp) has none of its own: ./lab hint takes those of the TODOs it names.
+    // The hints of the rung's own TODOs, by name (the exercise gives their order). A TODO that carries
+    // code from an earlier rung (authoring/skeleton.hpp) has none of its own: ./lab hint takes those of
+    // the TODOs it names.
     std::vector<TodoHints> hints;
     // What a submission of this rung may not use, by the grader's rule names (grader/trusted/
     // integrity.hpp): "libraries" (CUB, Thrust, cooperative groups' reduce), "atomics".
