@@ -1,5 +1,7 @@
 // Instructor side: writes what is derived from the solutions and the registry.
 //   exercises/NN_name.cu   from solutions/NN_name.cu (see skeleton.hpp)
+//   exercises/.hints/NN_name.json, the code level of ./lab hint for each TODO (lab/hints.hpp); every
+//   TODO must have the registry's two other levels, or name the earlier TODOs whose code it carries
 //   README.md's rung table, between <!-- rungs:begin --> and <!-- rungs:end -->, and its speed
 //   table (<!-- speed:begin -->, <!-- speed:end -->) from the committed benchmark results
 //   each handout's measured numbers, between <!-- numbers:begin --> and <!-- numbers:end -->, and the
@@ -23,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/hints.hpp"
 #include "lab/random.hpp"
 #include "lab/registry.hpp"
 #include "lab/speed_plan.hpp"
@@ -81,6 +84,41 @@ std::string stamps_text(const std::map<std::string, std::string>& stamps)
     std::string text = kStampHeader;
     for (const auto& [name, hash] : stamps) text += hash + "  " + name + "\n";
     return text;
+}
+
+// Every TODO has its three levels of hints: its own two in the registry, or, for a TODO that carries
+// code, an earlier rung's TODO for each it names. Throws UsageError saying which is missing.
+void check_hints(const lab::Registry& registry, const std::map<std::string, lab::Skeleton>& skeletons)
+{
+    std::map<std::string, std::string> rung_of;  // every TODO of every rung -> its rung's number
+    for (const auto& rung : registry.rungs())
+        for (const auto& todo : skeletons.at(rung.id).todos) rung_of[todo.name] = rung.number;
+    for (const auto& rung : registry.rungs()) {
+        const auto& todos = skeletons.at(rung.id).todos;
+        for (const auto& todo : todos) {
+            const std::string where = "solutions/" + rung.id + ".cu: TODO(" + todo.name + ")";
+            if (todo.from.empty() && !rung.hints_for(todo.name))
+                throw lab::UsageError(where + " has no hints: give it a \"concept\" and a \"shape\" under \"hints\" in "
+                                      "rungs.json (levels 1 and 2 of ./lab hint; the code is level 3)");
+            if (!todo.from.empty() && rung.hints_for(todo.name))
+                throw lab::UsageError(where + " carries earlier code, so ./lab hint takes its hints from the TODOs it names: "
+                                      "rungs.json's \"hints\" for it would never be shown");
+            for (const auto& origin : todo.from)
+                if (!rung_of.count(origin) || rung_of.at(origin) >= rung.number)
+                    throw lab::UsageError(where + " carries code from TODO " + origin + ", which no earlier rung has");
+        }
+        for (const auto& hint : rung.hints)
+            if (std::none_of(todos.begin(), todos.end(), [&](const lab::TodoRegion& t) { return t.name == hint.todo; }))
+                throw lab::UsageError("rungs.json: rung " + rung.id + " has hints for TODO " + hint.todo +
+                                      ", which solutions/" + rung.id + ".cu does not mark");
+    }
+}
+
+std::string hint_code_of(const lab::RungInfo& rung, const lab::Skeleton& skeleton)
+{
+    std::vector<lab::HintCode> todos;
+    for (const auto& todo : skeleton.todos) todos.push_back({todo.name, todo.size, todo.from, todo.code});
+    return lab::hint_code_text(rung.id, todos);
 }
 
 // The ladder as a table, its handout links relative to `folder` ("handouts/" from the README, ""
@@ -380,16 +418,19 @@ int main(int argc, char** argv)
         const std::string stamp_path = root + "/exercises/.generated";
         const auto stamps = read_stamps(stamp_path);
         std::map<std::string, std::string> written, skeletons;
+        std::map<std::string, lab::Skeleton> made;  // by rung id
         std::vector<std::string> edited;
         for (const auto& rung : registry.rungs()) {
             const std::string solution = "solutions/" + rung.id + ".cu", name = rung.id + ".cu";
-            skeletons[name] = lab::make_skeleton(read_or_fail(root + "/" + solution), solution, rung.number).text;
+            made.emplace(rung.id, lab::make_skeleton(read_or_fail(root + "/" + solution), solution, rung.number));
+            skeletons[name] = made.at(rung.id).text;
             written[name] = hash_of(skeletons[name]);
             const std::string path = root + "/exercises/" + name;
             if (!std::filesystem::exists(path)) continue;
             const std::string current = hash_of(read_or_fail(path));
             if (current != written[name] && (!stamps.count(name) || stamps.at(name) != current)) edited.push_back(name);
         }
+        check_hints(registry, made);
         if (!edited.empty() && !check && !force) {
             std::cerr << "lab-generate: nothing written: these exercise files were edited since ./lab generate wrote them,\n"
                          "and writing would lose the edits:\n";
@@ -400,6 +441,9 @@ int main(int argc, char** argv)
         for (const auto& rung : registry.rungs())
             in_sync &= sync_file(root + "/exercises/" + rung.id + ".cu", skeletons.at(rung.id + ".cu"), check);
         in_sync &= sync_file(stamp_path, stamps_text(written), check);
+        if (!check) std::filesystem::create_directories(root + "/exercises/.hints");
+        for (const auto& rung : registry.rungs())
+            in_sync &= sync_file(lab::hint_code_path(root, rung.id), hint_code_of(rung, made.at(rung.id)), check);
         const auto measured = read_benchmarks(root);
         in_sync &= sync_file(root + "/README.md",
                              with_section(with_section(read_or_fail(root + "/README.md"), "rungs", rung_table(registry, "handouts/"), "README.md"),

@@ -1,12 +1,20 @@
-// Instructor side. lab-release OUT [--root KIT] [--skip-build-check]: writes the students' repository
-// of the kit (./lab release; see README.md, "Releasing the kit to a class").
-//   - Only what git tracks, less what students must not have: solutions/, the grader (the hidden
-//     cases, the corpus, the rubric, the instructor's tools), the planted mistakes, the kit's own
-//     tests and its GPU check. A student README and a .ci/run that runs the student's tests; the
-//     marker .lab-release, which makes ./lab refuse the instructor's commands there.
-//   - A fresh git repository with one commit: no solution in its history.
-//   - Checked: no line of any solution region appears anywhere in OUT (the lines the exercise
-//     itself keeps aside), and OUT's ./lab test builds and fails every rung with its TODO list.
+// Instructor side. lab-release OUT [--through NN] [--root KIT] [--skip-build-check]: writes the
+// students' repository of the kit, rungs 01 to NN (every rung without --through) (./lab release;
+// handouts/instructor_guide.md, "Release the kit to students").
+//   - Only what git tracks, less what students must not have (withheld()), less what belongs to a
+//     later rung (its exercise, its hints' code, its handout and figures); rungs.json,
+//     exercises/.generated and the student README name the released rungs only. A student README
+//     and a .ci/run that runs the student's tests; the marker .lab-release, which makes ./lab refuse
+//     the instructor's commands there and says which rungs are out.
+//   - A fresh git repository with one commit. Given an OUT that is a release through an earlier
+//     rung, it adds the next rungs as one more commit, which touches none of the files students
+//     edit (the released exercises, exercises/hints_used.json): a student's `git pull` keeps their
+//     work.
+//   - Checked: no answer line of any TODO of the released rungs anywhere in OUT (a line that an
+//     exercise of that rung or an earlier one shows as given code, such as `__syncthreads();`, is no
+//     answer); the hints' code level (exercises/.hints/, base64) is the one place answers are, as
+//     asked. Then, in a clone outside OUT, that ./lab test builds and fails every released rung with
+//     its TODO list. Nothing but the release is left in OUT, nor anything beside it.
 #include <CLI/CLI.hpp>
 
 #include <unistd.h>
@@ -16,6 +24,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -75,13 +84,15 @@ bool withheld(const std::string& path)
     // builds with the judge's runner and checker (judge/, kept whole); never the hidden cases, the
     // rubric, the corpus or the instructor's tools.
     // Of authoring/, only the benchmark (./lab bench NN) and its CMakeLists.txt.
+    // Of handouts/, not the instructor guide (the answers to the handouts' questions).
     static const std::vector<std::string> prefixes = {"solutions/", "grader/corpus/", "grader/batch/", "grader/ci/", "grader/tests/",
-                                                      "grader/schemas/", "authoring/skeleton.", "tests/kit/", "tests/emulator/",
-                                                      "tests/constructs/", ".ci/"};
+                                                      "grader/schemas/", "authoring/skeleton.", "authoring/dictation.", "tests/kit/",
+                                                      "tests/emulator/", "tests/constructs/", ".ci/"};
     static const std::set<std::string> files = {"tests/mutants.json", "README.md", "grader/README.md",
                                                 "grader/hidden_cases.json", "grader/rubric.toml", "grader/corpus_check.cpp",
                                                 "authoring/README.md", "authoring/generate.cpp", "authoring/release.cpp",
-                                                "authoring/plot_bench.py", "authoring/plot_rows.py"};
+                                                "authoring/plot_bench.py", "authoring/plot_rows.py", "handouts/instructor_guide.md",
+                                                "exercises/hints_used.json"};
     if (files.count(path)) return true;
     if (path.rfind("handouts/instructor/", 0) == 0) return true;  // the answers to the handouts' questions
     for (const std::string& p : prefixes)
@@ -89,21 +100,37 @@ bool withheld(const std::string& path)
     return false;
 }
 
-std::string student_readme(const lab::Registry& registry)
+// The rung a file belongs to ("05") when it is one rung's exercise, hints' code, handout or figure;
+// "" for a file every rung shares.
+std::string rung_of_file(const std::string& path)
+{
+    for (const std::string folder : {"exercises/.hints/", "exercises/", "handouts/figures/", "handouts/"}) {
+        if (path.rfind(folder, 0) != 0) continue;
+        const std::string name = path.substr(folder.size());
+        if (name.find('/') == std::string::npos && name.size() > 3 && std::isdigit(static_cast<unsigned char>(name[0])) &&
+            std::isdigit(static_cast<unsigned char>(name[1])) && name[2] == '_')
+            return name.substr(0, 2);
+        return "";
+    }
+    return "";
+}
+
+std::string student_readme(const std::vector<const lab::RungInfo*>& released, const lab::Registry& registry)
 {
     std::ostringstream out;
     out << "# CUDA reduction lab\n\n"
         << "A ladder of parallel reduction kernels in CUDA, from the naive interleaved tree to the fast versions. Each\n"
-        << "rung is one file, `exercises/NN_name.cu`, with gaps marked `// TODO(NN-name, ~N lines): what to write`;\n"
-        << "`handouts/NN_name.md` explains the idea behind it.\n\n"
+        << "rung is one file, `exercises/NN_name.cu`, with gaps marked `// TODO(NN-name, ~N lines): what must become\n"
+        << "true, and why`; `handouts/NN_name.md` explains the idea behind it.\n\n"
         << "## Two commands\n\n```sh\n"
         << "./lab check         # build the rung you are on and check it: small cases first, in seconds, and what to fix\n"
         << "./lab test          # build your exercises and run every rung's tests (what your CI runs)\n"
         << "```\n\n"
         << "And: `./lab status` (how far up the ladder you are), `./lab watch` (checks again on every save),\n"
-        << "`./lab hint NN` (one more hint each time), `./lab check NN --case NAME` (one case alone), `./lab bench NN`\n"
-        << "(your rung's speed, on a GPU), `./lab list`. `ctest --preset exercises -L ex03` runs rung 03's tests\n"
-        << "through CTest once they are built.\n\n"
+        << "`./lab hint` (the next hint for the TODO you are on: the concept, then the shape, then the code; it records\n"
+        << "what you saw in `exercises/hints_used.json`, which you commit: your instructor sees it), `./lab check NN\n"
+        << "--case NAME` (one case alone), `./lab bench NN` (your rung's speed, on a GPU), `./lab list`. `ctest\n"
+        << "--preset exercises -L ex03` runs rung 03's tests through CTest once they are built.\n\n"
         << "Both set up what they need on a fresh Debian or Ubuntu machine (as root they install the missing\n"
         << "packages; otherwise they print the `apt-get install` line). Without a GPU every kernel runs on the kit's\n"
         << "CPU backend (`cpu_backend/CPU_BACKEND.md`), which also catches what a GPU would get silently wrong.\n\n"
@@ -112,9 +139,12 @@ std::string student_readme(const lab::Registry& registry)
         << "wrong block, what was expected and what came back, the likely cause and the TODO it points to, and the\n"
         << "seed that reproduces it. `./lab replay ...` runs one case of a grading report on your file.\n\n"
         << "## The rungs\n\n| Rung | Technique | You write | Handout |\n|---|---|---|---|\n";
-    for (const auto& rung : registry.rungs())
-        out << "| " << rung.number << " | " << rung.title << " | " << rung.practises << " | [" << rung.id << "](handouts/"
-            << rung.id << ".md) |\n";
+    for (const auto* rung : released)
+        out << "| " << rung->number << " | " << rung->title << " | " << rung->practises << " | [" << rung->id << "](handouts/"
+            << rung->id << ".md) |\n";
+    if (released.size() < registry.rungs().size())
+        out << "\nRungs " << registry.rungs()[released.size()].number << " to " << registry.rungs().back().number
+            << " come later: `git pull` brings them beside your work, and changes none of your files.\n";
     out << "\nYour course grades what you push with the instructor's grader, on cases you have and cases you do not.\n";
     return out.str();
 }
@@ -127,14 +157,158 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ./lab test
 )";
 
+// rungs.json with the released rungs only.
+std::string released_registry(const std::string& text, const std::string& through)
+{
+    auto doc = nlohmann::ordered_json::parse(text);
+    auto& rungs = doc.at("rungs");
+    nlohmann::ordered_json kept = nlohmann::ordered_json::array();
+    for (const auto& r : rungs)
+        if (r.at("id").get<std::string>().substr(0, 2) <= through) kept.push_back(r);
+    rungs = kept;
+    return doc.dump(2, ' ', false) + "\n";
+}
+
+// exercises/.generated with the lines of the rungs up to `through`; `before` (an earlier release's
+// file) keeps its lines for the rungs it released.
+std::string released_stamps(const std::string& text, const std::string& through, const std::string& before = "",
+                            const std::string& before_through = "")
+{
+    std::istringstream lines(text), old(before);
+    std::map<std::string, std::string> by_name;  // "NN_name.cu" -> its line
+    std::string header;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.empty() || line[0] == '#') {
+            header += line + "\n";
+            continue;
+        }
+        if (line.size() > 20 && line.substr(18, 2) <= through) by_name[line.substr(18)] = line;
+    }
+    for (std::string line; std::getline(old, line);)
+        if (!line.empty() && line[0] != '#' && line.size() > 20 && line.substr(18, 2) <= before_through)
+            by_name[line.substr(18)] = line;
+    std::string out = header;
+    for (const auto& [name, line] : by_name) out += line + "\n";
+    return out;
+}
+
+struct Answer {
+    std::string todo, rung;
+};
+
+// Every answer line of the TODOs of the rungs up to `through`, trimmed: a line of a region's code,
+// of four characters or more, that no exercise of its rung or an earlier one shows outside a TODO.
+std::map<std::string, Answer> answer_lines(const std::string& root, const lab::Registry& registry, const std::string& through)
+{
+    std::map<std::string, Answer> answers;
+    std::set<std::string> shown;
+    for (const auto& rung : registry.rungs()) {
+        if (rung.number > through) break;
+        const std::string solution = "solutions/" + rung.id + ".cu";
+        const auto skeleton = lab::make_skeleton(lab::read_file(root + "/" + solution), solution, rung.number);
+        std::istringstream lines(skeleton.text);
+        for (std::string line; std::getline(lines, line);) shown.insert(trimmed(line));
+        for (const auto& todo : skeleton.todos) {
+            std::istringstream code(todo.code);
+            for (std::string line; std::getline(code, line);)
+                if (const std::string t = trimmed(line); t.size() >= 4 && !shown.count(t) && !answers.count(t))
+                    answers[t] = {todo.name, rung.number};
+        }
+    }
+    return answers;
+}
+
+// Each line of a file under `out` (but .git/) that is an answer line: "path:line: ...".
+std::vector<std::string> leaks_in(const std::string& out, const std::map<std::string, Answer>& answers)
+{
+    std::vector<std::string> leaks;
+    for (const auto& entry : fs::recursive_directory_iterator(out)) {
+        if (!entry.is_regular_file()) continue;
+        const std::string relative = fs::relative(entry.path(), out).generic_string();
+        if (relative.rfind(".git/", 0) == 0) continue;
+        std::istringstream text(lab::read_file(entry.path().string()));
+        int number = 0;
+        for (std::string line; std::getline(text, line);) {
+            ++number;
+            const auto hit = answers.find(trimmed(line));
+            if (hit != answers.end())
+                leaks.push_back(relative + ":" + std::to_string(number) + ": an answer line of TODO " + hit->second.todo + " (rung " +
+                                hit->second.rung + "): " + hit->first);
+        }
+    }
+    return leaks;
+}
+
+// The rung OUT's release goes up to, from its .lab-release ("" when OUT is no release); a release
+// written before staged releases holds every rung.
+std::string released_through(const std::string& out, const lab::Registry& registry)
+{
+    const auto text = lab::try_read_file(out + "/.lab-release");
+    if (!text) return "";
+    const auto doc = nlohmann::json::parse(*text, nullptr, false);
+    if (doc.is_object() && doc.contains("through") && doc["through"].is_string()) return doc["through"].get<std::string>();
+    return registry.rungs().back().number;
+}
+
+// ./lab test in a clone of OUT made outside it: it builds and fails every released rung, each with
+// its TODO list. The clone goes when done; its log stays only on failure, and says where. The clone
+// lies in the kit's build/ where there is one: the compiler cache finds there what the kit's own
+// trees compiled (paths under the kit are hashed relative to it, cli/kit.cpp).
+bool build_check(const std::string& out, const std::string& root, const std::vector<const lab::RungInfo*>& released,
+                 const std::string& scratch)
+{
+    const std::string folder = fs::is_directory(root + "/build") ? root + "/build" : fs::temp_directory_path().string();
+    const std::string base = folder + "/lab-release-check-" + std::to_string(getpid());
+    const std::string clone = base + "/students", log = base + ".log";
+    fs::remove_all(base);
+    fs::create_directories(base);
+    if (run({"git", "clone", "-q", out, clone}, scratch) != 0) {
+        fs::remove_all(base);
+        throw std::runtime_error("git could not clone the release for its check: " + lab::read_file(scratch));
+    }
+    std::cout << "lab-release: running ./lab test in a clone of the release (it builds the exercises)\n" << std::flush;
+    const int code = run({clone + "/lab", "test"}, log, clone);
+    const std::string said = lab::read_file(log);
+    // Every kernel case of every rung failed (the summary's table), each with the rung's TODO list
+    // (the JUnit results ./lab test leaves in the tree it built).
+    std::string results;  // build/TREE/results_NN.xml, one per rung
+    if (fs::exists(clone + "/build"))
+        for (const auto& tree : fs::directory_iterator(clone + "/build"))
+            if (tree.is_directory())
+                for (const auto& file : fs::directory_iterator(tree.path()))
+                    if (file.path().filename().string().rfind("results_", 0) == 0 && file.path().extension() == ".xml")
+                        results += lab::read_file(file.path().string());
+    std::vector<std::string> wrong;
+    if (code == 0) wrong.push_back("./lab test passed on the untouched exercises");
+    if (results.empty()) wrong.push_back("no test results were written (nothing was built?)");
+    for (const auto* rung : released) {
+        const std::regex all_failed("(^|\n)" + rung->id + " +[0-9]+ failed(, [0-9]+ skipped)? {2,}");
+        if (!std::regex_search(said, all_failed)) wrong.push_back("rung " + rung->id + ": not every kernel case failed");
+        const std::string solution = "solutions/" + rung->id + ".cu";
+        for (const std::string& name : lab::make_skeleton(lab::read_file(root + "/" + solution), solution, rung->number).todo_names)
+            if (results.find("TODO(" + name + ",") == std::string::npos)
+                wrong.push_back("rung " + rung->id + ": its failures do not list TODO(" + name + ")");
+    }
+    fs::remove_all(base);
+    if (!wrong.empty()) {
+        std::cerr << "lab-release: FAILED: ./lab test in the release:\n";
+        for (const std::string& w : wrong) std::cerr << "  " << w << '\n';
+        std::cerr << "  its output is in " << log << '\n';
+        return false;
+    }
+    fs::remove(log);
+    return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
-    std::string root = LAB_SOURCE_DIR, out;
+    std::string root = LAB_SOURCE_DIR, out, through_key;
     bool skip_build_check = false;
-    CLI::App app{"lab-release: the student release of the kit, in a new folder"};
-    app.add_option("out", out, "the new folder")->required();
+    CLI::App app{"lab-release: the students' repository of the kit, rungs 01 to NN, or the next rungs added to it"};
+    app.add_option("out", out, "the new folder, or a release of the kit to add rungs to")->required();
+    app.add_option("--through", through_key, "the last rung released (05, 5 or 05_unroll_last_warp); every rung when not given");
     app.add_option("--root", root, "the instructor's kit")->capture_default_str();
     app.add_flag("--skip-build-check", skip_build_check, "do not build the release's exercises to check it");
     try {
@@ -143,127 +317,135 @@ int main(int argc, char** argv)
         app.exit(e);
         return e.get_exit_code() == 0 ? 0 : 2;
     }
-    const bool build_check = !skip_build_check;
     try {
         out = fs::absolute(out).lexically_normal().string();
+        while (out.size() > 1 && out.back() == '/') out.pop_back();
         if (fs::exists(root + "/.lab-release")) throw std::runtime_error(root + " is a student release itself: release from the instructor's kit");
-        if (fs::exists(out) && !fs::is_empty(out)) throw std::runtime_error(out + " exists and is not empty: give a new folder");
-        const std::string scratch = fs::temp_directory_path().string() + "/lab-release-" + std::to_string(getpid()) + ".log";
         const auto registry = lab::Registry::load(root + "/rungs.json");
+        const std::string through = (through_key.empty() ? registry.rungs().back() : registry.get(through_key)).number;
+        std::vector<const lab::RungInfo*> released;
+        for (const auto& rung : registry.rungs())
+            if (rung.number <= through) released.push_back(&rung);
 
-        // 1. The files.
-        int copied = 0;
-        for (const std::string& file : tracked_files(root, scratch)) {
-            if (withheld(file) || !fs::exists(root + "/" + file)) continue;
-            fs::create_directories(fs::path(out + "/" + file).parent_path());
-            fs::copy_file(root + "/" + file, out + "/" + file, fs::copy_options::overwrite_existing);
-            ++copied;
+        // A new release, or the next rungs of an existing one.
+        const std::string scratch = fs::temp_directory_path().string() + "/lab-release-" + std::to_string(getpid()) + ".log";
+        const struct Gone {
+            std::string path;
+            ~Gone()
+            {
+                std::error_code ignored;
+                fs::remove(path, ignored);
+            }
+        } scratch_goes{scratch};
+        std::string before;  // the rung an existing release goes up to
+        if (fs::exists(out) && !fs::is_empty(out)) {
+            before = released_through(out, registry);
+            if (before.empty())
+                throw std::runtime_error(out + " exists, is not empty and is no release of the kit: give a new folder, or a release to add rungs to");
+            if (through <= before) {
+                std::cerr << "lab-release: " << out << " holds rungs 01 to " << before << " already: --through names a later rung "
+                          << "to add (a release never takes a rung back)\n";
+                return 2;
+            }
+            if (run({"git", "-C", out, "status", "--porcelain"}, scratch) != 0 || !trimmed(lab::read_file(scratch)).empty())
+                throw std::runtime_error(out + " has changes git has not committed (or is no git repository): commit or "
+                                               "remove them first, since the next rungs go in as one commit of their own:\n" +
+                                         lab::read_file(scratch));
         }
-        write_file(out + "/README.md", student_readme(registry));
-        write_file(out + "/.ci/run", kStudentCi);
-        fs::permissions(out + "/.ci/run", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
+
+        // 1. The files: what git tracks, less what students must not have and what later rungs bring.
+        std::map<std::string, std::string> files;  // relative path -> contents
+        std::set<std::string> executable;          // of those, the programs (./lab, the kit's scripts)
+        for (const std::string& file : tracked_files(root, scratch)) {
+            if (withheld(file) || !fs::is_regular_file(root + "/" + file)) continue;
+            const std::string rung = rung_of_file(file);
+            if (!rung.empty() && rung > through) continue;
+            files[file] = lab::read_file(root + "/" + file);
+            if ((fs::status(root + "/" + file).permissions() & fs::perms::owner_exec) != fs::perms::none) executable.insert(file);
+        }
+        files["rungs.json"] = released_registry(files.at("rungs.json"), through);
+        files["exercises/.generated"] = released_stamps(files.at("exercises/.generated"), through,
+                                                        before.empty() ? "" : lab::read_file(out + "/exercises/.generated"), before);
+        files["README.md"] = student_readme(released, registry);
+        files[".ci/run"] = kStudentCi;
+        executable.insert(".ci/run");
         std::string commit;
         if (run({"git", "-C", root, "rev-parse", "HEAD"}, scratch) == 0) commit = trimmed(lab::read_file(scratch));
-        write_file(out + "/.lab-release",
-                   "{\"released_from\": \"" + commit + "\", \"note\": \"a student release of the kit: ./lab refuses the instructor's commands here\"}\n");
-        std::cout << "lab-release: " << copied << " files of the kit, a student README, .ci/run and .lab-release in " << out << '\n';
+        files[".lab-release"] = "{\"released_from\": \"" + commit + "\", \"through\": \"" + through +
+                                "\", \"note\": \"a student release of the kit, rungs 01 to " + through +
+                                ": ./lab refuses the instructor's commands here\"}\n";
 
-        // 2. No line of a solution region anywhere in OUT, but those the exercise itself shows.
-        std::map<std::string, std::string> leaked_from;  // line -> solution file
-        std::map<std::string, std::string> rung_of;      // line -> the rung's number whose solution it is (the first)
-        // A line that this rung's exercise, or an earlier one's, shows as it is tells nothing: rung 12's
-        // `__syncthreads();` is in every exercise from rung 01 on. A later exercise does not count: it
-        // starts from this rung's answers.
-        std::set<std::string> shown;
-        for (const auto& rung : registry.rungs()) {
-            const std::string solution = "solutions/" + rung.id + ".cu";
-            const auto skeleton = lab::make_skeleton(lab::read_file(root + "/" + solution), solution, rung.number);
-            std::istringstream lines(skeleton.text);
-            for (std::string line; std::getline(lines, line);) shown.insert(trimmed(line));
-            for (const std::string& line : skeleton.solution_lines)
-                if (const std::string t = trimmed(line); t.size() >= 4 && !shown.count(t) && !leaked_from.count(t)) {
-                    leaked_from[t] = solution;
-                    rung_of[t] = rung.number;
+        // 2. Written into OUT. Adding rungs, the files students edit stay as they are: the released
+        // exercises, and the record of hints they saw.
+        std::set<std::string> students_own;
+        if (!before.empty()) {
+            students_own.insert("exercises/hints_used.json");
+            for (const auto* rung : released)
+                if (rung->number <= before) {
+                    const std::string file = "exercises/" + rung->id + ".cu";
+                    students_own.insert(file);
+                    if (lab::read_file(out + "/" + file) != files[file])
+                        std::cout << "lab-release: note: the kit's " << file << " is no longer the one released; the release "
+                                  << "keeps the one students have (and may have edited)\n";
                 }
+            // What the release tracks that this one no longer has goes, but the students' own files.
+            for (const std::string& file : tracked_files(out, scratch))
+                if (!files.count(file) && !students_own.count(file)) fs::remove(out + "/" + file);
         }
-        // The ladder hands each answer forward: rung NN's exercise starts from the code rungs before it
-        // asked for (rung 05 is rung 04 with a new last warp). A line of an earlier rung's solution in a
-        // later rung's exercise is that, and is counted; anywhere else it is a leak.
-        std::vector<std::string> leaks;
-        int handed_forward = 0;
-        for (const auto& entry : fs::recursive_directory_iterator(out)) {
-            if (!entry.is_regular_file() || entry.path().string().find("/.git/") != std::string::npos) continue;
-            const std::string relative = fs::relative(entry.path(), out).string();
-            const bool exercise = relative.rfind("exercises/", 0) == 0 && relative.size() > 12;
-            std::istringstream text(lab::read_file(entry.path().string()));
-            int number = 0;
-            for (std::string line; std::getline(text, line);) {
-                ++number;
-                const auto hit = leaked_from.find(trimmed(line));
-                if (hit == leaked_from.end()) continue;
-                if (exercise && relative.substr(10, 2) > rung_of.at(hit->first)) {
-                    ++handed_forward;
-                    continue;
-                }
-                leaks.push_back(relative + ":" + std::to_string(number) + ": a line of " + hit->second + "'s solution: " + hit->first);
-            }
+        int written = 0;
+        for (const auto& [file, text] : files) {
+            if (students_own.count(file)) continue;
+            write_file(out + "/" + file, text);
+            if (executable.count(file))
+                fs::permissions(out + "/" + file, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                                fs::perm_options::add);
+            ++written;
         }
+        std::cout << "lab-release: rungs 01 to " << through << (before.empty() ? "" : " (" + before + " released already)") << ": "
+                  << written << " files in " << out << '\n';
+
+        // 3. No answer line of the released rungs' TODOs anywhere in OUT.
+        const auto answers = answer_lines(root, registry, through);
+        const auto leaks = leaks_in(out, answers);
         if (!leaks.empty()) {
-            std::cerr << "lab-release: FAILED: " << leaks.size() << " line(s) of the solutions are in " << out << ":\n";
+            std::cerr << "lab-release: FAILED: " << leaks.size() << " answer line(s) of the released rungs are in " << out << ":\n";
             for (const std::string& l : leaks) std::cerr << "  " << l << '\n';
+            std::cerr << "Nothing was committed" << (before.empty() ? ": remove " + out + " before releasing again" : "") << ".\n";
             return 1;
         }
-        std::cout << "lab-release: none of the " << leaked_from.size() << " solution lines is in " << out << ", but " << handed_forward
-                  << " that later rungs' exercises start from (the ladder hands each rung's answer to the next)\n";
+        std::cout << "lab-release: none of the " << answers.size() << " answer lines of rungs 01 to " << through << " is in " << out
+                  << " (the hints' code level holds them, base64, in exercises/.hints/)\n";
 
-        // 3. A repository with no history but this.
-        if (run({"git", "-C", out, "init", "-q", "-b", "main"}, scratch) != 0 || run({"git", "-C", out, "add", "-A"}, scratch) != 0 ||
-            run({"git", "-C", out, "-c", "user.name=lab release", "-c", "user.email=lab-release@localhost", "commit", "-q", "-m",
-                 "The CUDA reduction lab: the exercises"},
-                scratch) != 0)
-            throw std::runtime_error("git could not make the repository: " + lab::read_file(scratch));
-        std::cout << "lab-release: a fresh git repository, one commit\n";
-
-        // 4. Its ./lab test builds, and every rung fails with its TODO list.
-        if (build_check) {
-            const std::string log = out + ".test.log";
-            std::cout << "lab-release: running ./lab test in " << out << " (builds the exercises; its log: " << log << ")\n" << std::flush;
-            const int code = run({out + "/lab", "test"}, log, out);
-            const std::string said = lab::read_file(log);
-            // Every kernel case of every rung failed (the summary's table), each with the rung's TODO
-            // list (the JUnit results ./lab test leaves in the tree it built).
-            std::string results;  // build/TREE/results_NN.xml, one per rung
-            if (fs::exists(out + "/build"))
-                for (const auto& tree : fs::directory_iterator(out + "/build"))
-                    if (tree.is_directory())
-                        for (const auto& file : fs::directory_iterator(tree.path()))
-                            if (file.path().filename().string().rfind("results_", 0) == 0 && file.path().extension() == ".xml")
-                                results += lab::read_file(file.path().string());
-            std::vector<std::string> wrong;
-            if (code == 0) wrong.push_back("./lab test passed on the untouched exercises");
-            if (results.empty()) wrong.push_back("no test results were written (nothing was built?)");
-            for (const auto& rung : registry.rungs()) {
-                const std::regex all_failed("(^|\n)" + rung.id + " +[0-9]+ failed(, [0-9]+ skipped)? {2,}");
-                if (!std::regex_search(said, all_failed)) wrong.push_back("rung " + rung.id + ": not every kernel case failed");
-                const std::string solution = "solutions/" + rung.id + ".cu";
-                for (const std::string& name : lab::make_skeleton(lab::read_file(root + "/" + solution), solution, rung.number).todo_names)
-                    if (results.find("TODO(" + name + ",") == std::string::npos)
-                        wrong.push_back("rung " + rung.id + ": its failures do not list TODO(" + name + ")");
-            }
-            if (!wrong.empty()) {
-                std::cerr << "lab-release: FAILED: ./lab test in the release:\n";
-                for (const std::string& w : wrong) std::cerr << "  " << w << '\n';
-                std::cerr << "  its output is in " << log << '\n';
-                return 1;
-            }
-            // The build left nothing for git to see.
-            run({"git", "-C", out, "status", "--porcelain"}, scratch);
-            if (!trimmed(lab::read_file(scratch)).empty())
-                std::cerr << "lab-release: note: ./lab test left files git would see:\n" << lab::read_file(scratch);
-            std::cout << "lab-release: ./lab test built the exercises and failed every rung with its TODO list\n";
+        // 4. The repository: a fresh one, or one more commit that touches no file of the students'.
+        if (before.empty()) {
+            if (run({"git", "-C", out, "init", "-q", "-b", "main"}, scratch) != 0 || run({"git", "-C", out, "add", "-A"}, scratch) != 0 ||
+                run({"git", "-C", out, "-c", "user.name=lab release", "-c", "user.email=lab-release@localhost", "commit", "-q", "-m",
+                     "The CUDA reduction lab: rungs 01 to " + through},
+                    scratch) != 0)
+                throw std::runtime_error("git could not make the repository: " + lab::read_file(scratch));
+            std::cout << "lab-release: a fresh git repository, one commit\n";
+        } else {
+            if (run({"git", "-C", out, "add", "-A"}, scratch) != 0 ||
+                run({"git", "-C", out, "diff", "--cached", "--name-only", "-z"}, scratch) != 0)
+                throw std::runtime_error("git could not stage the new rungs: " + lab::read_file(scratch));
+            std::stringstream changed(lab::read_file(scratch));
+            for (std::string file; std::getline(changed, file, '\0');)
+                if (students_own.count(file))
+                    throw std::runtime_error("the new commit would change " + file + ", which students edit");
+            const std::string first_new = registry.rungs()[static_cast<std::size_t>(std::stoi(before))].number;
+            if (run({"git", "-C", out, "-c", "user.name=lab release", "-c", "user.email=lab-release@localhost", "commit", "-q", "-m",
+                     "Rungs " + first_new + " to " + through + " of the CUDA reduction lab"},
+                    scratch) != 0)
+                throw std::runtime_error("git could not commit the new rungs: " + lab::read_file(scratch));
+            std::cout << "lab-release: rungs " << first_new << " to " << through << " added as one commit; no file students edit changed\n";
         }
-        fs::remove(scratch);
-        std::cout << "lab-release: done: push " << out << " as the students' starting repository\n";
+
+        // 5. Its ./lab test builds, and every released rung fails with its TODO list.
+        if (!skip_build_check) {
+            if (!build_check(out, root, released, scratch)) return 1;
+            std::cout << "lab-release: ./lab test built the exercises and failed every released rung with its TODO list\n";
+        }
+        std::cout << "lab-release: done: push " << out << " to the students' repository\n";
         return 0;
     } catch (const std::exception& e) {
         std::cerr << "lab-release: " << e.what() << '\n';

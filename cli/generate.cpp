@@ -1,6 +1,6 @@
 // ./lab generate [--force]: rewrites exercises/ and the README's rung table from solutions/ and rungs.json
-// (never an exercise file edited since it wrote it, unless --force); ./lab release OUT: the students'
-// repository (authoring/release.cpp).
+// (never an exercise file edited since it wrote it, unless --force); ./lab release OUT [--through NN]:
+// the students' repository, or its next rungs (authoring/release.cpp).
 
 #include "kit.hpp"
 
@@ -17,7 +17,7 @@ int generate(const Kit& kit, bool force)
 
 int release(const Kit& kit, const std::vector<std::string>& args)
 {
-    if (args.empty()) throw Failure("usage: ./lab release OUT [--skip-build-check]", 2);
+    if (args.empty()) throw Failure("usage: ./lab release OUT [--through NN] [--skip-build-check]", 2);
     kit.require_toolchain();
     kit.configure_and_build("cpu-solutions", {"lab-release"});
     std::vector<std::string> command{kit.tool("cpu-solutions", "authoring/lab-release")};

@@ -101,7 +101,8 @@ int test(const Kit& kit, const std::string& key);  // "" for every rung
 int check(const Kit& kit, const std::string& key, const std::string& case_name);
 int status(const Kit& kit, bool run_checks);
 int watch(const Kit& kit, const std::string& key, const std::string& mode);  // mode: "", "poll" or "manual"
-int hint(const Kit& kit, const std::string& key, bool all);  // key "": the first rung not done
+// ./lab hint: key a rung, a TODO's name or "" (the first rung not done); level 0 (one further) or 1-3.
+int hint(const Kit& kit, const std::string& key, int level, bool all);
 // ./lab explain [NN]: the rung's kernel measured on the CPU backend beside the references (explain.cpp).
 int explain(const Kit& kit, const std::string& key, const std::string& n, const std::string& block, const std::string& op,
             const std::string& json_out, const std::string& html_out);

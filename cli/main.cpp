@@ -94,12 +94,17 @@ int main(int argc, char** argv)
         test_command->callback([&] { status = test(kit, rung); });
 
         static bool all_hints = false;
-        CLI::App* hint_command = command(app, "hint", students, "[NN] one more hint for rung NN each time (--all: every one)",
-                                         "Shows the rung's hints one more at a time, remembering how many you have seen (in\n"
-                                         ".lab/hints.json). Without NN: the first rung not done.");
-        hint_command->add_option("NN", rung, "the rung: 03, 3 or 03_sequential");
-        hint_command->add_flag("--all", all_hints, "every hint at once");
-        hint_command->callback([&] { status = hint(kit, rung, all_hints); });
+        static int hint_level = 0;
+        CLI::App* hint_command = command(app, "hint", students, "[NN] the next hint, level by level, for the TODO you are on",
+                                         "Each TODO has three hints: 1 the concept, 2 the shape (the steps in words), 3 the code.\n"
+                                         "Each call shows the next level for the first TODO still open in exercises/NN_name.cu,\n"
+                                         "then for the next one; NN-name (./lab hint 05-warp-unroll) picks a TODO. The levels you\n"
+                                         "have seen are recorded per TODO, in .lab/progress and in exercises/hints_used.json, which\n"
+                                         "you commit with your work: your instructor sees it. Without NN: the first rung not done.");
+        hint_command->add_option("NN", rung, "the rung (03, 3 or 03_sequential) or one of its TODOs (03-loop)");
+        hint_command->add_option("--level", hint_level, "this level (1 the concept, 2 the shape, 3 the code) instead of the next");
+        hint_command->add_flag("--all", all_hints, "every hint of the rung you have seen so far, again");
+        hint_command->callback([&] { status = hint(kit, rung, hint_level, all_hints); });
 
         static std::string explain_n, explain_block, explain_op, explain_json, explain_html;
         CLI::App* explain_command = command(
@@ -170,10 +175,12 @@ int main(int argc, char** argv)
             "wrote): it lists such files and writes nothing, unless --force.");
         generate_command->add_flag("--force", force_generate, "replace exercise files even where they were edited");
         generate_command->callback([&] { kit.require_instructor_kit("generate"); status = generate(kit, force_generate); });
-        CLI::App* release_command = command(app, "release", instructors, "OUT: write the students' repository of the kit",
-                                            "Writes OUT: no solutions, hidden cases or instructor tools, a README for students, a .ci/run that\n"
-                                            "runs their tests, a fresh git history; checks that no solution line is in it and that its ./lab test\n"
-                                            "fails every rung with its TODO list (--skip-build-check leaves that out).");
+        CLI::App* release_command = command(app, "release", instructors, "OUT [--through NN]: write the students' repository of the kit",
+                                            "Writes OUT with rungs 01 to NN (every rung without --through): no solutions, hidden cases or\n"
+                                            "instructor tools, a README for students, a .ci/run that runs their tests, a fresh git history. Given\n"
+                                            "a release through an earlier rung, adds the next rungs as one commit that changes no file students\n"
+                                            "edit. Checks that no answer line of a released TODO is in it and that its ./lab test, in a clone\n"
+                                            "outside OUT, fails every released rung with its TODO list (--skip-build-check leaves that out).");
         release_command->prefix_command()->set_help_flag();
         release_command->callback([&] {
             kit.require_instructor_kit("release");

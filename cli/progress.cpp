@@ -1,6 +1,7 @@
 // See progress.hpp.
 #include "progress.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -31,7 +32,7 @@ std::string state_dir(const Kit& kit)
     return set && *set ? set : kit.root + "/.lab";
 }
 
-std::string hints_file(const Kit& kit) { return state_dir(kit) + "/hints.json"; }
+std::string hints_file(const Kit& kit) { return state_dir(kit) + "/progress/hints.json"; }
 
 // What ./lab generate wrote to the exercise (exercises/.generated), or "" when it has no record.
 std::string generated_stamp(const Kit& kit, const RungInfo& rung)
@@ -113,14 +114,28 @@ const RungInfo* current_rung(const Kit& kit)
     return nullptr;
 }
 
-int hints_shown(const Kit& kit, const RungInfo& rung) { return read_json(hints_file(kit)).value(rung.id, 0); }
-
-void set_hints_shown(const Kit& kit, const RungInfo& rung, int count)
+HintLevels hint_levels(const Kit& kit)
 {
-    auto all = read_json(hints_file(kit));
-    all[rung.id] = count;
-    fs::create_directories(state_dir(kit));
-    std::ofstream(hints_file(kit)) << lab::json_text(all, 1) << "\n";
+    HintLevels levels;
+    for (const std::string& file : {hints_file(kit), hints_record_path(kit.root)})
+        if (const auto text = lab::try_read_file(file))
+            if (const auto record = parse_hints_record(*text))
+                for (const auto& [todo, level] : *record) levels[todo] = std::max(levels[todo], level);
+    return levels;
+}
+
+bool set_hint_levels(const Kit& kit, const HintLevels& levels)
+{
+    const std::string text = hints_record_text(levels), tracked = hints_record_path(kit.root);
+    const auto before = lab::try_read_file(tracked);
+    const bool anew = !before || !parse_hints_record(*before);
+    fs::create_directories(fs::path(hints_file(kit)).parent_path());
+    for (const std::string& file : {hints_file(kit), tracked}) {
+        std::ofstream out(file, std::ios::binary | std::ios::trunc);
+        out << text;
+        if (!out) throw Failure("cannot write " + file);
+    }
+    return anew;
 }
 
 }  // namespace lab::cli

@@ -1,12 +1,14 @@
 // A student's own state, kept in .lab/ at the kit's root (git ignores it; $LAB_STATE moves it): the last verdict of each
-// rung (./lab check writes it, ./lab status reads it) and how many of each rung's hints have been
-// shown (./lab hint). Nothing here is a grade: the grader decides in its own process, from scratch.
+// rung (./lab check writes it, ./lab status reads it) and the hint levels seen per TODO (./lab hint, which
+// also keeps them in a file the student commits). Nothing here is a grade: the grader decides in its own
+// process, from scratch, and reads the hints' record as a submission's untrusted input.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "kit.hpp"
+#include "lab/hints.hpp"
 #include "lab/registry.hpp"
 
 namespace lab::cli {
@@ -44,8 +46,11 @@ int check_rung(const Kit& kit, const RungInfo& rung, const std::string& case_nam
 // each. None where the kit has no solutions/ (a student release) or TODOs are left.
 std::vector<std::string> lesson_gaps(const Kit& kit, const RungInfo& rung);
 
-// How many of a rung's hints have been shown; set after showing more.
-int hints_shown(const Kit& kit, const RungInfo& rung);
-void set_hints_shown(const Kit& kit, const RungInfo& rung, int count);
+// The hint levels seen, per TODO (./lab hint): the deeper of what .lab/progress/hints.json and the
+// tracked record, exercises/hints_used.json (lab/hints.hpp), say; a malformed file counts as none.
+HintLevels hint_levels(const Kit& kit);
+// Writes `levels` to both; returns whether the tracked record was made anew (it did not exist, or was
+// not a record).
+bool set_hint_levels(const Kit& kit, const HintLevels& levels);
 
 }  // namespace lab::cli

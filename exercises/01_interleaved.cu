@@ -15,21 +15,27 @@ namespace ex01 {
 template <typename T>
 __global__ void reduce(const T* in, T* block_sums, std::size_t n)
 {
-    // TODO(01-shared-decl, ~1 line): declare `partial`, a __shared__ array of T with one
-    //   slot for each thread of the largest block the kit launches (lab::kMaxBlockSize).
+    // TODO(01-shared-decl, ~1 line): `partial` must be one array that every thread of the
+    //   block reads and writes, with a slot for each thread of the largest block the kit launches
+    //   (lab::kMaxBlockSize): the tree below adds up slots that other threads wrote. As it stands,
+    //   each thread has its own private copy, and nothing is ever added across threads.
     T partial[lab::kMaxBlockSize];  // private to each thread: nothing is shared yet
 
     const unsigned tid = threadIdx.x;
 
-    // TODO(01-padding, ~2 lines): compute i, the index of this thread's element (in 64 bits:
-    //   convert blockIdx.x to std::size_t before multiplying), and store in[i] in partial[tid].
-    //   A thread past the end of the input (i >= n) stores 0 instead, which leaves the sum unchanged.
+    // TODO(01-padding, ~2 lines): slot tid must hold this thread's element of the block's
+    //   slice (the comment above the kernel says where the slice starts). The last block may reach
+    //   past the end of the input: a thread with no element reads nothing, since memory past n is
+    //   not the input's, and stores the value that leaves a sum unchanged. The element's index
+    //   passes 2^32 on the largest inputs, so it is computed in 64 bits from the first product on.
     partial[tid] = T(0);
     __syncthreads();
 
     for (unsigned stride = 1; stride < blockDim.x; stride *= 2) {
-        // TODO(01-loop-cond, ~3 lines): if tid is a multiple of 2 * stride, add the partial
-        //   `stride` slots to the right into partial[tid].
+        // TODO(01-loop-cond, ~3 lines): after this step, every slot whose index is a multiple
+        //   of 2 * stride must hold the sum of the 2 * stride elements that start there, so that
+        //   slot 0 holds the block's sum when the loop ends. Only the threads at those slots work in
+        //   this step; any other thread would write a slot that a working thread is reading.
         __syncthreads();
     }
 

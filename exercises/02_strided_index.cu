@@ -1,8 +1,9 @@
 // 02_strided_index: no divergent branch (reduce1 in the tutorials).
-// Changed since 01: thread t no longer works on slot t. In the step with stride s, thread t
-// combines slots 2*s*t and 2*s*t + s, so the busy threads are the first ones: whole warps are
-// either busy or idle, and the costly % is gone. New problem: the slots a warp touches lie 2*s
-// apart, so several of its threads hit the same shared-memory bank at once (03 fixes that).
+// Changed since 01: thread t no longer works on slot t. The slots that add in a step are handed
+// to the first threads, one each, so the busy threads are the first ones: whole warps are either
+// busy or idle, and the costly % is gone. New problem: the slots a warp touches lie 2*s apart in
+// the step with stride s, so several of its threads hit the same shared-memory bank at once (03
+// fixes that).
 // Preconditions: blockDim.x is a power of two from 64 to 1024; one block per blockDim.x elements.
 //
 // Exercise: fill in each TODO below, then delete its TODO line. Check your work with
@@ -15,17 +16,19 @@ namespace ex02 {
 template <typename T>
 __global__ void reduce(const T* in, T* block_sums, std::size_t n)
 {
-    __shared__ T partial[lab::kMaxBlockSize];
-
     const unsigned tid = threadIdx.x;
-    const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + tid;
-    partial[tid] = i < n ? in[i] : T(0);
+    // TODO(02-load, ~3 lines): bring your own code of TODO 01-shared-decl and 01-padding (rung 01)
+    //   here.
+    T partial[lab::kMaxBlockSize];  // private to each thread: nothing is shared yet
+    partial[tid] = T(0);
     __syncthreads();
 
     for (unsigned stride = 1; stride < blockDim.x; stride *= 2) {
-        // TODO(02-strided-index, ~4 lines): compute `index`, the first of the two slots this
-        //   thread combines (2 * stride * tid). If it lies inside the block, add the slot `stride`
-        //   further on into it.
+        // TODO(02-strided-index, ~4 lines): the same step as rung 01's (after it, each slot at
+        //   a multiple of 2 * stride holds the sum of the 2 * stride elements from there on), done by
+        //   the first threads: thread t works on the t-th such slot, so a warp is either all busy or
+        //   all idle, and no thread needs a %. A thread whose slot lies past the block does nothing:
+        //   the slot it would add in lies past the array.
         __syncthreads();
     }
 

@@ -16,19 +16,19 @@ namespace ex03 {
 template <typename T>
 __global__ void reduce(const T* in, T* block_sums, std::size_t n)
 {
-    __shared__ T partial[lab::kMaxBlockSize];
-
     const unsigned tid = threadIdx.x;
-    const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + tid;
-    partial[tid] = i < n ? in[i] : T(0);
+    // TODO(03-load, ~3 lines): bring your own code of TODO 01-shared-decl and 01-padding (rung 01)
+    //   here.
+    T partial[lab::kMaxBlockSize];  // private to each thread: nothing is shared yet
+    partial[tid] = T(0);
     __syncthreads();
 
-    // TODO(03-loop, ~1 line): write the loop header. `stride` starts at half the block,
-    //   halves after every step, and the loop ends once it reaches 0.
-    for (unsigned stride = 0; stride > 0; stride /= 2) {
-        if (tid < stride) partial[tid] += partial[tid + stride];
-        __syncthreads();
-    }
+    // TODO(03-loop, ~4 lines): the tree, the other way round: each step folds the upper half
+    //   of the partials still live onto the lower half, slot for slot, until slot 0 holds the
+    //   block's sum. The live partials stay the first ones, so the working threads are the first
+    //   ones and neighbouring threads touch neighbouring slots: no two lanes of a warp share a bank.
+    //   Within a step no working thread reads a slot that another one writes; no thread begins a
+    //   step before the whole block has finished the one before.
 
     if (tid == 0) block_sums[blockIdx.x] = partial[0];
 }

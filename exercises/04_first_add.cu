@@ -15,21 +15,21 @@ namespace ex04 {
 template <typename T>
 __global__ void reduce(const T* in, T* block_sums, std::size_t n)
 {
-    __shared__ T partial[lab::kMaxBlockSize];
-
     const unsigned tid = threadIdx.x;
+    // TODO(04-shared-decl, ~1 line): bring your own code of TODO 01-shared-decl (rung 01) here.
+    T partial[lab::kMaxBlockSize];  // private to each thread: nothing is shared yet
 
-    // TODO(04-two-loads, ~4 lines): compute i, this thread's first element: the block's slice
-    //   starts at element blockIdx.x * 2 * blockDim.x (count in std::size_t). Store the sum of the
-    //   elements at i and i + blockDim.x in partial[tid]. Either may lie past the end of the input
-    //   (an odd n, a short last block): check each bound on its own and count a missing one as 0.
-    partial[tid] = T(0);
+    // TODO(04-two-loads, ~3 lines): `sum` must hold this thread's two elements of the block's
+    //   slice, which is twice as long now (the comment above the kernel says where it starts): two
+    //   elements a block's width apart, so that each half of the slice is read by consecutive
+    //   threads, side by side in memory. Either element may lie past the end of the input (an odd
+    //   n, a short last block): each is read only when it exists, and a missing one adds nothing.
+    //   Count in 64 bits, as in rung 01.
+    T sum = T(0);
+    partial[tid] = sum;
     __syncthreads();
 
-    for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
-        if (tid < stride) partial[tid] += partial[tid + stride];
-        __syncthreads();
-    }
+    // TODO(04-tree, ~4 lines): bring your own code of TODO 03-loop (rung 03) here.
 
     if (tid == 0) block_sums[blockIdx.x] = partial[0];
 }

@@ -17,28 +17,23 @@ namespace ex06 {
 template <unsigned kBlockSize, typename T>
 __global__ void reduce(const T* in, T* block_sums, std::size_t n)
 {
-    __shared__ T partial[kBlockSize];
-
     const unsigned tid = threadIdx.x;
-    const std::size_t i = std::size_t{blockIdx.x} * (2 * kBlockSize) + tid;
-    T sum = i < n ? in[i] : T(0);
-    if (i + kBlockSize < n) sum += in[i + kBlockSize];
+    // TODO(06-load, ~4 lines): bring your own code of TODO 01-shared-decl (rung 01) and TODO
+    //   04-two-loads (rung 04) here; with kBlockSize for the block's size, and the array kBlockSize
+    //   long.
+    T partial[kBlockSize];  // private to each thread: nothing is shared yet
+    T sum = T(0);
     partial[tid] = sum;
     __syncthreads();
 
-    // TODO(06-unrolled-tree, ~4 lines): the tree's steps for strides 512, 256, 128 and 64,
-    //   with no loop: for each stride S, `if (kBlockSize >= 2 * S) { if (tid < S) partial[tid] +=
-    //   partial[tid + S]; __syncthreads(); }`. Every thread evaluates the same compile-time
-    //   condition, so the barrier inside it is reached by the whole block or by none of it.
+    // TODO(06-unrolled-tree, ~4 lines): the tree's steps from the largest block's first one
+    //   down to the one that leaves 64 partials, with no loop: one step per stride, each kept or
+    //   dropped by the compiler according to kBlockSize, so that no counter, loop test or idle
+    //   step is left at run time. Every thread of the block meets the same compile-time
+    //   conditions, so a barrier inside one is reached by the whole block or by none of it.
 
     if (tid < 32) {
-#pragma unroll
-        for (unsigned offset = 32; offset > 0; offset /= 2) {
-            const T other = partial[tid + offset];
-            __syncwarp();
-            partial[tid] += other;
-            __syncwarp();
-        }
+        // TODO(06-warp-unroll, ~6 lines): bring your own code of TODO 05-warp-unroll (rung 05) here.
     }
 
     if (tid == 0) block_sums[blockIdx.x] = partial[0];

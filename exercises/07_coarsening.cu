@@ -17,32 +17,23 @@ namespace ex07 {
 template <typename T>
 __global__ void reduce(const T* in, T* block_sums, std::size_t n)
 {
-    __shared__ T partial[lab::kMaxBlockSize];
-
     const unsigned tid = threadIdx.x;
+    // TODO(07-shared-decl, ~1 line): bring your own code of TODO 01-shared-decl (rung 01) here.
+    T partial[lab::kMaxBlockSize];  // private to each thread: nothing is shared yet
 
-    // TODO(07-grid-stride, ~5 lines): sum this thread's elements into `sum`. Start at element
-    //   i = blockIdx.x * blockDim.x + tid and walk the input in steps of the whole grid,
-    //   stride = blockDim.x * gridDim.x, taking two elements per step, in[i] and in[i + stride], so
-    //   that two loads are in flight at once; then the last one alone if it is left over. Count in
-    //   std::size_t: past 2^31 elements an int index wraps around.
+    // TODO(07-grid-stride, ~5 lines): `sum` must hold the total of this thread's elements.
+    //   The grid no longer covers the input (it is sized to fill the GPU once), so each thread
+    //   starts at its own element, where rung 01's thread found its one, and moves on by the width
+    //   of the whole grid: at every step the grid's threads read side by side. Take two elements a
+    //   step, a grid's width apart, so that two independent loads are in flight before either is
+    //   added; one element may be left over at the end. Every index and step is 64-bit: past 2^31
+    //   elements an int wraps around, and a product of two 32-bit values is 32-bit.
     T sum = T(0);
     partial[tid] = sum;
     __syncthreads();
 
-    for (unsigned s = blockDim.x / 2; s > 32; s /= 2) {
-        if (tid < s) partial[tid] += partial[tid + s];
-        __syncthreads();
-    }
-    if (tid < 32) {
-#pragma unroll
-        for (unsigned offset = 32; offset > 0; offset /= 2) {
-            const T other = partial[tid + offset];
-            __syncwarp();
-            partial[tid] += other;
-            __syncwarp();
-        }
-    }
+    // TODO(07-tree, ~12 lines): bring your own code of TODO 05-tree and 05-warp-unroll (rung 05) here;
+    //   the block's tree down to 64 partials, then warp 0's last steps, as in rung 05.
 
     if (tid == 0) block_sums[blockIdx.x] = partial[0];
 }

@@ -58,11 +58,11 @@ struct Min {
 };
 
 struct Max {
-    // TODO(09-max, ~10 lines): Max's identity and combine, after Min above. The identity is
-    //   the value no element can lose to: -infinity for floats (numeric_limits<T>::infinity(),
-    //   negated), the lowest value for ints (numeric_limits<T>::lowest()); never 0 and never FLT_MIN,
-    //   which is the smallest positive float. The combine returns the larger of a and b, or a NaN
-    //   if either is one.
+    // TODO(09-max, ~10 lines): Max's identity and combine, in the shape of Min's above. The
+    //   identity must be a value that no element can lose to, ints and floats alike (only floats
+    //   have an infinity): 0 loses to nothing negative, and FLT_MIN is the smallest positive
+    //   float, not the most negative. The combine keeps the larger of its two arguments, and a NaN
+    //   in either one wins (the kit's NaN policy; fmaxf would drop it).
     template <typename T>
     __host__ __device__ static T identity() { return T(0); }
     template <typename T>
@@ -73,7 +73,9 @@ struct Max {
 template <typename T, typename Op>
 __device__ T warp_reduce(T value, Op op)
 {
-    for (int offset = 16; offset > 0; offset /= 2) value = op(value, __shfl_down_sync(0xffffffffu, value, offset));
+    // TODO(09-warp-reduce, ~1 line): bring your own code of TODO 08-warp-reduce (rung 08) here;
+    //   combining with op where rung 08 added.
+    (void)op;
     return value;
 }
 
@@ -82,23 +84,20 @@ __device__ T warp_reduce(T value, Op op)
 template <typename Op, typename T>
 __global__ void reduce(const T* in, T* block_results, std::size_t n)
 {
-    __shared__ T warp_results[lab::kMaxBlockSize / lab::kWarpSize];
     const Op op;
 
-    // TODO(09-identity, ~1 line): `nothing`, what a thread with no element contributes: the
-    //   operator's identity, Op::template identity<T>(). (0 would be the previous rungs' habit.)
+    // TODO(09-identity, ~1 line): `nothing`, what stands for no element (where each thread's
+    //   fold starts, and what a lane with no warp to stand for contributes), must leave any result
+    //   unchanged under Op, whichever operator Op is. 0, the earlier rungs' habit, does that for a
+    //   sum only.
     const T nothing = T(0);
 
     const unsigned lane = threadIdx.x % lab::kWarpSize, warp = threadIdx.x / lab::kWarpSize;
-    T value = warp_reduce(lab::thread_fold(in, n, nothing, op), op);
-    if (lane == 0) warp_results[warp] = value;
-    __syncthreads();
-
-    if (warp == 0) {
-        value = lane < blockDim.x / lab::kWarpSize ? warp_results[lane] : nothing;
-        value = warp_reduce(value, op);
-        if (lane == 0) block_results[blockIdx.x] = value;
-    }
+    // TODO(09-block-reduce, ~9 lines): bring your own code of TODO 08-block-reduce (rung 08) here;
+    //   combining with op where rung 08 added, and with `nothing` wherever it started from 0.
+    (void)lane, (void)warp;
+    const T mine = lab::thread_fold(in, n, nothing, op);  // this thread's elements, combined
+    if (threadIdx.x == 0) block_results[blockIdx.x] = mine;
 }
 
 }  // namespace ex09

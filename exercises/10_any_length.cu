@@ -30,7 +30,7 @@ constexpr unsigned kPhaseOneBlocks = 1024;
 template <typename T>
 __device__ T warp_sum(T value)
 {
-    for (int offset = 16; offset > 0; offset /= 2) value += __shfl_down_sync(0xffffffffu, value, offset);
+    // TODO(10-warp-sum, ~1 line): bring your own code of TODO 08-warp-reduce (rung 08) here.
     return value;
 }
 
@@ -38,16 +38,10 @@ __device__ T warp_sum(T value)
 template <typename T>
 __device__ T block_sum(T value)
 {
-    __shared__ T warp_sums[lab::kMaxBlockSize / lab::kWarpSize];
     const unsigned lane = threadIdx.x % lab::kWarpSize, warp = threadIdx.x / lab::kWarpSize;
-    value = warp_sum(value);
-    if (lane == 0) warp_sums[warp] = value;
-    __syncthreads();
-    value = T(0);
-    if (warp == 0) {
-        if (lane < blockDim.x / lab::kWarpSize) value = warp_sums[lane];
-        value = warp_sum(value);
-    }
+    // TODO(10-block-sum, ~9 lines): bring your own code of TODO 08-block-reduce (rung 08) here; as a
+    //   function: thread 0 returns the block's sum of `value`.
+    (void)lane, (void)warp;
     return value;
 }
 
@@ -100,17 +94,20 @@ private:
 template <typename T>
 Reducer<T>::Reducer(std::size_t max_n, unsigned block) : block_(block)
 {
-    // TODO(10-scratch, ~4 lines): allocate, once, what the schemes below need: scratch_[0]
-    //   and scratch_[1] each hold the partials of one pass, at most ceil(max_n / block) of them and
-    //   at least kPhaseOneBlocks; pad_ holds one block. cudaMalloc each (sizes in bytes, as
-    //   std::size_t). The destructor frees the same three.
+    // TODO(10-scratch, ~4 lines): all the device memory the three schemes below need, for
+    //   every call up to max_n elements, allocated here once (a call that allocated would pay for
+    //   it every time): two buffers of partials that the passes take turns with, each as large as
+    //   the most partials any pass writes (the split scheme's first round leaves one per block of
+    //   the input; two_phase's first launch, kPhaseOneBlocks), and one block of padding for the
+    //   split scheme's tail. Sizes in bytes pass 2^32 with n: keep them std::size_t.
     (void)max_n;
 }
 
 template <typename T>
 Reducer<T>::~Reducer()
 {
-    // TODO(10-free, ~3 lines): free what the constructor allocated, each with cudaFree.
+    // TODO(10-free, ~3 lines): give back everything the constructor allocated, each once:
+    //   the kit's tests count the device memory a Reducer leaves behind.
 }
 
 template <typename T>
@@ -120,12 +117,12 @@ void Reducer<T>::multipass(const T* in, std::size_t n, T* out)
         cudaMemsetAsync(out, 0, sizeof(T));  // the sum of nothing
         return;
     }
-    // TODO(10-multipass, ~10 lines): launch reduce_strided<T> with one block per 2 * block_
-    //   elements (so each thread adds two), which leaves `grid` partials; then the same on those
-    //   partials, and again, until one is left. Write the passes' partials to scratch_[0] and
-    //   scratch_[1] in turn, never to the buffer the pass reads, and the last pass to out. Count and
-    //   grid are std::size_t until the launch (n may pass 2^31). n == 1 needs no launch: copy in[0]
-    //   to out (cudaMemcpyAsync, cudaMemcpyDeviceToDevice).
+    // TODO(10-multipass, ~10 lines): one launch leaves one partial per block, so launch again
+    //   on those partials, and again, until one value is left, which lands in out. Each pass runs
+    //   reduce_strided with one block per two blocks' worth of elements (each thread adds two) and
+    //   writes its partials to a scratch buffer it does not read: the two buffers take turns. The
+    //   count of elements and the grid stay std::size_t up to the launch itself: n may pass 2^31.
+    //   A single element needs no launch at all, only a copy on the device.
     (void)in;
     (void)out;
 }
@@ -144,12 +141,13 @@ void Reducer<T>::split(const T* in, std::size_t n, T* out)
     while (count > 1) {
         T* to = scratch_[next];
         std::size_t done = 0, made = 0;  // elements reduced, partials written
-        // TODO(10-split, ~14 lines): one round. While at least one block of elements is left,
-        //   take the largest power of two (at least `block`) that fits in what is left: that piece
-        //   is piece / block whole blocks, reduce_whole_blocks<T><<<piece / block, block_>>> from
-        //   from + done into to + made. Then the tail, fewer than `block` elements: clear pad_ to
-        //   zeros (cudaMemsetAsync), copy the tail into it (cudaMemcpyAsync, device to device) and
-        //   reduce that one padded block into to + made. `made` partials are left for the next round.
+        // TODO(10-split, ~14 lines): one round: cut the `count` elements at `from` into
+        //   pieces whose lengths are powers of two of at least one block, the largest that fits
+        //   first, and reduce each with reduce_whole_blocks, which checks no bounds: every block it
+        //   runs must be whole. Their partials go side by side into `to`. Then the tail, shorter
+        //   than a block: it goes into the padding block, whose other elements must be zeros, and
+        //   that block is reduced too. Afterwards `done` counts the elements reduced and `made` the
+        //   partials written, which the next round reduces.
         (void)from;
         (void)to;
         made = 1;
@@ -167,9 +165,10 @@ void Reducer<T>::two_phase(const T* in, std::size_t n, T* out)
         cudaMemsetAsync(out, 0, sizeof(T));
         return;
     }
-    // TODO(10-two-phase, ~4 lines): phase one, reduce_strided over the whole input with a
-    //   fixed grid: kPhaseOneBlocks blocks, or fewer when n needs fewer (one per block_ elements),
-    //   into scratch_[0]; phase two, one block over those partials, into out.
+    // TODO(10-two-phase, ~4 lines): two launches whatever n is: first reduce_strided over
+    //   the whole input with a grid of a fixed size (kPhaseOneBlocks blocks, or fewer when n is
+    //   too small to give every block an element), whose threads stride over all n elements;
+    //   then one block over the partials the first one left, into out.
     (void)in;
     (void)out;
 }

@@ -37,7 +37,7 @@ constexpr unsigned kPerThread = 16;
 template <typename T>
 __device__ T warp_sum(T value)
 {
-    for (int offset = 16; offset > 0; offset /= 2) value += __shfl_down_sync(0xffffffffu, value, offset);
+    // TODO(11-warp-sum, ~1 line): bring your own code of TODO 08-warp-reduce (rung 08) here.
     return value;
 }
 
@@ -46,16 +46,10 @@ __device__ T warp_sum(T value)
 template <typename T>
 __device__ T block_sum(T value)
 {
-    __shared__ T warp_sums[lab::kMaxBlockSize / lab::kWarpSize];
     const unsigned lane = threadIdx.x % lab::kWarpSize, warp = threadIdx.x / lab::kWarpSize;
-    value = warp_sum(value);
-    if (lane == 0) warp_sums[warp] = value;
-    __syncthreads();
-    value = T(0);
-    if (warp == 0) {
-        if (lane < blockDim.x / lab::kWarpSize) value = warp_sums[lane];
-        value = warp_sum(value);
-    }
+    // TODO(11-block-sum, ~9 lines): bring your own code of TODO 08-block-reduce (rung 08) here; as a
+    //   function: thread 0 returns the block's sum of `value`.
+    (void)lane, (void)warp;
     __syncthreads();
     return value;
 }
@@ -83,19 +77,21 @@ __global__ void reduce_ticket(const T* in, std::size_t n, T* partials, unsigned*
     }
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = sum;
-        // TODO(11-ticket, ~3 lines): make the partial visible to every block before anything
-        //   else (__threadfence()), then take a ticket: atomicAdd(tickets, 1u) returns the count
-        //   before this block's. The block whose ticket is gridDim.x - 1 is the last; tell the
-        //   block's other threads through `last`.
+        // TODO(11-ticket, ~3 lines): take this block's ticket, a number from the counter at
+        //   `tickets` that no other block gets, and set `last` (which the block's other threads read
+        //   after the barrier) when it is the last of the grid's tickets: then every other block has
+        //   written its partial. That holds only if this block's partial is visible to the whole
+        //   GPU before its ticket is: a GPU may let another block see the count go up first.
         last = false;
     }
     __syncthreads();
     if (!last) return;
-    // TODO(11-last-block, ~7 lines): only the last block is here, and every other block's
-    //   partial is written. Fence once more, so that this block reads them afresh, and read them
-    //   through a volatile pointer (a plain load may come from a cache that has not seen them);
-    //   each thread folds partials[threadIdx.x], partials[threadIdx.x + blockDim.x], ...; then
-    //   block_sum, and thread 0 writes *out and sets *tickets back to 0 for the next call.
+    // TODO(11-last-block, ~7 lines): only the last block gets here, and every other block's
+    //   partial is written. *out must get the sum of all gridDim.x partials, in the same order
+    //   every call (so a float sum comes out bit for bit the same), read afresh from memory: a
+    //   plain load may be served from a cache that has not seen the other blocks' writes. The
+    //   counter must read 0 again when the kernel ends, or the next call's blocks count on from
+    //   this call's.
     (void)out;
 }
 
@@ -104,7 +100,8 @@ template <typename T>
 __global__ void reduce_atomic(const T* in, std::size_t n, T* out)
 {
     const T sum = block_sum(lab::thread_fold(in, n, T(0), Plus{}));
-    // TODO(11-atomic-add, ~1 line): thread 0 adds the block's sum into *out, atomically.
+    // TODO(11-atomic-add, ~1 line): the block's sum goes into *out, once per block, with no
+    //   other block's addition lost: blocks finish in any order and at the same time.
     (void)sum;
 }
 
@@ -138,14 +135,15 @@ template <typename T>
 Reducer<T>::Reducer(std::size_t max_n, unsigned block) : block_(block)
 {
     (void)max_n;  // a fixed grid: the scratch memory does not grow with n
-    // TODO(11-scratch, ~3 lines): cudaMalloc kMaxBlocks partials and one unsigned counter,
-    //   and set the counter to 0 (cudaMemset): the first call's blocks count from there.
+    // TODO(11-scratch, ~3 lines): device memory for the ticket scheme, once: room for the
+    //   most partials a launch leaves (kMaxBlocks) and one unsigned counter, which must read 0
+    //   before the first call, since its blocks count from whatever it holds.
 }
 
 template <typename T>
 Reducer<T>::~Reducer()
 {
-    // TODO(11-free, ~2 lines): free what the constructor allocated.
+    // TODO(11-free, ~2 lines): give back everything the constructor allocated, each once.
 }
 
 template <typename T>
@@ -157,8 +155,9 @@ void Reducer<T>::ticket(const T* in, std::size_t n, T* out)
 template <typename T>
 void Reducer<T>::atomic(const T* in, std::size_t n, T* out)
 {
-    // TODO(11-atomic, ~2 lines): the blocks add into *out, so it must start at 0: clear it
-    //   (cudaMemsetAsync, which runs in order before the kernel), then launch reduce_atomic<T>.
+    // TODO(11-atomic, ~2 lines): the blocks add into *out, so it must hold 0 when the first
+    //   of them adds, and without waiting on the host: the work must run in order on the stream,
+    //   before the kernel. Then the launch, with the same grid as the ticket scheme's.
     (void)in;
     (void)n;
     (void)out;

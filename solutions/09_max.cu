@@ -55,11 +55,11 @@ struct Min {
 };
 
 struct Max {
-    // BEGIN TODO(09-max, ~10 lines): Max's identity and combine, after Min above. The identity is
-    //   the value no element can lose to: -infinity for floats (numeric_limits<T>::infinity(),
-    //   negated), the lowest value for ints (numeric_limits<T>::lowest()); never 0 and never FLT_MIN,
-    //   which is the smallest positive float. The combine returns the larger of a and b, or a NaN
-    //   if either is one.
+    // BEGIN TODO(09-max, ~10 lines): Max's identity and combine, in the shape of Min's above. The
+    //   identity must be a value that no element can lose to, ints and floats alike (only floats
+    //   have an infinity): 0 loses to nothing negative, and FLT_MIN is the smallest positive
+    //   float, not the most negative. The combine keeps the larger of its two arguments, and a NaN
+    //   in either one wins (the kit's NaN policy; fmaxf would drop it).
     template <typename T>
     __host__ __device__ static T identity()
     {
@@ -84,7 +84,10 @@ struct Max {
 template <typename T, typename Op>
 __device__ T warp_reduce(T value, Op op)
 {
+    // BEGIN TODO(09-warp-reduce, from 08-warp-reduce): combining with op where rung 08 added.
     for (int offset = 16; offset > 0; offset /= 2) value = op(value, __shfl_down_sync(0xffffffffu, value, offset));
+    // STUB: (void)op;
+    // END TODO
     return value;
 }
 
@@ -93,16 +96,20 @@ __device__ T warp_reduce(T value, Op op)
 template <typename Op, typename T>
 __global__ void reduce(const T* in, T* block_results, std::size_t n)
 {
-    __shared__ T warp_results[lab::kMaxBlockSize / lab::kWarpSize];
     const Op op;
 
-    // BEGIN TODO(09-identity, ~1 line): `nothing`, what a thread with no element contributes: the
-    //   operator's identity, Op::template identity<T>(). (0 would be the previous rungs' habit.)
+    // BEGIN TODO(09-identity, ~1 line): `nothing`, what stands for no element (where each thread's
+    //   fold starts, and what a lane with no warp to stand for contributes), must leave any result
+    //   unchanged under Op, whichever operator Op is. 0, the earlier rungs' habit, does that for a
+    //   sum only.
     const T nothing = Op::template identity<T>();
     // STUB: const T nothing = T(0);
     // END TODO
 
     const unsigned lane = threadIdx.x % lab::kWarpSize, warp = threadIdx.x / lab::kWarpSize;
+    // BEGIN TODO(09-block-reduce, from 08-block-reduce): combining with op where rung 08 added, and
+    //   with `nothing` wherever it started from 0.
+    __shared__ T warp_results[lab::kMaxBlockSize / lab::kWarpSize];
     T value = warp_reduce(lab::thread_fold(in, n, nothing, op), op);
     if (lane == 0) warp_results[warp] = value;
     __syncthreads();
@@ -112,6 +119,10 @@ __global__ void reduce(const T* in, T* block_results, std::size_t n)
         value = warp_reduce(value, op);
         if (lane == 0) block_results[blockIdx.x] = value;
     }
+    // STUB: (void)lane, (void)warp;
+    // STUB: const T mine = lab::thread_fold(in, n, nothing, op);  // this thread's elements, combined
+    // STUB: if (threadIdx.x == 0) block_results[blockIdx.x] = mine;
+    // END TODO
 }
 
 }  // namespace ex09

@@ -34,7 +34,10 @@ constexpr unsigned kPerThread = 16;
 template <typename T>
 __device__ T warp_sum(T value)
 {
+    // BEGIN TODO(11-warp-sum, from 08-warp-reduce)
     for (int offset = 16; offset > 0; offset /= 2) value += __shfl_down_sync(0xffffffffu, value, offset);
+    // STUB:
+    // END TODO
     return value;
 }
 
@@ -43,8 +46,10 @@ __device__ T warp_sum(T value)
 template <typename T>
 __device__ T block_sum(T value)
 {
-    __shared__ T warp_sums[lab::kMaxBlockSize / lab::kWarpSize];
     const unsigned lane = threadIdx.x % lab::kWarpSize, warp = threadIdx.x / lab::kWarpSize;
+    // BEGIN TODO(11-block-sum, from 08-block-reduce): as a function: thread 0 returns the block's sum
+    //   of `value`.
+    __shared__ T warp_sums[lab::kMaxBlockSize / lab::kWarpSize];
     value = warp_sum(value);
     if (lane == 0) warp_sums[warp] = value;
     __syncthreads();
@@ -53,6 +58,8 @@ __device__ T block_sum(T value)
         if (lane < blockDim.x / lab::kWarpSize) value = warp_sums[lane];
         value = warp_sum(value);
     }
+    // STUB: (void)lane, (void)warp;
+    // END TODO
     __syncthreads();
     return value;
 }
@@ -80,10 +87,11 @@ __global__ void reduce_ticket(const T* in, std::size_t n, T* partials, unsigned*
     }
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = sum;
-        // BEGIN TODO(11-ticket, ~3 lines): make the partial visible to every block before anything
-        //   else (__threadfence()), then take a ticket: atomicAdd(tickets, 1u) returns the count
-        //   before this block's. The block whose ticket is gridDim.x - 1 is the last; tell the
-        //   block's other threads through `last`.
+        // BEGIN TODO(11-ticket, ~3 lines): take this block's ticket, a number from the counter at
+        //   `tickets` that no other block gets, and set `last` (which the block's other threads read
+        //   after the barrier) when it is the last of the grid's tickets: then every other block has
+        //   written its partial. That holds only if this block's partial is visible to the whole
+        //   GPU before its ticket is: a GPU may let another block see the count go up first.
         __threadfence();
         const unsigned ticket = atomicAdd(tickets, 1u);
         last = ticket == gridDim.x - 1;
@@ -92,11 +100,12 @@ __global__ void reduce_ticket(const T* in, std::size_t n, T* partials, unsigned*
     }
     __syncthreads();
     if (!last) return;
-    // BEGIN TODO(11-last-block, ~7 lines): only the last block is here, and every other block's
-    //   partial is written. Fence once more, so that this block reads them afresh, and read them
-    //   through a volatile pointer (a plain load may come from a cache that has not seen them);
-    //   each thread folds partials[threadIdx.x], partials[threadIdx.x + blockDim.x], ...; then
-    //   block_sum, and thread 0 writes *out and sets *tickets back to 0 for the next call.
+    // BEGIN TODO(11-last-block, ~7 lines): only the last block gets here, and every other block's
+    //   partial is written. *out must get the sum of all gridDim.x partials, in the same order
+    //   every call (so a float sum comes out bit for bit the same), read afresh from memory: a
+    //   plain load may be served from a cache that has not seen the other blocks' writes. The
+    //   counter must read 0 again when the kernel ends, or the next call's blocks count on from
+    //   this call's.
     __threadfence();
     const volatile T* written = partials;
     T value = T(0);
@@ -115,7 +124,8 @@ template <typename T>
 __global__ void reduce_atomic(const T* in, std::size_t n, T* out)
 {
     const T sum = block_sum(lab::thread_fold(in, n, T(0), Plus{}));
-    // BEGIN TODO(11-atomic-add, ~1 line): thread 0 adds the block's sum into *out, atomically.
+    // BEGIN TODO(11-atomic-add, ~1 line): the block's sum goes into *out, once per block, with no
+    //   other block's addition lost: blocks finish in any order and at the same time.
     if (threadIdx.x == 0) atomicAdd(out, sum);
     // STUB: (void)sum;
     // END TODO
@@ -151,8 +161,9 @@ template <typename T>
 Reducer<T>::Reducer(std::size_t max_n, unsigned block) : block_(block)
 {
     (void)max_n;  // a fixed grid: the scratch memory does not grow with n
-    // BEGIN TODO(11-scratch, ~3 lines): cudaMalloc kMaxBlocks partials and one unsigned counter,
-    //   and set the counter to 0 (cudaMemset): the first call's blocks count from there.
+    // BEGIN TODO(11-scratch, ~3 lines): device memory for the ticket scheme, once: room for the
+    //   most partials a launch leaves (kMaxBlocks) and one unsigned counter, which must read 0
+    //   before the first call, since its blocks count from whatever it holds.
     cudaMalloc(&partials_, std::size_t{kMaxBlocks} * sizeof(T));
     cudaMalloc(&tickets_, sizeof(unsigned));
     cudaMemset(tickets_, 0, sizeof(unsigned));
@@ -163,7 +174,7 @@ Reducer<T>::Reducer(std::size_t max_n, unsigned block) : block_(block)
 template <typename T>
 Reducer<T>::~Reducer()
 {
-    // BEGIN TODO(11-free, ~2 lines): free what the constructor allocated.
+    // BEGIN TODO(11-free, ~2 lines): give back everything the constructor allocated, each once.
     cudaFree(partials_);
     cudaFree(tickets_);
     // STUB:
@@ -179,8 +190,9 @@ void Reducer<T>::ticket(const T* in, std::size_t n, T* out)
 template <typename T>
 void Reducer<T>::atomic(const T* in, std::size_t n, T* out)
 {
-    // BEGIN TODO(11-atomic, ~2 lines): the blocks add into *out, so it must start at 0: clear it
-    //   (cudaMemsetAsync, which runs in order before the kernel), then launch reduce_atomic<T>.
+    // BEGIN TODO(11-atomic, ~2 lines): the blocks add into *out, so it must hold 0 when the first
+    //   of them adds, and without waiting on the host: the work must run in order on the stream,
+    //   before the kernel. Then the launch, with the same grid as the ticket scheme's.
     cudaMemsetAsync(out, 0, sizeof *out);
     reduce_atomic<T><<<grid_for(n), block_>>>(in, n, out);
     // STUB: (void)in;

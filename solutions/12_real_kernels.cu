@@ -47,11 +47,12 @@ __device__ float block_all_reduce(float value, Op op)
     const unsigned lane = threadIdx.x % lab::kWarpSize, warp = threadIdx.x / lab::kWarpSize;
     const unsigned warps = blockDim.x / lab::kWarpSize;
     value = warp_all_reduce(value, op);
-    // BEGIN TODO(12-all-reduce, ~5 lines): lane 0 of each warp stores its warp's result in
-    //   warp_results[warp]; after a barrier, every warp reads the slots (a lane past the last warp
-    //   takes Op::identity()) and reduces them with warp_all_reduce, so every thread returns the
-    //   block's result. Put a __syncthreads() before the store too: the previous call's readers
-    //   must be done with the slots before they are overwritten.
+    // BEGIN TODO(12-all-reduce, ~5 lines): every thread of the block must return the block's
+    //   result, not only thread 0: each warp's result goes to a shared slot of its own, and then
+    //   every warp, not just the first, combines the slots itself (a lane with no warp to stand
+    //   for contributes the operator's identity). A kernel calls this several times in a row with
+    //   the same slots: no warp may overwrite a slot while another warp still reads what the last
+    //   call left there, and none may read a slot before its warp has written it.
     __syncthreads();
     if (lane == 0) warp_results[warp] = value;
     __syncthreads();
@@ -66,10 +67,10 @@ __device__ float block_all_reduce(float value, Op op)
 __global__ void dot(const float* __restrict__ x, const float* __restrict__ y, float* __restrict__ out, std::size_t cols)
 {
     const std::size_t start = std::size_t{blockIdx.x} * cols;
-    // BEGIN TODO(12-dot, ~4 lines): each thread adds a * b for each pair of its columns:
-    //   lab::for_each_pair(x + start, y + start, cols, [&](float a, float b) { ... }) calls the lambda
-    //   with x and y at each of them (lab/kernel.hpp: 16-byte loads, two of each row in flight);
-    //   block_all_reduce the sums with Sum{}; thread 0 writes out[blockIdx.x].
+    // BEGIN TODO(12-dot, ~4 lines): the block's slot of `out` must get the dot product of the two
+    //   rows that start at `start`: each thread sums the products of its share of the column pairs
+    //   (lab::for_each_pair in lab/kernel.hpp hands a thread its pairs, with 16-byte loads and two
+    //   of each row in flight), and the block adds the threads' sums; one thread writes it.
     float sum = 0.0f;
     lab::for_each_pair(x + start, y + start, cols, [&](float a, float b) { sum += a * b; });
     sum = block_all_reduce(sum, Sum{});
@@ -87,12 +88,12 @@ __global__ void softmax(const float* __restrict__ x, float* __restrict__ out, st
     // values v, and row.write(result, f) stores f(v) in each one's place in the output row.
     const lab::RowShare row(x + std::size_t{blockIdx.x} * cols, cols);
     float* result = out + std::size_t{blockIdx.x} * cols;
-    // BEGIN TODO(12-softmax, ~7 lines): three passes over the thread's share of the row:
-    //   (1) the largest value, block_all_reduce with Max{} (start from Max::identity(), not 0);
-    //   (2) the sum of expf(v - max), block_all_reduce with Sum{};
-    //   (3) row.write(result, ...) with expf(v - max) / sum: one division per row, 1 / sum, and a
-    //       multiplication per value, which is cheaper than a division per value.
-    //   A pass is row.for_each([&](float v) { ... }): the lambda sees the kernel's variables.
+    // BEGIN TODO(12-softmax, ~7 lines): the row's softmax, written to `result` with row.write:
+    //   first the row's largest value (the block's, not the thread's; a thread with no value
+    //   must not change it), then the row's sum of the exponentials of each value less that max,
+    //   then each value's exponential over that sum. No exponent may be large enough to overflow
+    //   (expf(89) is already infinite in float). One division per row and a multiplication per
+    //   value costs less than a division per value.
     float largest = Max::identity();
     row.for_each([&](float v) { largest = fmaxf(largest, v); });
     largest = block_all_reduce(largest, Max{});
@@ -113,14 +114,13 @@ __global__ void softmax_online(const float* __restrict__ x, float* __restrict__ 
 {
     const lab::RowShare row(x + std::size_t{blockIdx.x} * cols, cols);
     float* result = out + std::size_t{blockIdx.x} * cols;
-    // BEGIN TODO(12-online, ~12 lines): one pass over the thread's values keeping m (from
-    //   Max::identity()) and d (from 0). For each value v the running max becomes the larger of m
-    //   and v; d, which counted against the old m, is rescaled to the new one before v's own term
-    //   (its exponential against the new max) is added. One expf a value is enough: expf(-|v - m|)
-    //   is v's term when v <= m, and the rescale factor when v is the new max. After the pass, the
-    //   row's max M is the block's max of the m; each thread rescales its d to M and the block sums
-    //   them (a thread that saw no value has d = 0 and m = -infinity: its rescaled d must stay 0).
-    //   Last, row.write(result, ...) with expf(v - M) / that sum.
+    // BEGIN TODO(12-online, ~12 lines): the same softmax from one pass over the thread's values
+    //   for both statistics. Throughout the pass m is the largest value seen so far and d the sum
+    //   of the exponentials of the values seen, each less m: when a new largest value arrives, the
+    //   d counted against the old m no longer is against m, and must be brought to the new one
+    //   before the new value's own term is added. One exponential per value is enough. Across the
+    //   block, every thread's d is brought to the row's max before the sums are added (a thread
+    //   that saw nothing must add 0, not NaN); then the row is written as in softmax.
     float m = Max::identity(), d = 0.0f;
     row.for_each([&](float v) {
         // One exponential either way, of minus the distance between v and m: for v <= m it is v's
@@ -142,11 +142,12 @@ __global__ void layer_norm(const float* __restrict__ x, float* __restrict__ out,
 {
     const lab::RowShare row(x + std::size_t{blockIdx.x} * cols, cols);
     float* result = out + std::size_t{blockIdx.x} * cols;
-    // BEGIN TODO(12-layer-norm, ~10 lines): the mean (a block sum over cols); then the variance as
-    //   the mean of (v - mean)^2, in a second pass (or Welford's running mean and sum of squares).
-    //   Not mean(x^2) - mean^2: with a mean of 10^4 and a spread of 1 both terms are about 10^8,
-    //   and float keeps too few digits for their difference. Then row.write(result, ...) with
-    //   (v - mean) * rsqrtf(variance + kEpsilon).
+    // BEGIN TODO(12-layer-norm, ~10 lines): the row's mean and variance (the variance divided by
+    //   cols, the row's own, not an estimate's), then each value less the mean, over the square
+    //   root of the variance plus kEpsilon, written with row.write. The variance must survive a
+    //   row whose mean is 10^4 and whose spread is 1: there the mean of the squares and the square
+    //   of the mean are both about 10^8, and float keeps too few digits of each for their
+    //   difference to mean anything.
     float sum = 0.0f;
     row.for_each([&](float v) { sum += v; });
     const float mean = block_all_reduce(sum, Sum{}) / static_cast<float>(cols);

@@ -47,6 +47,16 @@ struct Collector {
         return rung->id;
     }
 
+    // exercises/hints_used.json, under at most one folder, as a rung's file is.
+    static bool hints_record(const std::string& path)
+    {
+        std::vector<std::string> parts;
+        std::stringstream stream(path);
+        for (std::string part; std::getline(stream, part, '/');)
+            if (!part.empty() && part != ".") parts.push_back(part);
+        return parts.size() >= 2 && parts.size() <= 3 && parts[parts.size() - 2] == "exercises" && parts.back() == "hints_used.json";
+    }
+
     static bool escapes(const std::string& path)
     {
         if (!path.empty() && path.front() == '/') return true;
@@ -76,6 +86,12 @@ struct Collector {
     void consider(const std::string& path, std::uint64_t size, Read&& read)
     {
         std::size_t folders = 0;
+        if (hints_record(path)) {
+            if (size > kMaxSubmittedFileBytes) return refuse(path, "larger than " + std::to_string(kMaxSubmittedFileBytes / 1024) + " KiB");
+            if (intake.hints_record) return refuse(path, "another record of hints was taken");
+            intake.hints_record = read();
+            return;
+        }
         const std::string id = rung_of(path, folders);
         if (id.empty()) return ignore(path);
         if (size > kMaxSubmittedFileBytes)

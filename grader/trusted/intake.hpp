@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,9 @@ constexpr std::size_t kMaxSubmittedFileBytes = 256 * 1024;
 
 struct Intake {
     std::map<std::string, std::string> files;  // rung id -> the file's contents
+    // exercises/hints_used.json, the record of the hints the student saw (lab/hints.hpp), as it is:
+    // untrusted, read only by lab::parse_hints_record. Empty when the submission has none.
+    std::optional<std::string> hints_record;
     std::vector<std::string> ignored;          // paths left alone (not a rung's file)
     std::vector<std::string> refused;          // "path: why"
 };

@@ -495,9 +495,11 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
         beside.finish();
         g.phases["after_speed"] = seconds_since(phase_started);
     }
+    g.hints = hints_verdict(intake.hints_record, g.rungs, [&](int level) { return rubric.hints.cost(level); });
     g.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     g.cpu = cpu_of_this_grading();
     if (!g.late.note.empty()) std::cout << "  late policy: " << g.late.note << '\n';
+    if (g.hints.total_off() > 0) std::cout << "  hints: " << g.hints.total_off() << " points off (the rubric's [hints])\n";
     write_reports(g, out_dir);
     std::printf("lab-grade: %.2f / %.2f points in %.0f s; reports in %s (replay this run with --seed %s)\n", g.score(),
                 g.max(), g.seconds, out_dir.c_str(), g.seed_text().c_str());

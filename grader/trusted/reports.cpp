@@ -182,6 +182,8 @@ json internal(const Grade& g)
             {"late", {{"policy", g.late.policy}, {"submitted_at", g.late.submitted_at}, {"due", g.late.due},
                       {"extended", g.late.extended}, {"days", g.late.days}, {"penalty", g.late.fraction},
                       {"earned", g.earned()}, {"note", g.late.note}}},
+            {"hints", {{"recorded", g.hints.recorded}, {"levels", g.hints.levels}, {"points_off", g.hints.points_off},
+                       {"note", g.hints.note}}},
             {"rubric", g.rubric}, {"sandbox", g.sandbox}, {"score", g.score()}, {"max", g.max()}, {"seconds", g.seconds},
             {"phases", g.phases}, {"cpu", g.cpu}, {"taken", g.taken}, {"ignored", g.ignored}, {"refused", g.refused}, {"rungs", rungs}};
 }

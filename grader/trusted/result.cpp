@@ -1,10 +1,12 @@
 // TRUSTED SIDE. See result.hpp.
 #include "result.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sys/resource.h>
 
+#include "lab/hints.hpp"
 #include "lab/process.hpp"
 #include "lab/text.hpp"
 
@@ -67,7 +69,39 @@ double Grade::earned() const
     return std::round(total * 1e6) / 1e6;
 }
 
-double Grade::score() const { return std::round(earned() * (1 - late.fraction) * 1e6) / 1e6; }
+double HintsResult::total_off() const
+{
+    double total = 0;
+    for (const auto& [rung, off] : points_off) total += off;
+    return total;
+}
+
+HintsResult hints_verdict(const std::optional<std::string>& record, const std::vector<RungResult>& rungs,
+                          const std::function<double(int)>& cost)
+{
+    HintsResult hints;
+    if (!record) {
+        hints.note = "no record of hints: the submission has no exercises/hints_used.json";
+        return hints;
+    }
+    const auto levels = lab::parse_hints_record(*record);
+    if (!levels) {
+        hints.note = "no record of hints: exercises/hints_used.json is not one that ./lab hint writes (left alone)";
+        return hints;
+    }
+    hints.recorded = true;
+    hints.levels = *levels;
+    hints.note = "exercises/hints_used.json as the submission holds it: ./lab hint writes it, and the student can edit it";
+    for (const RungResult& r : rungs) {
+        double off = 0;
+        for (const auto& [todo, level] : hints.levels)
+            if (todo.compare(0, 2, r.id, 0, 2) == 0) off += cost(level);
+        if (off > 0) hints.points_off[r.id] = std::min(off, r.score());
+    }
+    return hints;
+}
+
+double Grade::score() const { return std::round(std::max(0.0, earned() - hints.total_off()) * (1 - late.fraction) * 1e6) / 1e6; }
 
 double Grade::max() const
 {

@@ -4,7 +4,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -92,6 +94,22 @@ struct LateResult {
     std::string note;             // what was applied, or why nothing was
 };
 
+// The record of the hints the student saw, as the submission carries it (exercises/hints_used.json,
+// lab/hints.hpp), read as untrusted input, and what the rubric's [hints] takes off for it.
+struct HintsResult {
+    bool recorded = false;                       // false: no record, or one that is malformed
+    std::map<std::string, int> levels;           // TODO -> the deepest level seen (1-3)
+    std::map<std::string, double> points_off;    // rung id -> points taken off (at most the rung's score)
+    std::string note;                            // where the record came from, or why there is none
+    double total_off() const;
+};
+
+// The hints' verdict, once every rung is graded: `record` as the submission carries it (malformed is
+// "no record", never an error); `cost(level)` the points the rubric takes off a rung for each of its
+// TODOs seen to that level, at most the rung's score.
+HintsResult hints_verdict(const std::optional<std::string>& record, const std::vector<RungResult>& rungs,
+                          const std::function<double(int)>& cost);
+
 struct Grade {
     std::string submission;  // as given on the command line
     std::string backend;     // "cuda" or "cpu"
@@ -113,8 +131,9 @@ struct Grade {
     std::map<std::string, double> cpu;
     std::string graded_at;  // when (UTC, 2026-11-26T06:40:00Z)
     LateResult late;
-    double earned() const;  // the rungs' points, before any late penalty
-    double score() const;   // what counts: earned() less the late penalty
+    HintsResult hints;
+    double earned() const;  // the rungs' points, before any hints' or late penalty
+    double score() const;   // what counts: earned() less what hints cost, less the late penalty
     double max() const;
     std::string seed_text() const;  // 0x...
 };

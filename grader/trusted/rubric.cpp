@@ -124,7 +124,7 @@ Rubric load_rubric(const std::string& path)
                                  std::string(e.description()));
     }
     const Reader r{path};
-    r.only(doc, "", {"course", "points", "limits", "no_gpu", "gpu", "rungs", "sanitizer", "lessons", "integrity", "late"});
+    r.only(doc, "", {"course", "points", "limits", "no_gpu", "gpu", "rungs", "sanitizer", "lessons", "integrity", "late", "hints"});
     Rubric rubric;
     rubric.path = path;
     if (const auto* course = r.table(doc, "course", "")) {
@@ -225,6 +225,12 @@ Rubric load_rubric(const std::string& path)
             }
             if (!l.measure) r.fail(*node, "lessons.technique", "grades what lessons.measure = false leaves unmeasured");
         }
+    }
+    if (const auto* t = r.table(doc, "hints", "")) {
+        r.only(*t, "hints.", {"level_1", "level_2", "level_3"});
+        r.number(*t, "level_1", "hints.", rubric.hints.level_1, 0);
+        r.number(*t, "level_2", "hints.", rubric.hints.level_2, 0);
+        r.number(*t, "level_3", "hints.", rubric.hints.level_3, 0);
     }
     if (const auto* t = r.table(doc, "late", "")) {
         LatePolicy& late = rubric.late;

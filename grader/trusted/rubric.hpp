@@ -69,6 +69,14 @@ struct Lateness {
 };
 Lateness lateness(const LatePolicy& policy, const std::string& student, long long submitted);
 
+// The hints a student saw ([hints]; exercises/hints_used.json, lab/hints.hpp): points taken off a
+// rung for each of its TODOs whose deepest level seen is 1 (the concept), 2 (the shape) or 3 (the
+// code), never below zero. None by default: the record is information.
+struct HintRules {
+    double level_1 = 0, level_2 = 0, level_3 = 0;
+    double cost(int level) const { return level == 1 ? level_1 : level == 2 ? level_2 : level == 3 ? level_3 : 0; }
+};
+
 struct Rubric {
     std::string path, course;
     RungPoints points;                       // the default for every rung
@@ -85,6 +93,7 @@ struct Rubric {
     SanitizerRules sanitizer;
     LessonRules lessons;
     LatePolicy late;
+    HintRules hints;
 
     const RungPoints& for_rung(const std::string& id) const;
 };

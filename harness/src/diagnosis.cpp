@@ -76,7 +76,7 @@ void diagnose_reduction(const RungInfo& rung, const Case& c, const LaunchPlan& p
                                      " each; " + kCanaryWords + "): its threads read " + std::to_string(k) +
                                      " element" + (k == 1 ? "" : "s") + " past the end of the input, from element " +
                                      std::to_string(n) + " on. A thread whose element index is n or more must not "
-                                     "load: test the bound before the load, and use the identity (0 for a sum) instead."});
+                                     "load, and contributes the value that changes no result instead."});
                 return;
             }
         }
@@ -84,7 +84,7 @@ void diagnose_reduction(const RungInfo& rung, const Case& c, const LaunchPlan& p
             found.push_back({"last_block_only",
                              "only the last block is wrong, the one the input does not fill (n = " + std::to_string(n) +
                                  " is not a multiple of " + std::to_string(per_block) + "): its threads past the end "
-                                 "of the input must contribute the identity (0 for a sum), and load nothing."});
+                                 "of the input must contribute the value that changes no result, and load nothing."});
         // Every block wrote block 0's result: the index ignores blockIdx.x.
         if (plan.grid > 1 && wrong.front() != 0) {
             bool all_block_zero = true;
@@ -92,9 +92,9 @@ void diagnose_reduction(const RungInfo& rung, const Case& c, const LaunchPlan& p
             if (all_block_zero && !same_bits(slots[0], poison<T>()))
                 found.push_back({"only_block_zero",
                                  "every block wrote block 0's result (" + number(static_cast<double>(slots[0])) +
-                                     "): the index of a thread's element leaves out its block. It is blockIdx.x * " +
-                                     (rung.items_per_thread > 1 ? std::to_string(rung.items_per_thread) + " * " : "") +
-                                     "blockDim.x + threadIdx.x, computed in std::size_t."});
+                                     "): the index of a thread's element leaves out its block" +
+                                     (rung.items_per_thread > 1 ? " (a block covers " + std::to_string(rung.items_per_thread) +
+                                                                      " elements a thread)" : std::string()) + "."});
         }
         return;
     }
@@ -124,19 +124,17 @@ void diagnose_reduction(const RungInfo& rung, const Case& c, const LaunchPlan& p
     }
     if (c.op == Op::max && all_negative && got == 0)
         found.push_back({"identity_zero", "every element is negative and the max came out 0: 0 is not the identity "
-                                          "of max. The identity is the value that never wins: -infinity for floats, "
-                                          "INT_MIN for ints (std::numeric_limits<T>::lowest() for ints, -INFINITY for floats)."});
+                                          "of max, the value that never wins, for ints or for floats."});
     if (c.op == Op::min && all_positive && got == 0)
         found.push_back({"identity_zero", "every element is positive and the min came out 0: 0 is not the identity "
-                                          "of min. The identity is the value that never wins: +infinity for floats, "
-                                          "INT_MAX for ints."});
+                                          "of min, the value that never wins, for ints or for floats."});
     if (std::is_floating_point_v<T> && c.op == Op::max && all_negative && got == double(FLT_MIN))
         found.push_back({"identity_flt_min", "every element is negative and the max came out FLT_MIN (1.17549435e-38): "
-                                             "FLT_MIN is the smallest positive normal float, not the most negative one. "
-                                             "The identity of max is -infinity."});
+                                             "FLT_MIN is the smallest positive normal float, not the most negative one, "
+                                             "and a max that starts from it never comes out below it."});
     if (std::is_floating_point_v<T> && c.op == Op::max && all_minus_infinity && got == -double(FLT_MAX))
         found.push_back({"identity_lowest", "every element is -infinity and the max came out -FLT_MAX: the most negative "
-                                            "finite float is still larger than -infinity. The identity of max is -INFINITY."});
+                                            "finite float is still larger than -infinity, which is an input like any other."});
 }
 
 }  // namespace
@@ -159,7 +157,7 @@ std::vector<Diagnosis> diagnose(const RungInfo& rung, const Case& c, const Launc
                 }
                 if (all_row_zero && rows_differ && !same_bits(slots[0], poison<float>()))
                     found.push_back({"only_row_zero", "every row's output is row 0's: each block must find its own row, "
-                                                      "which starts at element blockIdx.x * cols (in std::size_t)."});
+                                                      "and rows times cols passes 2^32 on large matrices."});
             }
             if (c.op == Op::softmax || c.op == Op::softmax_online) {
                 bool broke = false, large = false;
@@ -169,14 +167,15 @@ std::vector<Diagnosis> diagnose(const RungInfo& rung, const Case& c, const Launc
                     found.push_back({"softmax_overflow",
                                      "the softmax wrote infinity or NaN, and the logits reach past +-80, where expf "
                                      "overflows (expf(89) is infinite in float) or every term underflows to 0. "
-                                     "Subtract the row's max before expf, and start that max from -infinity, not 0: "
-                                     "over logits all below -10^4, expf(x - 0) is 0 for every x and the sum is 0."});
+                                     "Either the exponents were not kept at or below 0, or the max they were kept "
+                                     "below is not the row's: over logits all below -10^4, a max of 0 makes every "
+                                     "term 0 and the sum 0."});
             }
             if (c.op == Op::layer_norm && c.input == InputKind::large_mean)
                 found.push_back({"large_mean", "this row's mean is 10^4 and its spread 1, and the answer is off: that is "
                                                "what computing the variance as mean(x^2) - mean^2 does in float, where "
-                                               "both terms are about 10^8 and differ by about 1. Subtract the mean "
-                                               "first: a second pass over the row, or Welford's running update."});
+                                               "both terms are about 10^8 and differ by about 1: the difference is "
+                                               "mostly rounding."});
         }
     } else if (!(rung.grid == GridPolicy::one && c.n == 0)) {
         diagnose_reduction(rung, c, plan, input, slots, found);
@@ -226,9 +225,10 @@ std::string thread_order_advice(const RungInfo& rung, const std::vector<std::str
                 "thread, reached by every thread of the block.";
     if (rung.warp_synchronous)
         text += " In this rung's warp-level steps a GPU does not promise that a warp's 32 threads run in lockstep "
-                "(independent thread scheduling, since Volta): read into a register, __syncwarp(), write, "
-                "__syncwarp() (or use __shfl_down_sync, which moves the value and synchronises at once). `volatile` "
-                "alone does not synchronise, and __syncwarp() does not make one warp wait for another.";
+                "(independent thread scheduling, since Volta): every read of a slot that another lane writes, and "
+                "every write of a slot that another lane reads, must be ordered by the warp's own synchronisation, "
+                "in every step. `volatile` alone does not synchronise, and __syncwarp() does not make one warp wait "
+                "for another.";
     const auto own = rung.diagnoses.find(forward_only ? "fails_forward_only" : reverse_only ? "fails_reverse_only" : "");
     if (own != rung.diagnoses.end()) text += " In this rung: " + own->second;
     return text;

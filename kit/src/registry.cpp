@@ -62,6 +62,13 @@ bool RungInfo::supports(Op op) const
     return false;
 }
 
+const TodoHints* RungInfo::hints_for(std::string_view todo) const
+{
+    for (const TodoHints& h : hints)
+        if (h.todo == todo) return &h;
+    return nullptr;
+}
+
 bool RungInfo::repeatable(const std::string& variant) const
 {
     return std::find(unordered.begin(), unordered.end(), variant) == unordered.end();
@@ -117,7 +124,19 @@ RungInfo parse_rung(const nlohmann::json& j)
                              (rows ? " is not a row operation; a rung whose grid is \"rows\" runs only dot, softmax, "
                                      "softmax_online and layer_norm"
                                    : " works on the rows of a matrix; only a rung whose grid is \"rows\" runs it"));
-    r.hints = j.at("hints").get<std::vector<std::string>>();
+    const auto& hints = j.at("hints");
+    if (!hints.is_object())
+        throw UsageError("rung " + r.id + ": \"hints\" maps each TODO's name to its \"concept\" and \"shape\" (levels 1 and 2 "
+                         "of ./lab hint)");
+    for (const auto& [todo, levels] : hints.items()) {
+        if (todo.rfind(r.number + "-", 0) != 0 || todo.size() <= 3)
+            throw UsageError("rung " + r.id + ": \"hints\" names '" + todo + "', which is not one of its TODOs (" + r.number +
+                             "-...)");
+        TodoHints h{todo, levels.value("concept", ""), levels.value("shape", "")};
+        if (h.concept.empty() || h.shape.empty())
+            throw UsageError("rung " + r.id + ": the hints of TODO " + todo + " need a \"concept\" and a \"shape\" (levels 1 and 2)");
+        r.hints.push_back(std::move(h));
+    }
     r.forbids = j.at("forbids").get<std::vector<std::string>>();
     r.variants = j.value("variants", std::vector<std::string>{});
     if ((r.grid == GridPolicy::one) != !r.variants.empty())

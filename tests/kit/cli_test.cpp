@@ -11,8 +11,10 @@
 #include <iterator>
 #include <sstream>
 
+#include "lab/hints.hpp"
 #include "lab/process.hpp"
 #include "lab/registry.hpp"
+#include "lab/todos.hpp"
 
 namespace {
 
@@ -40,7 +42,7 @@ Ran lab_cli(const std::vector<std::string>& args, const std::vector<std::pair<st
     argv.insert(argv.end(), args.begin(), args.end());
     lab::process::Options options;
     options.output = name;
-    options.environment = {{"LAB_STATE", state_dir()}};
+    options.environment = {{"LAB_STATE", state_dir()}, {"LAB_HINTS_RECORD", state_dir() + "/hints_used.json"}};
     options.environment.insert(options.environment.end(), environment.begin(), environment.end());
     Ran ran;
     ran.status = lab::process::run(argv, options);
@@ -75,38 +77,134 @@ TEST(Cli, ListIdsPrintsTheFullNamesOnly)
     EXPECT_EQ(ran.output, expected);
 }
 
-TEST(Cli, HintTakesAnyNameOfARungAndPrintsItsHints)
+// The words of `text`, one space between each: the CLI wraps its hints at 100 columns.
+std::string words(const std::string& text)
 {
-    const lab::RungInfo& rung = lab::Registry::kit().get("05");
-    for (const std::string& key : std::vector<std::string>{"05", "5", rung.id}) {
-        const Ran ran = lab_cli({"hint", key, "--all"});
-        ASSERT_EQ(ran.status, 0) << ran.output;
-        EXPECT_EQ(ran.output.rfind(rung.id + ": " + rung.title, 0), 0u) << ran.output;
-        for (const auto& hint : rung.hints) EXPECT_NE(ran.output.find(hint), std::string::npos) << hint;
-    }
+    std::istringstream in(text);
+    std::string out, word;
+    while (in >> word) out += (out.empty() ? "" : " ") + word;
+    return out;
 }
 
-// One more hint each time, remembered: 1, then 1 and 2, ...; past the last, every one and a pointer to
-// the handout. Without a rung, the first one not done (the untouched kit's: 01).
-TEST(Cli, HintShowsOneMoreEachTime)
+void forget_hints()
 {
-    const lab::RungInfo& rung = lab::Registry::kit().get("07");
-    const int total = static_cast<int>(rung.hints.size());
-    ASSERT_GE(total, 2);
-    for (int asked = 1; asked <= total + 1; ++asked) {
-        const Ran ran = lab_cli({"hint", "07"});
+    std::filesystem::remove(state_dir() + "/progress/hints.json");
+    std::filesystem::remove(state_dir() + "/hints_used.json");
+}
+
+TEST(Cli, HintTakesARungOrATodo)
+{
+    const lab::RungInfo& rung = lab::Registry::kit().get("05");
+    for (const std::string& key : std::vector<std::string>{"05", "5", rung.id, "05-warp-unroll"}) {
+        const Ran ran = lab_cli({"hint", key, "--level", "1"});
         ASSERT_EQ(ran.status, 0) << ran.output;
-        const int shown = std::min(asked, total);
-        for (int h = 0; h < total; ++h)
-            EXPECT_EQ(ran.output.find(rung.hints[static_cast<std::size_t>(h)]) != std::string::npos, h < shown)
-                << "asked " << asked << " times, hint " << h + 1 << ":\n" << ran.output;
-        EXPECT_NE(ran.output.find(shown < total ? "Hint " + std::to_string(shown) + " of " + std::to_string(total)
-                                                : std::string("That is every hint")),
+        EXPECT_EQ(ran.output.rfind(rung.id + ": " + rung.title, 0), 0u) << ran.output;
+        EXPECT_NE(ran.output.find(key == "05-warp-unroll" ? "TODO 05-warp-unroll (~6 lines), hint 1 of 3 (the concept)"
+                                                          : "TODO 05-load (~4 lines), hint 1 of 3 (the concept)"),
                   std::string::npos)
             << ran.output;
     }
+    const Ran bad = lab_cli({"hint", "05", "--level", "4"});
+    EXPECT_EQ(bad.status, 2) << bad.output;
+    EXPECT_NE(bad.output.find("--level takes 1 (the concept), 2 (the shape) or 3 (the code)"), std::string::npos) << bad.output;
+}
+
+// Each call one level further on the first TODO still open (the untouched exercise's, in its order),
+// then the next; --all shows again what was seen; the record holds the deepest level per TODO, in the
+// tracked file and in .lab/progress.
+TEST(Cli, HintGoesOneLevelFurtherEachTime)
+{
+    forget_hints();
+    const lab::RungInfo& rung = lab::Registry::kit().get("07");
+    const auto open = lab::find_todos(lab::kit_path("exercises/" + rung.id + ".cu"));
+    ASSERT_EQ(open.size(), 3u);
+    const auto* grid_stride = rung.hints_for("07-grid-stride");
+    ASSERT_TRUE(grid_stride);
+    for (const auto& todo : open)
+        for (int level = 1; level <= 3; ++level) {
+            const Ran ran = lab_cli({"hint", "07"});
+            ASSERT_EQ(ran.status, 0) << ran.output;
+            EXPECT_NE(ran.output.find("TODO " + todo.name + " (~"), std::string::npos) << level << ":\n" << ran.output;
+            EXPECT_NE(ran.output.find("hint " + std::to_string(level) + " of 3"), std::string::npos) << ran.output;
+            if (todo.name == "07-grid-stride" && level < 3)
+                EXPECT_NE(words(ran.output).find(words(level == 1 ? grid_stride->concept : grid_stride->shape)), std::string::npos)
+                    << ran.output;
+            if (todo.name == "07-grid-stride" && level == 3)
+                EXPECT_NE(ran.output.find("for (; i + stride < n; i += 2 * stride) sum += in[i] + in[i + stride];"),
+                          std::string::npos)
+                    << ran.output;
+            if (todo.name == "07-tree" && level == 1)
+                EXPECT_NE(words(ran.output).find("copy yours over from exercises/05_unroll_last_warp.cu"), std::string::npos)
+                    << ran.output;
+        }
+    const Ran done = lab_cli({"hint", "07"});
+    EXPECT_NE(done.output.find("Every hint of its open TODOs is shown already"), std::string::npos) << done.output;
+    const Ran all = lab_cli({"hint", "07", "--all"});
+    for (const auto& todo : open)
+        for (int level = 1; level <= 3; ++level)
+            EXPECT_NE(all.output.find("TODO " + todo.name + ", hint " + std::to_string(level) + " of 3"), std::string::npos)
+                << all.output;
+    std::ifstream record(state_dir() + "/hints_used.json");
+    std::stringstream text;
+    text << record.rdbuf();
+    const auto levels = lab::parse_hints_record(text.str());
+    ASSERT_TRUE(levels) << text.str();
+    EXPECT_EQ(*levels, (lab::HintLevels{{"07-shared-decl", 3}, {"07-grid-stride", 3}, {"07-tree", 3}}));
+    // --level picks one; the record keeps the deepest, in .lab/progress too.
+    ASSERT_EQ(lab_cli({"hint", "07-grid-stride", "--level", "1"}).status, 0);
+    const Ran two = lab_cli({"hint", "08", "--level", "2"});
+    EXPECT_NE(two.output.find("TODO 08-warp-reduce (~1 line), hint 2 of 3 (the shape)"), std::string::npos) << two.output;
+    std::ifstream kept(state_dir() + "/progress/hints.json");
+    std::stringstream kept_text;
+    kept_text << kept.rdbuf();
+    EXPECT_EQ(lab::parse_hints_record(kept_text.str()),
+              (lab::HintLevels{{"07-shared-decl", 3}, {"07-grid-stride", 3}, {"07-tree", 3}, {"08-warp-reduce", 2}}));
+    // Without a rung: the first one not done (the untouched kit's: 01).
     const Ran current = lab_cli({"hint"});
     EXPECT_EQ(current.output.rfind(lab::Registry::kit().rungs().front().id + ": ", 0), 0u) << current.output;
+    forget_hints();
+}
+
+// A record a student mangled is no record: ./lab hint starts afresh and writes a good one.
+TEST(Cli, HintSurvivesAMangledRecord)
+{
+    forget_hints();
+    std::ofstream(state_dir() + "/hints_used.json") << "{\"levels\": {\"01-padding\": 7}";
+    const Ran ran = lab_cli({"hint", "01-padding"});
+    ASSERT_EQ(ran.status, 0) << ran.output;
+    EXPECT_NE(ran.output.find("hint 1 of 3"), std::string::npos) << ran.output;
+    std::ifstream record(state_dir() + "/hints_used.json");
+    std::stringstream text;
+    text << record.rdbuf();
+    EXPECT_EQ(lab::parse_hints_record(text.str()), (lab::HintLevels{{"01-padding", 1}})) << text.str();
+    forget_hints();
+}
+
+// Every TODO of every rung has its three levels, each with something to say; the third is the code
+// of the TODO's region in the reference solution.
+TEST(Cli, EveryTodoHasThreeHintLevels)
+{
+    int todos = 0;
+    for (const lab::RungInfo& rung : lab::Registry::kit().rungs())
+        for (const auto& code : lab::read_hint_code(lab::hint_code_path(lab::kit_root(), rung.id))) {
+            ++todos;
+            EXPECT_FALSE(code.code.empty()) << code.todo;
+            for (int level = 1; level <= 3; ++level) {
+                const Ran ran = lab_cli({"hint", code.todo, "--level", std::to_string(level)});
+                ASSERT_EQ(ran.status, 0) << code.todo << " " << level << ": " << ran.output;
+                const auto at = ran.output.find("hint " + std::to_string(level) + " of 3");
+                ASSERT_NE(at, std::string::npos) << ran.output;
+                const std::string body = ran.output.substr(ran.output.find('\n', at) + 1);
+                EXPECT_GT(words(body.substr(0, body.find("\nNext:"))).size(), 40u) << code.todo << " level " << level << ":\n" << body;
+                if (level == 3) {
+                    std::istringstream lines(code.code);
+                    for (std::string line; std::getline(lines, line);)
+                        if (!line.empty()) EXPECT_NE(body.find("    " + line), std::string::npos) << code.todo << ": " << line;
+                }
+            }
+        }
+    EXPECT_GE(todos, 40);
+    forget_hints();
 }
 
 // The kit as it comes: nothing started, the first rung next.

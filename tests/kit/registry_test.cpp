@@ -109,7 +109,7 @@ TEST(Registry, VariantsOnlyForADriver)
 {
     const std::string path = testing::TempDir() + "variant_rungs.json";
     const std::string rung = R"({"id": "01_x", "title": "t", "practises": "p", "form": "plain", "items_per_thread": 1,
-        "check": "total", "block": {"min": 32, "max": 1024, "rule": "power_of_two"}, "ops": ["sum"], "hints": [],
+        "check": "total", "block": {"min": 32, "max": 1024, "rule": "power_of_two"}, "ops": ["sum"], "hints": {},
         "forbids": [], )";
     std::ofstream(path) << "{\"rungs\": [" << rung << R"("grid": "cover", "variants": ["a"]}]})";
     EXPECT_THROW(lab::Registry::load(path), lab::UsageError);
@@ -146,7 +146,7 @@ TEST(Registry, RowOperationsOnlyForARowRung)
 {
     const std::string path = testing::TempDir() + "row_rungs.json";
     const std::string rung = R"({"id": "01_x", "title": "t", "practises": "p", "form": "rows", "items_per_thread": 1,
-        "block": {"min": 32, "max": 1024, "rule": "multiple_of_warp"}, "hints": [], "forbids": [], )";
+        "block": {"min": 32, "max": 1024, "rule": "multiple_of_warp"}, "hints": {}, "forbids": [], )";
     std::ofstream(path) << "{\"rungs\": [" << rung << R"("grid": "rows", "check": "rows", "ops": ["softmax", "dot"]}]})";
     EXPECT_EQ(lab::Registry::load(path).rungs().front().ops.size(), 2u);
     for (const char* wrong : {R"("grid": "rows", "check": "rows", "ops": ["sum"]})",

@@ -38,6 +38,16 @@ enum class CheckMode {
     rows,       // a row operation: every row's output (one value, or a whole row) checked on its own
 };
 
+// The first two levels of ./lab hint for one TODO of a rung (rungs.json "hints", keyed by the TODO's
+// name): the concept, then the shape (the steps in words, where the handout's figure shows it). The
+// third level, the code, is the solution's own, which ./lab generate writes beside the exercise
+// (exercises/.hints/NN_name.json, lab/hints.hpp).
+struct TodoHints {
+    std::string todo;     // "05-warp-unroll"
+    std::string concept;  // level 1
+    std::string shape;    // level 2
+};
+
 struct RungInfo {
     std::string id;      // "03_sequential": the name used in every folder
     std::string number;  // "03"
@@ -50,7 +60,10 @@ struct RungInfo {
     CheckMode check = CheckMode::per_block;
     BlockRule block;
     std::vector<Op> ops;
-    std::vector<std::string> hints;
+    // The hints of the rung's own TODOs, by name (the exercise gives their order). A TODO that carries
+    // code from an earlier rung (authoring/skeleton.hpp) has none of its own: ./lab hint takes those of
+    // the TODOs it names.
+    std::vector<TodoHints> hints;
     // What a submission of this rung may not use, by the grader's rule names (grader/trusted/
     // integrity.hpp): "libraries" (CUB, Thrust, cooperative groups' reduce), "atomics".
     std::vector<std::string> forbids;
@@ -71,6 +84,7 @@ struct RungInfo {
     // (its TODO), added to the general text.
     std::map<std::string, std::string> diagnoses;
 
+    const TodoHints* hints_for(std::string_view todo) const;  // nullptr when the registry has none for it
     std::string test_prefix() const { return "Ex" + number; }  // "Ex03"
     // "ex03": the namespace of the rung's kernel file (LAB_RUNG_NS, cmake/LabRungs.cmake) and the
     // rung's ctest label.
