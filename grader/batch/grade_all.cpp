@@ -234,7 +234,7 @@ std::vector<Worker> workers_for(const BatchOptions& options)
                                                  std::to_string(std::max(1, options.jobs))};
             if (lab::process::exit_code(lab::process::run(build, quiet)) != 0)
                 throw std::runtime_error("worker " + std::to_string(k) + "'s lab-grade did not build: see " + log);
-            w.grader = own + "/grader/lab-grade";
+            w.grader = own + "/bin/lab-grade";
         }
         workers.push_back(w);
     }
