@@ -279,14 +279,6 @@ int grade_here(const BatchOptions& options, const ClassState& state)
 
 }  // namespace
 
-int write_similarity_reports(const std::string& out, const std::vector<std::string>& students, const SimilarityOptions& options)
-{
-    const ClassSimilarity found = class_similarity(out, students, options);
-    write_text(out + "/similarity.md", similarity_markdown(found.rungs, options, found.texts));
-    write_text(out + "/similarity.html", similarity_html(found.rungs, options, found.texts));
-    return found.listed;
-}
-
 // One grade-all at a time per output folder: a second one, started on the same class by mistake,
 // would rewrite class.json under the first and remove its gradings in progress as leftovers. The
 // lock (flock on OUT/.grade-all.lock) lasts as long as the process, whatever ends it: a grade-all

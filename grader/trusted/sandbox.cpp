@@ -12,7 +12,6 @@
 #include <mutex>
 #include <sstream>
 
-#include "builder.hpp"
 #include "lab/registry.hpp"
 
 namespace lab::grading {
