@@ -32,10 +32,13 @@ bool read_results(RungRun& r)
         case TestOutcome::skipped: ++r.skipped; break;
         case TestOutcome::left_out: ++r.left_out; break;
         case TestOutcome::failed:
-        case TestOutcome::unfinished:
+        case TestOutcome::unfinished: {
             ++r.failed;
-            r.failures.push_back(t.name + ": " + t.text.substr(0, t.text.find('\n')));
+            // Its first line of words (past gtest's own "Failed" before a message).
+            std::string text = t.text.rfind("Failed\n", 0) == 0 ? t.text.substr(7) : t.text;
+            r.failures.push_back(t.name + ": " + text.substr(0, text.find('\n')));
             break;
+        }
         }
     }
     return true;
