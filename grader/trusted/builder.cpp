@@ -179,7 +179,7 @@ std::map<std::string, std::string> reference_explainers(const std::string& dir, 
     std::vector<std::string> command{"cmake", "--build", dir, "-j", std::to_string(jobs)};
     for (const std::string& id : ids) {
         const std::string target = (exercises ? "lab-explain-reference-" : "lab-explain-") + id;
-        programs[id] = dir + "/harness/explain/" + target;
+        programs[id] = dir + "/bin/" + target;
         command.insert(command.end(), {"--target", target});
     }
     const std::string log = dir + "/grading/explain-reference.log";
