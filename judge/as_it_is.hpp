@@ -1,8 +1,9 @@
 // TRUSTED SIDE. A confinement that runs the runner's command as it is (judge/confinement.hpp): in a
 // session of its own, so that the judge can stop it and everything it started, its output to the
-// log, no limits. The suites on a student's own machine use it (tests/support/suite.cpp: the student
-// runs their own code there anyway), and so do the judge's tests with stand-in runners; the grader
-// never does (its sandbox, grader/trusted/sandbox.hpp).
+// log, no limits; or under a tool's command (compute-sanitizer, the suites' racecheck tests). The
+// suites on a student's own machine use it (tests/support/judging.cpp: the student runs their own
+// code there anyway), and so do the judge's tests with stand-in runners; the grader never does (its
+// sandbox, grader/trusted/sandbox.hpp).
 #pragma once
 
 #include <memory>
