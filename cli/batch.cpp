@@ -4,6 +4,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include "console.hpp"
 #include "lab/random.hpp"
 #include "lab/registry.hpp"
+#include "lab/test_results.hpp"
 #include "lab/text.hpp"
 
 namespace lab::cli {
@@ -19,12 +21,27 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// lab-case batch's closing line for the rung ("rung ID: 180 passed, 0 failed, ..."), into r's counts.
-void read_counts(const std::string& line, RungRun& r)
+// r's counts and failures from its JUnit file (the suites program's --lab_junit); false without one.
+bool read_results(RungRun& r)
 {
-    if (line.rfind("rung " + r.rung + ": ", 0) == 0)
-        std::sscanf(line.c_str() + r.rung.size() + 7, "%d passed, %d failed, %d skipped (by the kit), %d left out",
-                    &r.passed, &r.failed, &r.skipped, &r.left_out);
+    const auto results = read_junit(r.junit);
+    if (!results) return false;
+    for (const TestResult& t : *results) {
+        switch (t.outcome) {
+        case TestOutcome::passed: ++r.passed; break;
+        case TestOutcome::skipped: ++r.skipped; break;
+        case TestOutcome::left_out: ++r.left_out; break;
+        case TestOutcome::failed:
+        case TestOutcome::unfinished: {
+            ++r.failed;
+            // Its first line of words (past gtest's own "Failed" before a message).
+            std::string text = t.text.rfind("Failed\n", 0) == 0 ? t.text.substr(7) : t.text;
+            r.failures.push_back(t.name + ": " + text.substr(0, text.find('\n')));
+            break;
+        }
+        }
+    }
+    return true;
 }
 
 RungRun run_rung(const Kit& kit, const std::string& preset, const RungInfo& rung, const Batch& batch, Phase& phase,
@@ -35,26 +52,38 @@ RungRun run_rung(const Kit& kit, const std::string& preset, const RungInfo& rung
     r.junit = kit.tree(preset) + "/" + batch.tag + "_" + rung.id + ".xml";
     r.log = kit.tree(preset) + "/" + batch.tag + "_" + rung.id + ".log";
     fs::remove(r.junit);  // a result from an earlier run is never read as this one's
-    std::vector<std::string> command{kit.tool(preset, "judge/lab-case"), "batch", "--rung", rung.id, "--exe",
-                                     kit.tool(preset, "tests/" + batch.program + rung.id), "--backend",
-                                     kit.is_cpu(preset) ? "cpu" : "cuda", "--junit", r.junit, "--progress-lines"};
-    if (!batch.sample.empty()) command.insert(command.end(), {"--sample", batch.sample});
-    if (!batch.filter.empty()) command.insert(command.end(), {"--filter", batch.filter});
-    if (!batch.sanitizer.empty()) command.insert(command.end(), {"--sanitizer", batch.sanitizer});
+    std::vector<std::string> command{kit.program(preset, batch.program + rung.id), "--gtest_color=no", "--lab_junit=" + r.junit};
+    if (!batch.sample.empty()) command.push_back("--lab_sample=" + batch.sample);
+    if (!batch.filter.empty()) command.push_back("--gtest_filter=" + batch.filter);
+    // The program's and its runner's files go to a folder of its own, removed after it whatever happens.
+    const std::string scratch = r.log + ".tmp";
+    fs::remove_all(scratch);
+    fs::create_directories(scratch);
+    struct Remove {
+        std::string dir;
+        ~Remove()
+        {
+            std::error_code ignored;
+            fs::remove_all(dir, ignored);
+        }
+    } remove{scratch};
+    auto environment = batch.environment;
+    environment.emplace_back("TMPDIR", scratch);
     phase.update(before + "rung " + rung.id);
+    // gtest's own lines: "Running N tests" first, then a line as each test ends, until its summary.
+    int total = 0, done = 0;
+    bool summary = false;
     const int status = run_logged(command, r.log, [&](const std::string& line) {
-        int done = 0, total = 0;
-        if (std::sscanf(line.c_str(), "lab-case: progress %d/%d", &done, &total) == 2)
-            phase.update(before + "rung " + rung.id + ": " + std::to_string(done) + "/" + std::to_string(total) + " cases");
-        else if (line.rfind("FAILED ", 0) == 0)
-            r.failures.push_back(line.substr(7));
-        else
-            read_counts(line, r);
-    }, batch.environment);
+        if (summary) return;
+        if (line.rfind("[==========] Running ", 0) == 0) total = std::atoi(line.c_str() + 21);
+        else if (line.rfind("[==========] ", 0) == 0) summary = true;
+        else if (line.rfind("[       OK ] ", 0) == 0 || line.rfind("[  FAILED  ] ", 0) == 0 || line.rfind("[  SKIPPED ] ", 0) == 0)
+            phase.update(before + "rung " + rung.id + ": " + std::to_string(++done) + "/" + std::to_string(total) + " cases");
+    }, environment);
     stop_if_interrupted("no results of this run are kept");
-    if (status != 0 && status != 1)
-        throw Failure("the case runner stopped on rung " + rung.id + " (exit status " + std::to_string(status) + "); its log: " + r.log);
-    if (!fs::exists(r.junit)) throw Failure("the case runner wrote no results for rung " + rung.id + "; its log: " + r.log);
+    if (status != 0 && status != 1 && status != 77)
+        throw Failure("the suites program of rung " + rung.id + " stopped (exit status " + std::to_string(status) + "); its log: " + r.log);
+    if (!read_results(r)) throw Failure("the suites program of rung " + rung.id + " wrote no results; its log: " + r.log);
     return r;
 }
 
@@ -80,9 +109,11 @@ std::vector<RungRun> run_rungs(const Kit& kit, const std::string& preset, const 
 
 std::string programs_fingerprint(const Kit& kit, const std::string& preset)
 {
-    std::vector<std::string> files{kit.tool(preset, "judge/lab-case"), kit.root + "/rungs.json",
-                                   kit.root + "/tests/cases.json", kit.root + "/tests/speed.json"};
-    for (const RungInfo& rung : Registry::kit().rungs()) files.push_back(kit.tool(preset, "tests/test_" + rung.id));
+    std::vector<std::string> files{kit.root + "/rungs.json", kit.root + "/tests/cases.json", kit.root + "/tests/speed.json"};
+    // Each rung's program and its runner, which holds the kernel.
+    for (const RungInfo& rung : Registry::kit().rungs())
+        for (const std::string& program : {suites_program(rung), suites_program(rung) + "-runner"})
+            files.push_back(kit.program(preset, program));
     std::string each;  // "FILE HASH" lines: FNV-1a 64 of each file's bytes, as ./lab check stamps a file
     for (const std::string& file : files) {
         const auto bytes = lab::try_read_file(file);
@@ -135,8 +166,7 @@ std::vector<RungRun> recorded_runs(const Kit& kit, const std::string& preset)
         r.rung = rung.id;
         r.junit = kit.tree(preset) + "/run_" + rung.id + ".xml";
         r.log = kit.tree(preset) + "/run_" + rung.id + ".log";
-        std::ifstream log(r.log);
-        for (std::string line; std::getline(log, line);) read_counts(line, r);
+        read_results(r);
         runs.push_back(r);
     }
     return runs;

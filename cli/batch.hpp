@@ -1,7 +1,7 @@
-// Every rung's cases through the kit's case runner, one process per rung (lab-case batch: the
-// verdicts ctest's process per case gives, Kit.BatchMatchesCtest), for ./lab run and ./lab selftest:
-// one progress line while they run ("[7/12] rung 07_coarsening: 180/224 cases"), then the counts,
-// and for each failing rung its first failure and the command that runs that case alone.
+// Every rung's cases, one run of its suites program a rung (the judge, tests/support: the verdicts
+// ctest's process per case gives, Kit.BatchMatchesCtest), for ./lab run, ./lab test and ./lab
+// selftest: one progress line while they run ("[7/12] rung 07_coarsening: 180/224 cases"), then the
+// counts, and for each failing rung its first failure and the command that runs that case alone.
 #pragma once
 
 #include <optional>
@@ -16,15 +16,14 @@ namespace lab::cli {
 struct RungRun {
     std::string rung, junit, log;
     int passed = 0, failed = 0, skipped = 0, left_out = 0;
-    std::vector<std::string> failures;  // "NAME: why", as lab-case batch prints them
+    std::vector<std::string> failures;  // "NAME: the first line of what it said"
 };
 
 struct Batch {
-    std::string program = "test_";  // the programs run: PROGRAM + rung id, in build/PRESET/tests
+    std::string program = "test_";  // the programs run: PROGRAM + rung id (Kit::program)
     std::string tag = "run";         // their results: build/PRESET/TAG_ID.xml and .log
-    std::string sample;              // lab-case batch --sample: the CPU backend's sample of larger cases
-    std::string filter;              // lab-case batch --filter
-    std::string sanitizer;           // lab-case batch --sanitizer (racecheck on a GPU)
+    std::string sample;              // --lab_sample: the CPU backend's sample of the larger cases
+    std::string filter;              // --gtest_filter: the cases to run
     std::vector<std::pair<std::string, std::string>> environment;
 };
 
@@ -38,8 +37,9 @@ std::vector<std::string> junit_args(const std::vector<RungRun>& runs);
 // For each rung with a failure: its count, the first one, and the command that runs it alone.
 void say_failures(const Kit& kit, const std::string& preset, const std::vector<RungRun>& runs);
 
-// ./lab run's record of a passing run (build/PRESET/run.stamp): what ran, hashed (lab-case, each
-// rung's test program, rungs.json and the case and speed catalogues), the sample's seed and when.
+// ./lab run's record of a passing run (build/PRESET/run.stamp): what ran, hashed (each rung's suites
+// program and its runner, which holds the kernel, rungs.json and the case and speed catalogues), the
+// sample's seed and when.
 // ./lab selftest takes that run's verdicts rather than running the same programs on the same cases
 // again (on 2 cores, two of its ten minutes), and only while every one of those files is unchanged.
 struct RunStamp {

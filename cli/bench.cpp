@@ -5,7 +5,7 @@
 
 #include "kit.hpp"
 #include "lab/registry.hpp"
-#include "lab/suite_plan.hpp"
+#include "lab/rung_tests.hpp"
 #include "progress.hpp"
 
 namespace lab::cli {
@@ -27,15 +27,11 @@ int bench_rung(const Kit& kit, const std::string& key)
             " is right, not how fast a GPU would run it. Run ./lab bench " + rung.number + " on a machine with an NVIDIA GPU.");
         return 0;
     }
-    const std::string test = "test_" + rung.id;
-    kit.build_quietly(preset, {"lab-case", test}, kit.tree(preset) + "/build-" + rung.id + ".log");
-    // Its speed tests (a row rung's, one per kernel), each judged by the kit's runner, which prints
-    // the GB/s, the kit's naive kernel's and this GPU's ceiling, and the thresholds with where they
-    // come from.
+    // Its speed tests (a row rung's, one per kernel), each alone through the student's loop: the
+    // suites program prints the GB/s, the kit's naive kernel's and this GPU's ceiling, and the
+    // thresholds with where they come from.
     int status = 0;
-    for (const SpeedCase& s : speed)
-        status |= kit.run({kit.tool(preset, "judge/lab-case"), "check", "--rung", rung.id, "--exe",
-                           kit.tool(preset, "tests/" + test), "--backend", "cuda", "--case", s.name()});
+    for (const SpeedCase& s : speed) status |= check_rung(kit, rung, s.name(), "");
     return status;
 }
 
@@ -44,7 +40,7 @@ int bench(const Kit& kit, const std::string& dir)
     kit.require_toolchain();
     const std::string preset = kit.preset_for("solutions");
     kit.configure_and_build(preset, {"lab-bench"});
-    const std::string program = kit.tool(preset, "authoring/lab-bench");
+    const std::string program = kit.program(preset, "lab-bench");
     if (kit.is_cpu(preset)) {
         return kit.run({program});
     }

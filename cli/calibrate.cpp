@@ -10,7 +10,7 @@ int calibrate(const Kit& kit)
     kit.require_toolchain(true);
     if (!kit.gpu_present()) throw Failure("calibration measures the reference solutions on a GPU, and there is none here");
     kit.configure_and_build("cuda-solutions", {"lab-bench"});
-    if (kit.run({kit.tool("cuda-solutions", "authoring/lab-bench"), "--calibrate", kit.root + "/tests/speed.json", "--runs", "10"}) != 0)
+    if (kit.run({kit.program("cuda-solutions", "lab-bench"), "--calibrate", kit.root + "/tests/speed.json", "--runs", "10"}) != 0)
         throw Failure("calibration failed (see above)");
     return 0;
 }

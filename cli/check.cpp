@@ -1,7 +1,7 @@
 // ./lab check [NN] [--case NAME] (and ./lab test NN): the student's loop. Builds one rung of the
-// student's exercises, quietly, and hands it to the kit's case runner (lab-case check), which runs
-// the small cases first in one process and says what matters: the first failing case with its
-// likely cause and the command that runs it alone, or, once everything passes, the next rung. Its
+// student's exercises, quietly, and runs the loop on its suites program (loop.cpp): the small cases
+// first, and what matters: the first failing case with its likely cause and the command that runs
+// it alone, or, once everything passes, the next rung. Its
 // verdict goes to .lab/progress/ for ./lab status (not with LAB_CASES_SEED set: a grading's
 // inputs). On the CPU backend a correct kernel is also measured beside the reference (./lab
 // explain), and check says where it misses the rung's lesson.
@@ -12,7 +12,7 @@
 
 #include "kit.hpp"
 #include "lab/cases.hpp"
-#include "lab/process.hpp"
+#include "loop.hpp"
 #include "progress.hpp"
 
 namespace lab::cli {
@@ -20,24 +20,27 @@ namespace lab::cli {
 int check_rung(const Kit& kit, const RungInfo& rung, const std::string& case_name, const std::string& log)
 {
     const std::string preset = kit.preset_for("exercises");
-    const std::string test = "test_" + rung.id;
-    kit.build_quietly(preset, {"lab-case", test}, kit.tree(preset) + "/build-" + rung.id + ".log");
+    const std::string program = suites_program(rung);
+    kit.build_quietly(preset, {program}, kit.tree(preset) + "/build-" + rung.id + ".log");
     std::filesystem::create_directories(std::filesystem::path(progress_file(kit, rung)).parent_path());
-    std::vector<std::string> command{kit.tool(preset, "judge/lab-case"), "check", "--rung", rung.id, "--exe",
-                                     kit.tool(preset, "tests/" + test), "--backend", kit.is_cpu(preset) ? "cpu" : "cuda"};
-    if (!case_name.empty()) command.insert(command.end(), {"--case", case_name});
-    else if (cases_seed_from_environment()) {
+    Loop loop;
+    loop.rung = &rung;
+    loop.program = kit.program(preset, program);
+    loop.cpu = kit.is_cpu(preset);
+    loop.log = kit.tree(preset) + "/check-" + rung.id + ".log";
+    loop.case_name = case_name;
+    if (case_name.empty() && cases_seed_from_environment()) {
         // A grading's inputs (its report's seed): a check for finding what the grading found, not
         // one that ./lab status counts.
         say(std::string("(the visible cases' inputs drawn from LAB_CASES_SEED=") + std::getenv("LAB_CASES_SEED") +
             ", as the grading with that seed drew them: ./lab status does not count this check)");
-    } else command.insert(command.end(), {"--progress", progress_file(kit, rung), "--stamp", stamp_of(exercise_file(kit, rung))});
-    if (log.empty()) return kit.run(command);
-    std::cout.flush();
-    process::Options options;
-    options.search_path = true;
-    options.output = log;
-    return process::run(command, options);
+    } else if (case_name.empty()) {
+        loop.progress = progress_file(kit, rung);
+        loop.stamp = stamp_of(exercise_file(kit, rung));
+    }
+    if (log.empty()) return student_loop(loop, std::cout);
+    std::ofstream out(log);
+    return student_loop(loop, out);
 }
 
 int check(const Kit& kit, const std::string& key, const std::string& case_name)

@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <iostream>
 
-#include "kit.hpp"
 #include "lab/process.hpp"
 
 namespace lab::cli {

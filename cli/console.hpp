@@ -6,11 +6,18 @@
 
 #include <chrono>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace lab::cli {
+
+// A command could not do its job: `./lab` prints "lab: WHAT" and exits with `code` (130 after Ctrl-C).
+struct Failure : std::runtime_error {
+    explicit Failure(const std::string& what, int code = 1) : std::runtime_error(what), code(code) {}
+    int code;
+};
 
 // "42 s", "1m32s".
 std::string duration_text(double seconds);

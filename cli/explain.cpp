@@ -41,7 +41,7 @@ Measured measure(const Kit& kit, const std::string& who, const std::string& prog
     const std::string out = kit.tree(kPreset) + "/explain/" + fs::path(program).filename().string() + ".json";
     fs::create_directories(fs::path(out).parent_path());
     fs::remove(out);
-    std::vector<std::string> command{kit.tool(kPreset, "harness/explain/" + program), "--json", out};
+    std::vector<std::string> command{kit.program(kPreset, program), "--json", out};
     command.insert(command.end(), args.begin(), args.end());
     process::Options options;
     options.output = out + ".log";
@@ -246,7 +246,7 @@ void measure_on_gpu(const Kit& kit, const RungInfo& rung, std::vector<Measured>&
         const std::string out = kit.tree(preset) + "/explain/" + programs[k] + ".ncu.txt";
         fs::create_directories(fs::path(out).parent_path());
         std::vector<std::string> command{ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
-                                         "--metrics", list, kit.tool(preset, "harness/explain/" + programs[k])};
+                                         "--metrics", list, kit.program(preset, programs[k])};
         command.insert(command.end(), args.begin(), args.end());
         if (rung.grid == GridPolicy::sm_count) command.insert(command.end(), {"--grid", measured[k].data.at("grid").dump()});
         command.insert(command.end(), {"--json", out + ".json"});
@@ -407,7 +407,7 @@ int explain(const Kit& kit, const std::string& key, const std::string& n, const 
         std::printf("\nYour kernel stopped with an error: %s. The numbers are what it did until then; ./lab check %s says more.\n",
                     d.value("error", "").c_str(), rung->number.c_str());
     if (!html_out.empty()) {
-        std::vector<std::string> command{kit.tool(kPreset, "harness/explain/lab-explain-" + rung->id), "--page", html_out};
+        std::vector<std::string> command{kit.program(kPreset, "lab-explain-" + rung->id), "--page", html_out};
         for (const Measured& m : measured) command.push_back(m.who + "=" + m.file);
         process::Options options;
         options.output = kit.tree(kPreset) + "/explain/page.log";

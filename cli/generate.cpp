@@ -10,7 +10,7 @@ int generate(const Kit& kit, bool force)
 {
     kit.require_toolchain();
     kit.configure_and_build("cpu-solutions", {"lab-generate"});
-    std::vector<std::string> command{kit.tool("cpu-solutions", "authoring/lab-generate")};
+    std::vector<std::string> command{kit.program("cpu-solutions", "lab-generate")};
     if (force) command.push_back("--force");
     return kit.run(command);
 }
@@ -20,7 +20,7 @@ int release(const Kit& kit, const std::vector<std::string>& args)
     if (args.empty()) throw Failure("usage: ./lab release OUT [--through NN] [--skip-build-check]", 2);
     kit.require_toolchain();
     kit.configure_and_build("cpu-solutions", {"lab-release"});
-    std::vector<std::string> command{kit.tool("cpu-solutions", "authoring/lab-release")};
+    std::vector<std::string> command{kit.program("cpu-solutions", "lab-release")};
     command.insert(command.end(), args.begin(), args.end());
     return kit.run(command);
 }

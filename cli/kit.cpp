@@ -429,7 +429,7 @@ void Kit::build_quietly(const std::string& preset, const std::vector<std::string
 
 int Kit::summary(const std::string& preset, const std::vector<std::string>& args) const
 {
-    std::vector<std::string> command{tool(preset, "grader/lab-summary")};
+    std::vector<std::string> command{program(preset, "lab-summary")};
     command.insert(command.end(), args.begin(), args.end());
     return run(command);
 }
@@ -439,7 +439,7 @@ int Kit::lab_grade(const std::string& tree_name, const std::string& subcommand, 
     require_toolchain();
     const std::string preset = preset_for(tree_name);
     configure_and_build(preset, {"lab-grade"});
-    std::vector<std::string> command{tool(preset, "grader/lab-grade"), subcommand};
+    std::vector<std::string> command{program(preset, "lab-grade"), subcommand};
     command.insert(command.end(), args.begin(), args.end());
     return run(command);
 }

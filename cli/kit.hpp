@@ -9,15 +9,11 @@
 #include <utility>
 #include <vector>
 
+#include "console.hpp"
+#include "lab/registry.hpp"
 #include "lab/text.hpp"
 
 namespace lab::cli {
-
-// A command could not do its job: `./lab` prints "lab: WHAT" and exits with `code`.
-struct Failure : std::runtime_error {
-    explicit Failure(const std::string& what, int code = 1) : std::runtime_error(what), code(code) {}
-    int code;
-};
 
 void say(const std::string& line);
 // Where the CUDA Toolkit comes from on this machine's Debian or Ubuntu release: NVIDIA's repository,
@@ -53,7 +49,9 @@ public:
     void require_disk_space(double gib) const;
     bool is_cpu(const std::string& preset) const { return preset.rfind("cpu-", 0) == 0; }
     std::string tree(const std::string& preset) const { return build + "/" + preset; }
-    std::string tool(const std::string& preset, const std::string& relative) const { return tree(preset) + "/" + relative; }
+    // A program the build made, by its name: every one lies in build/PRESET/bin/ (the top
+    // CMakeLists.txt puts them there), so no command knows which folder of the kit makes it.
+    std::string program(const std::string& preset, const std::string& name) const { return tree(preset) + "/bin/" + name; }
 
     // cmake --preset PRESET, and for a CUDA tree on a machine with a GPU (CUDAARCHS unset), built for
     // that GPU alone (native).
@@ -85,6 +83,9 @@ public:
     // Runs a program (its output to this terminal); its exit code.
     int run(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& environment = {}) const;
 };
+
+// A rung's suites program: its tests, and the judge of each (tests/support).
+inline std::string suites_program(const RungInfo& rung) { return "test_" + rung.id; }
 
 // The commands, one file each; main.cpp gives them their command line. Each returns the exit
 // status `./lab` ends with, or throws Failure.

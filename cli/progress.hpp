@@ -38,7 +38,7 @@ std::string describe(const RungState& state);  // "failing: Ex03/Sum.MatchesRefe
 // The first rung not done, in ladder order; nullptr when every one is.
 const RungInfo* current_rung(const Kit& kit);
 
-// Builds the student's rung quietly and runs lab-case check on it (cli/check.cpp); its exit status.
+// Builds the student's rung quietly and runs the student's loop on it (cli/check.cpp); its exit status.
 // With `log`, its report goes there instead of this terminal (./lab status).
 int check_rung(const Kit& kit, const RungInfo& rung, const std::string& case_name, const std::string& log);
 // Where the student's kernel, measured on the CPU backend (./lab explain, explain.cpp), falls short

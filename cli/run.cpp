@@ -1,5 +1,5 @@
-// ./lab run, the main job: builds the reference solutions, runs every rung's cases on them (one
-// process per rung, through the kit's case runner), on a GPU times each rung, and prints a table
+// ./lab run, the main job: builds the reference solutions, runs every rung's cases on them (one run
+// of its suites program a rung), on a GPU times each rung, and prints a table
 // per rung. Nothing else: the kit's own tests are ./lab selftest's. Quiet: a progress line per
 // phase, and the build's or a case's words only when something fails.
 #include <chrono>
@@ -31,15 +31,14 @@ int run(const Kit& kit, bool all_cases, const std::string& seed)
 
     // What the job runs, all at once: compiling one rung's program while another rung runs was no
     // faster (measured on the 2-core machine and on the H100, whose largest cases need every core).
-    std::vector<std::string> targets{"lab-case", "lab-summary"};
+    std::vector<std::string> targets{"lab-summary"};
     if (!cpu) targets.push_back("lab-bench");
-    for (const RungInfo& rung : Registry::kit().rungs()) targets.push_back("test_" + rung.id);
+    for (const RungInfo& rung : Registry::kit().rungs()) targets.push_back(suites_program(rung));
     kit.build_with_progress(preset, targets);
 
     // On the CPU backend, of the larger cases one of each shape (unless --all-cases); on a GPU, all.
     Batch batch;
     if (cpu && !all_cases) batch.sample = sample_seed(seed);
-    if (!cpu) batch.sanitizer = kit.compute_sanitizer();
     forget_run_stamp(kit, preset);
     const std::vector<RungRun> runs = run_rungs(kit, preset, batch, "the cases");
 
@@ -50,7 +49,7 @@ int run(const Kit& kit, bool all_cases, const std::string& seed)
     if (!cpu) {
         Phase phase("timing the rungs");
         const std::string log = kit.tree(preset) + "/bench.log";
-        bench_status = run_logged({kit.tool(preset, "authoring/lab-bench"), "--tsv", bench}, log, [&](const std::string& line) {
+        bench_status = run_logged({kit.program(preset, "lab-bench"), "--tsv", bench}, log, [&](const std::string& line) {
             if (line.rfind("timing ", 0) == 0) phase.update(line.substr(0, line.find(" ...")));
         });
         stop_if_interrupted("no results of this run are kept");

@@ -29,10 +29,11 @@ namespace {
 // about 3 GiB; build/cuda-solutions: 1.5 GiB).
 constexpr double kSelftestGiB = 6;
 
-// The stubs run on small inputs only: showing that they give wrong answers takes no more.
+// The stubs run on small inputs only: showing that they give wrong answers takes no more (and no
+// racecheck test: a wrong answer needs no tool to show).
 const std::string kStubCases =
     "*_n1_b*:*_n2_b*:*_n31_b*:*_n32_b*:*_n33_b*:*_n1856_b*:*_r1_c1_b*:*_r1_c2_b*:*_r1_c31_b*:*_r1_c33_b*:*_r1_c1856_b*:"
-    "*_r3_c1_b*:*_r3_c2_b*:*_r3_c31_b*:*_r3_c33_b*:*_r3_c1856_b*";
+    "*_r3_c1_b*:*_r3_c2_b*:*_r3_c31_b*:*_r3_c33_b*:*_r3_c1856_b*-*/Racecheck.*";
 
 // lab-summary on the rungs' results, quietly: its table is shown only when they are not as expected.
 void expect_rungs(const Kit& kit, const std::string& preset, const std::vector<RungRun>& runs, const std::string& expectation,
@@ -40,7 +41,7 @@ void expect_rungs(const Kit& kit, const std::string& preset, const std::vector<R
 {
     std::vector<std::string> args = junit_args(runs);
     args.insert(args.end(), {"--expect", expectation});
-    std::vector<std::string> command{kit.tool(preset, "grader/lab-summary")};
+    std::vector<std::string> command{kit.program(preset, "lab-summary")};
     command.insert(command.end(), args.begin(), args.end());
     const std::string log = kit.tree(preset) + "/summary_" + expectation + ".log";
     if (run_logged(command, log) == 0) return;
@@ -82,7 +83,7 @@ void kit_tests(const Kit& kit, const std::string& preset, bool all)
     if (!fs::exists(junit, error) || fs::file_size(junit, error) == 0)
         throw Failure("ctest wrote no results for the kit's own tests; its log: " + log);
     const std::string summary_log = kit.tree(preset) + "/summary_kit.log";
-    if (run_logged({kit.tool(preset, "grader/lab-summary"), "--junit", junit, "--expect", "pass", "--failures", "3"}, summary_log) == 0) {
+    if (run_logged({kit.program(preset, "lab-summary"), "--junit", junit, "--expect", "pass", "--failures", "3"}, summary_log) == 0) {
         phase.done("the kit's own tests: " + std::to_string(total) + " passed or skipped by the kit" +
                    (left_out > 0 ? "; " + std::to_string(left_out) +
                                        " long ones not run (most of the grader's corpus, grade-all, Slurm, the CI templates, "
@@ -99,7 +100,7 @@ void kit_tests(const Kit& kit, const std::string& preset, bool all)
 // on the very programs and data build/PRESET holds now (its stamp; no --seed given), those verdicts,
 // checked the same way.
 // Returns the sample's seed the verdicts are for.
-std::string check_solutions(const Kit& kit, const std::string& preset, const std::string& seed)
+std::string solutions_pass(const Kit& kit, const std::string& preset, const std::string& seed)
 {
     if (seed.empty())
         if (const auto stamp = current_run_stamp(kit, preset)) {
@@ -115,7 +116,6 @@ std::string check_solutions(const Kit& kit, const std::string& preset, const std
         }
     Batch solutions;
     if (kit.is_cpu(preset)) solutions.sample = sample_seed(seed);
-    if (!kit.is_cpu(preset)) solutions.sanitizer = kit.compute_sanitizer();
     forget_run_stamp(kit, preset);  // these results take the place of ./lab run's
     const auto passed = run_rungs(kit, preset, solutions, "the reference solutions' cases");
     expect_rungs(kit, preset, passed, "pass", "the reference solutions failed");
@@ -125,9 +125,9 @@ std::string check_solutions(const Kit& kit, const std::string& preset, const std
 
 // The rungs of build/PRESET: the solutions pass, the untouched exercises fail with their to-do
 // list, and their stubs, run anyway, give wrong answers. Returns the solutions' sample seed.
-std::string check_rungs(const Kit& kit, const std::string& preset, const std::string& seed)
+std::string rungs_as_expected(const Kit& kit, const std::string& preset, const std::string& seed)
 {
-    const std::string sample = check_solutions(kit, preset, seed);
+    const std::string sample = solutions_pass(kit, preset, seed);
 
     Batch exercises;
     exercises.program = "exercise_";
@@ -150,8 +150,8 @@ std::string check_rungs(const Kit& kit, const std::string& preset, const std::st
 // compiling them again here took a third of this build's 170 s on 2 cores.
 std::vector<std::string> gpu_targets()
 {
-    std::vector<std::string> targets{"lab-case", "lab-summary", "lab-bench", "lab-grade", "construct_tests"};
-    for (const RungInfo& rung : Registry::kit().rungs()) targets.push_back("test_" + rung.id);
+    std::vector<std::string> targets{"lab-summary", "lab-bench", "lab-grade", "construct_tests"};
+    for (const RungInfo& rung : Registry::kit().rungs()) targets.push_back(suites_program(rung));
     return targets;
 }
 
@@ -218,11 +218,11 @@ int selftest(const Kit& kit, const std::string& only, const std::string& seed, b
         say("== the CPU backend (build/cpu-solutions)");
         kit.build_with_progress("cpu-solutions", {});
         if (cuda && !gpu && all) beside.emplace(kit, "cuda-solutions", gpu_targets());
-        const std::string sample = check_rungs(kit, "cpu-solutions", seed);
+        const std::string sample = rungs_as_expected(kit, "cpu-solutions", seed);
         if (!sample.empty())
             say("(the reference solutions' larger cases: one of each shape, seed " + sample + "; ./lab run --all-cases runs them all)");
         kit_tests(kit, "cpu-solutions", all);
-        generator = kit.tool("cpu-solutions", "authoring/lab-generate");
+        generator = kit.program("cpu-solutions", "lab-generate");
     }
     // Without a GPU the CUDA tree can only be built (its kernels' files are compiled with nvcc in
     // build/cpu-solutions already): the second build of the kit that takes, on 2 cores, a third of
@@ -237,7 +237,7 @@ int selftest(const Kit& kit, const std::string& only, const std::string& seed, b
         say(std::string("== CUDA (build/cuda-solutions)") + (gpu ? "" : ": no GPU here, so built and not run"));
         if (gpu) {
             kit.build_with_progress("cuda-solutions", {});
-            check_rungs(kit, "cuda-solutions", seed);
+            rungs_as_expected(kit, "cuda-solutions", seed);
             kit_tests(kit, "cuda-solutions", all);
         } else {
             if (beside) {
@@ -247,7 +247,7 @@ int selftest(const Kit& kit, const std::string& only, const std::string& seed, b
             }
             kit.build_with_progress("cuda-solutions", gpu_targets());
         }
-        if (generator.empty()) generator = kit.tool("cuda-solutions", "authoring/lab-generate");
+        if (generator.empty()) generator = kit.program("cuda-solutions", "lab-generate");
     }
     if (generator.empty() || !fs::exists(generator)) kit.build_with_progress(cpu ? "cpu-solutions" : "cuda-solutions", {"lab-generate"});
     {

@@ -1,6 +1,6 @@
-// ./lab test [NN]: builds the student's exercises and runs every case of every rung, one process per
-// rung through the kit's case runner (the verdicts ctest's process per case gives); ./lab test NN is
-// ./lab check NN, the student's loop.
+// ./lab test [NN]: builds the student's exercises and runs every case of every rung, one run of its
+// suites program a rung (the verdicts ctest's process per case gives); ./lab test NN is ./lab check
+// NN, the student's loop.
 #include <filesystem>
 #include <fstream>
 
@@ -18,13 +18,12 @@ int test(const Kit& kit, const std::string& key)
     kit.require_toolchain();
     const std::string preset = kit.preset_for("exercises");
     // The rungs' own programs only: the kit's self-tests (Kit.*) are the instructor's.
-    std::vector<std::string> targets{"lab-case", "lab-summary"};
-    for (const RungInfo& rung : Registry::kit().rungs()) targets.push_back("test_" + rung.id);
+    std::vector<std::string> targets{"lab-summary"};
+    for (const RungInfo& rung : Registry::kit().rungs()) targets.push_back(suites_program(rung));
     kit.build_with_progress(preset, targets);
     if (kit.is_cpu(preset)) say("(no GPU here: your kernels run on the kit's CPU backend)");
     Batch batch;
     batch.tag = "results";
-    if (!kit.is_cpu(preset)) batch.sanitizer = kit.compute_sanitizer();
     const std::vector<RungRun> runs = run_rungs(kit, preset, batch, "your rungs' cases");
     std::vector<std::string> args = junit_args(runs);
     args.insert(args.end(), {"--failures", "1"});

@@ -153,27 +153,20 @@ function(lab_cpu_rewrite input output)
     VERBATIM)
 endfunction()
 
-# lab_add_rung_tests(<test program target> <rung id>): declares the rung's tests to ctest. The list
-# comes from the kit's plan (lab-case ctest: the registry, the catalogue and the speed plan), never
-# from the program, which holds the student's code; every test runs through lab-case, which judges
-# it (judge/case_runner.cpp).
+# lab_add_rung_tests(<suites program target> <rung id>): declares the rung's tests to ctest, one
+# process a test: the program itself writes the list once it is built (--lab_ctest_file, the kit's
+# list of the rung's tests: lab/rung_tests.hpp), with the runner's limit for one case
+# (LAB_CASE_SECONDS) under each test's TIMEOUT. A tree not built yet has one test that says so.
 function(lab_add_rung_tests target id)
   set(list_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake")
-  set(sanitizer "")
-  if(LAB_COMPUTE_SANITIZER)
-    set(sanitizer --sanitizer "${LAB_COMPUTE_SANITIZER}")
-  endif()
-  # The program's path, written out: $<TARGET_FILE:...> would make the list depend on the program,
-  # which is built after it.
+  math(EXPR case_seconds "${LAB_TEST_TIMEOUT} * 4 / 5")
   add_custom_command(OUTPUT "${list_file}"
-    COMMAND lab-case ctest --rung ${id} --exe "${CMAKE_CURRENT_BINARY_DIR}/${target}" --backend ${LAB_ACTIVE_BACKEND}
-            --timeout ${LAB_TEST_TIMEOUT} ${sanitizer} --out "${list_file}"
-    DEPENDS lab-case "${PROJECT_SOURCE_DIR}/rungs.json" "${PROJECT_SOURCE_DIR}/tests/cases.json"
+    COMMAND "${CMAKE_COMMAND}" -E env LAB_CASE_SECONDS=${case_seconds} $<TARGET_FILE:${target}> "--lab_ctest_file=${list_file}"
+    DEPENDS ${target} "${PROJECT_SOURCE_DIR}/rungs.json" "${PROJECT_SOURCE_DIR}/tests/cases.json"
             "${PROJECT_SOURCE_DIR}/tests/speed.json"
     COMMENT "Listing the tests of rung ${id}"
     VERBATIM)
-  add_custom_target(${target}_list DEPENDS "${list_file}")
-  add_dependencies(${target} ${target}_list)
+  add_custom_target(${target}_list ALL DEPENDS "${list_file}")
   set(include_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_include.cmake")
   file(WRITE "${include_file}"
     "if(EXISTS \"${list_file}\")\n  include(\"${list_file}\")\nelse()\n  add_test(${target}_NOT_BUILT ${target}_NOT_BUILT)\nendif()\n")

@@ -1,9 +1,9 @@
 // Reads the JUnit file ctest writes (ctest --output-junit) and prints one line per rung: how its
 // kernel cases and its other tests went, and the bandwidth lab-bench measured, if given. A test
-// counts as skipped only when the kit's case runner skipped it (ctest's SKIP_RETURN_CODE, and the
-// runner's own "lab-case: skipped:" line at the start of its output); a test that did not run for
-// any other reason (a missing program, say) counts as failed. A case lab-case batch left out of a
-// sampled run (the CPU backend's sample of the larger cases, ./lab run) is counted as left out.
+// counts as skipped only when the kit skipped it (ctest's SKIP_RETURN_CODE, and the kit's own
+// "lab: skipped:" line at the start of its output, lab/test_results.hpp); a test that did not run for
+// any other reason (a missing program, say) counts as failed. A case a sampled run left out (the CPU
+// backend's sample of the larger cases, ./lab run) is counted as left out.
 // With --expect it also decides whether the run is what the kit's self-test requires:
 //   pass        nothing failed (skipped is fine: no GPU)
 //   todos       every kernel case of every rung failed (an untouched skeleton) but those the kit
@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "lab/registry.hpp"
+#include "lab/test_results.hpp"
 #include "lab/text.hpp"
 
 namespace {
@@ -91,18 +92,15 @@ std::vector<TestCase> parse_junit(const std::string& xml)
     return cases;
 }
 
-// What gtest said between "[ RUN ]" and "[  FAILED  ]", then the case runner's verdict line; or
-// the whole output when those are absent.
+// What gtest said between "[ RUN ]" and "[  FAILED  ]"; or the whole output (a suites program's
+// results: what the test said) when those are absent.
 std::string failure_excerpt(const std::string& output)
 {
     const auto run = output.find("[ RUN      ]");
     const auto failed = output.find("[  FAILED  ]");
-    const auto verdict = output.find("\nlab-case: FAILED:");
     if (run == std::string::npos || failed == std::string::npos || failed < run) return output;
     const auto start = output.find('\n', run) + 1;
-    std::string excerpt = output.substr(start, failed - start);
-    if (verdict != std::string::npos && verdict > failed) excerpt += output.substr(verdict + 1);
-    return excerpt;
+    return output.substr(start, failed - start);
 }
 
 std::string counts_text(const Counts& c)
@@ -165,14 +163,14 @@ int main(int argc, char** argv)
                 counts = &results[m[1]].other;
             }
             const bool kit_skip = test.status == "notrun" && test.skip_message == "SKIP_RETURN_CODE=77" &&
-                                  test.output.rfind("lab-case: skipped:", 0) == 0;
-            // Left out of a sampled run by lab-case batch itself (ctest never writes this message).
+                                  test.output.rfind(lab::kSkippedLine, 0) == 0;
+            // Left out of a sampled run by the suites program itself (ctest never writes this message).
             const bool left_out = test.status == "notrun" && test.skip_message == "LEFT_OUT" &&
-                                  test.output.rfind("lab-case: left out:", 0) == 0 && counts != &kit;
+                                  test.output.rfind(lab::kLeftOutLine, 0) == 0 && counts != &kit;
             if (test.status == "run") ++counts->passed;
             else if (left_out) {
                 ++counts->left_out;
-                const std::size_t from = std::string("lab-case: left out: ").size();
+                const std::size_t from = std::string(lab::kLeftOutLine).size();
                 const std::string reason = test.output.substr(from, test.output.find('\n') - from);
                 auto seen = std::find_if(left_out_reasons.begin(), left_out_reasons.end(), [&](const auto& r) { return r.first == reason; });
                 if (seen == left_out_reasons.end()) left_out_reasons.emplace_back(reason, 1);
@@ -181,7 +179,7 @@ int main(int argc, char** argv)
             else if (kit_skip) {
                 ++counts->skipped;
                 if (counts == &kit) continue;  // the rungs' cases say why; the kit's own tests only count
-                const std::size_t from = std::string("lab-case: skipped: ").size();
+                const std::size_t from = std::string(lab::kSkippedLine).size();
                 const std::string reason = test.output.substr(from, test.output.find('\n') - from);
                 auto seen = std::find_if(skip_reasons.begin(), skip_reasons.end(), [&](const auto& r) { return r.first == reason; });
                 if (seen == skip_reasons.end()) skip_reasons.emplace_back(reason, 1);
@@ -191,7 +189,7 @@ int main(int argc, char** argv)
                 ++counts->failed;
                 TestCase failure = test;
                 if (test.status == "notrun")
-                    failure.output = "did not run (" + test.skip_message + "), and only the kit's case runner may skip "
+                    failure.output = "did not run (" + test.skip_message + "), and only the kit may skip "
                                      "a test: counted as failed.\n" + test.output;
                 failures.push_back(failure);
             }

@@ -1,8 +1,9 @@
 // TRUSTED SIDE. A confinement that runs the runner's command as it is (judge/confinement.hpp): in a
 // session of its own, so that the judge can stop it and everything it started, its output to the
-// log, no limits. The suites on a student's own machine use it (tests/support/suite.cpp: the student
-// runs their own code there anyway), and so do the judge's tests with stand-in runners; the grader
-// never does (its sandbox, grader/trusted/sandbox.hpp).
+// log, no limits; or under a tool's command (compute-sanitizer, the suites' racecheck tests). The
+// suites on a student's own machine use it (tests/support/judging.cpp: the student runs their own
+// code there anyway), and so do the judge's tests with stand-in runners; the grader never does (its
+// sandbox, grader/trusted/sandbox.hpp).
 #pragma once
 
 #include <memory>
@@ -22,6 +23,13 @@ public:
         : argv_(std::move(argv)), die_with_parent_(die_with_parent)
     {
     }
+    // The runner's command under a tool's (compute-sanitizer's racecheck, for the suites' racecheck
+    // tests): `tool` first, then the command.
+    AsItIs(std::vector<std::string> tool, const std::vector<std::string>& command, bool die_with_parent)
+        : argv_(std::move(tool)), die_with_parent_(die_with_parent)
+    {
+        argv_.insert(argv_.end(), command.begin(), command.end());
+    }
     const std::vector<std::string>& argv() const override { return argv_; }
     lab::process::Options options(const std::string& log, bool append) const override
     {
@@ -40,11 +48,11 @@ private:
     bool die_with_parent_ = false;
 };
 
-// Limits::confine for runners run as they are.
-inline Confine as_it_is(bool die_with_parent = false)
+// Limits::confine for runners run as they are, under `tool` when one is given.
+inline Confine as_it_is(bool die_with_parent = false, std::vector<std::string> tool = {})
 {
-    return [die_with_parent](const std::vector<std::string>& command, const std::string&, const RunnerLimits&) {
-        return std::make_unique<AsItIs>(command, die_with_parent);
+    return [die_with_parent, tool](const std::vector<std::string>& command, const std::string&, const RunnerLimits&) {
+        return std::make_unique<AsItIs>(tool, command, die_with_parent);
     };
 }
 

@@ -1,8 +1,7 @@
 // TRUSTED SIDE. A case's verdict from what its kernel did under each thread order: the one place that
-// decides whether a case passed, and says why not. The grader's checker (checker.cpp, from the
-// buffers a runner hands back) and the suites (tests/support/suite.cpp, from their own launches)
-// both judge through it, so a case's verdict, its message and its likely causes are the same
-// whichever of the two ran it.
+// decides whether a case passed, and says why not. The judge's checker (checker.cpp, from the
+// buffers a runner hands back) judges through it for the grader and the suites alike, so a case's
+// verdict, its message and its likely causes are the same whichever of the two ran it.
 #pragma once
 
 #include <functional>

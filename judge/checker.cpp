@@ -86,29 +86,6 @@ Job job_for(const PlannedCase& p)
     return j;
 }
 
-// At most `limit` bytes, from the file's end when `tail`; nothing when there is no such file.
-std::optional<std::string> read_runner_file(const std::string& path, std::size_t limit, bool tail)
-{
-    std::size_t size = 0;
-    const int fd = open_runner_file(path, size);
-    if (fd < 0) return std::nullopt;
-    const std::size_t from = tail && size > limit ? size - limit : 0;
-    std::string text(std::min(limit, size - from), '\0');
-    text.resize(read_at(fd, text.data(), text.size(), from));
-    close(fd);
-    return text;
-}
-
-bool read_runner_file_exactly(const std::string& path, void* into, std::size_t bytes)
-{
-    std::size_t size = 0;
-    const int fd = open_runner_file(path, size);
-    if (fd < 0) return false;
-    const bool whole = size == bytes && read_at(fd, static_cast<char*>(into), bytes, 0) == bytes;
-    close(fd);
-    return whole;
-}
-
 bool says_memory_ran_out(const std::string& text)
 {
     std::string lower(text);
@@ -127,6 +104,20 @@ bool runner_says_refused(const std::string& dir, std::size_t index, std::size_t 
         if (read_runner_file(refused_file(dir, index, o), 256)) return true;
     return false;
 }
+
+}  // namespace
+
+std::string not_run_after_stops(int stopped, bool only_time)
+{
+    if (!only_time)
+        return "not run: " + std::to_string(stopped) + " earlier cases were stopped at a limit (time, CPU time, memory or "
+               "processes), so this one would most likely be too";
+    return "not run: " + std::to_string(stopped) + " earlier cases were stopped at the time limit, so this one would most "
+           "likely be too. Fix the loop that never ends (the first case's report names the thread and the line), rebuild, "
+           "and run again.";
+}
+
+namespace {
 
 // Why each job has no result of its own, when the runner did not get to report one.
 struct Outcome {
@@ -191,10 +182,7 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
         for (std::size_t i = from; i < count; ++i) {
             if (!outcome.lost[i].empty()) continue;
             outcome.at_limit[i] = 1;
-            outcome.lost[i] = "not run: " + std::to_string(hung) +
-                              (only_time ? " earlier cases were stopped at the time limit, so this one would most likely be too"
-                                         : " earlier cases were stopped at a limit (time, CPU time, memory or processes), so "
-                                           "this one would most likely be too");
+            outcome.lost[i] = not_run_after_stops(hung, only_time);
         }
     };
     long timeouts_looked_at = -1;  // the jobs up to this one were looked at for a launch stopped at a time limit

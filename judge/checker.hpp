@@ -24,13 +24,14 @@
 #include <vector>
 
 #include "case_result.hpp"
-#include "confinement.hpp"
+#include "limits.hpp"
 #include "lab/cases.hpp"
 #include "lab/exit_status.hpp"
 #include "lab/plan.hpp"
 #include "lab/registry.hpp"
 #include "lab/speed.hpp"
 #include "protocol.hpp"
+#include "runner_files.hpp"
 
 namespace lab::judge {
 
@@ -122,16 +123,9 @@ private:
 // starting more, and the first is thrown here once every thread has stopped.
 void side_by_side(std::size_t count, int threads, const std::function<void(std::size_t)>& each);
 
-struct Limits {
-    double case_seconds = 60, rung_seconds = 600;
-    int hung_before_giving_up = lab::exit_status::kHangsBeforeStopping;  // the kit's one rule, as lab-case's
-    int check_threads = 1;  // cases checked at once, once the runner is done
-    RunnerLimits runner;    // each runner's CPU time, files, processes and memory
-    Confine confine;        // how each runner is confined: required (there is no unconfined run)
-    // Whose limits these are, as the messages of a case stopped at one say: the grader's rubric,
-    // or the kit's own on a student's machine (the suites).
-    std::string whose = "the rubric's";
-};
+// Why a case was not run after `stopped` earlier ones were stopped at a limit (the kit's hang rule,
+// Limits::hung_before_giving_up): at the time limit alone (`only_time`), or at any limit.
+std::string not_run_after_stops(int stopped, bool only_time);
 
 // How a program run by run_limited ended.
 struct LimitedRun {
@@ -150,13 +144,6 @@ Job job_for(const PlannedCase& p);
 // Whether CUDA's words (a runner's error file or log, a tool's log) say the GPU's memory ran out: what
 // another grading sharing the GPU can cause (CaseResult::memory_refused).
 bool says_memory_ran_out(const std::string& text);
-
-// A file a runner wrote, read from outside its sandbox: a regular file only, never through a link;
-// at most `limit` bytes (its last ones when `tail`); nothing when there is no such file.
-std::optional<std::string> read_runner_file(const std::string& path, std::size_t limit, bool tail = false);
-// The same file read whole into `into` (`bytes` of it, the same memory every time: a row kernel's
-// 64 MB outputs); false unless it holds exactly `bytes` and all of them were read.
-bool read_runner_file_exactly(const std::string& path, void* into, std::size_t bytes);
 
 // Called once for each case that runs, with its index in `cases` and its result, as soon as that
 // is final (from any of the checking threads; skipped cases are not run and not reported): the

@@ -15,6 +15,8 @@ namespace lab::judge {
 // out, an earlier result handed back): the measurement is not trusted, and the case fails. The
 // ceiling itself varies by a few percent from run to run, hence the margin.
 constexpr double kMostOfTheCeiling = 1.15;
+// What both judges say of a speed past kMostOfTheCeiling.
+constexpr const char* kNotTrusted = "faster than this GPU can read its input, so the measurement is not trusted";
 
 struct SpeedJudgement {
     AppliedThresholds thresholds;  // what this GPU requires of the case, and where that came from

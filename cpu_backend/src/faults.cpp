@@ -2,6 +2,7 @@
 // The CPU backend's faults: a kernel's invalid access, division by zero or overflowing stack, and
 // the watchdog's stop of a launch that runs too long, each turned into an error that names the
 // thread, the array and the line of the kernel; and the messages' pieces (paths, lanes, ranges).
+#include "scheduler.hpp"
 #include "worker.hpp"
 
 #include <cxxabi.h>

@@ -11,6 +11,7 @@
 // __activemask), shared.cpp (shared memory, and explain's record of accesses), faults.cpp (faults,
 // the watchdog's stop, the messages' source lines). Switching between fibers is context.hpp's; fibers and their stacks are made once per worker and
 // reused by every block of every launch.
+#include "scheduler.hpp"
 #include "worker.hpp"
 
 #include <unistd.h>

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "explain_access.hpp"
 #include "lab/cpu/launch.hpp"
 #include "lab/cpu/runtime.hpp"
 
@@ -21,16 +22,8 @@ unsigned worker_count();
 void note_access(std::uintptr_t address, unsigned size, bool store, std::uintptr_t pc);
 
 namespace explain {
-// The internal side of lab/cpu/explain.hpp (explain.cpp), which the engine feeds (shared.cpp).
-enum class Space : unsigned char { shared, global };
-struct Access {
-    unsigned thread;      // linear thread index in its block
-    unsigned occurrence;  // how many times this thread made this access (pc) before, in this step
-    Space space;
-    bool store;
-    unsigned size;
-    std::uintptr_t pc, address;
-};
+// The internal side of lab/cpu/explain.hpp (explain.cpp), which the engine feeds (shared.cpp) with
+// the accesses of explain_access.hpp.
 bool recording();
 void mark_instrumented();
 // A launch starts: what it is; the device ranges are taken for is_device().

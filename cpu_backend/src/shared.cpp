@@ -2,6 +2,7 @@
 // The CPU backend's shared memory: each __shared__ array's storage per worker, ending at a guard
 // page and poisoned before each block uses it, and the table of them that names the array a stray
 // access ran past; and, for ./lab explain, the record of a thread's loads and stores, step by step.
+#include "scheduler.hpp"
 #include "worker.hpp"
 
 #include <algorithm>

@@ -2,6 +2,7 @@
 // The CPU backend's warp-level calls: the shuffles, votes, reductions and __syncwarp() a warp's
 // lanes meet at (each lane waits at the call until every lane its mask names has arrived, then all
 // get their results), and __activemask(). See scheduler.cpp for how the fibers run.
+#include "scheduler.hpp"
 #include "worker.hpp"
 
 #include <algorithm>

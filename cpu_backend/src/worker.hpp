@@ -24,8 +24,9 @@
 
 #include "context.hpp"
 #include "device_state.hpp"
+#include "explain_access.hpp"
 #include "lab/cpu/device.hpp"
-#include "scheduler.hpp"
+#include "lab/cpu/runtime.hpp"
 
 namespace lab::cpu::engine {
 

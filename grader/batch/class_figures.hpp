@@ -10,7 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gradebook.hpp"
+namespace lab::batch {
+struct Outcome;  // gradebook.hpp: one student's outcome, which these figures read
+}
 
 namespace lab::batch::summary {
 

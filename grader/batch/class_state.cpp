@@ -254,6 +254,14 @@ std::vector<std::string> graded_ids(const std::vector<Outcome>& all)
     return ids;
 }
 
+int write_similarity_reports(const std::string& out, const std::vector<std::string>& students, const SimilarityOptions& options)
+{
+    const ClassSimilarity found = class_similarity(out, students, options);
+    write_text(out + "/similarity.md", similarity_markdown(found.rungs, options, found.texts));
+    write_text(out + "/similarity.html", similarity_html(found.rungs, options, found.texts));
+    return found.listed;
+}
+
 void write_class_reports(const std::string& out, const std::vector<Outcome>& all)
 {
     const std::string title = "Class grades: " + fs::path(out).filename().string();

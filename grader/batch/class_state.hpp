@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "grade_all.hpp"
+#include "batch_options.hpp"
 #include "gradebook.hpp"
 #include "roster.hpp"
 
@@ -122,6 +122,10 @@ std::vector<Outcome> outcomes(const std::string& out, const ClassState& state, c
 std::vector<std::string> graded_ids(const std::vector<Outcome>& all);
 // The gradebook, the class summary and the similarity report, from the outcomes.
 void write_class_reports(const std::string& out, const std::vector<Outcome>& all);
+struct SimilarityOptions;
+// OUT/similarity.md and .html: the graded students' files compared rung by rung (similarity.hpp);
+// returns how many pairs were listed. grade-all and class-report write them with the defaults.
+int write_similarity_reports(const std::string& out, const std::vector<std::string>& students, const SimilarityOptions& options);
 // The reports written; 130 when stopped, 1 when someone is not graded, else 0.
 int finish(const std::string& out, const ClassState& state, const std::map<std::string, std::string>& why_not = {});
 

@@ -234,7 +234,7 @@ std::vector<Worker> workers_for(const BatchOptions& options)
                                                  std::to_string(std::max(1, options.jobs))};
             if (lab::process::exit_code(lab::process::run(build, quiet)) != 0)
                 throw std::runtime_error("worker " + std::to_string(k) + "'s lab-grade did not build: see " + log);
-            w.grader = own + "/grader/lab-grade";
+            w.grader = own + "/bin/lab-grade";
         }
         workers.push_back(w);
     }
@@ -278,14 +278,6 @@ int grade_here(const BatchOptions& options, const ClassState& state)
 }
 
 }  // namespace
-
-int write_similarity_reports(const std::string& out, const std::vector<std::string>& students, const SimilarityOptions& options)
-{
-    const ClassSimilarity found = class_similarity(out, students, options);
-    write_text(out + "/similarity.md", similarity_markdown(found.rungs, options, found.texts));
-    write_text(out + "/similarity.html", similarity_html(found.rungs, options, found.texts));
-    return found.listed;
-}
 
 // One grade-all at a time per output folder: a second one, started on the same class by mistake,
 // would rewrite class.json under the first and remove its gradings in progress as leftovers. The

@@ -66,12 +66,12 @@ std::string job_script(const BatchOptions& options, const std::string& round, st
         text += "base=" + quoted(s.node_tree) + "\nmkdir -p \"$(dirname \"$base\")\"\n"
                 "for slot in $(seq 0 63); do exec 9>\"$base-$slot.lock\"; flock -n 9 && break; done\n"
                 "tree=\"$base-$slot\"\n"
-                "if [[ ! -x \"$tree/grader/lab-grade\" ]]; then\n"
+                "if [[ ! -x \"$tree/bin/lab-grade\" ]]; then\n"
                 "  mapfile -t args < " + quoted(args_file) + "\n"
                 "  cmake \"${args[@]}\" -B \"$tree\" > \"$tree.configure.log\" 2>&1 || { cat \"$tree.configure.log\"; exit 1; }\n"
                 "  cmake --build \"$tree\" --target lab-grade >> \"$tree.configure.log\" 2>&1 || { cat \"$tree.configure.log\"; exit 1; }\n"
                 "fi\n";
-        grader = "\"$tree/grader/lab-grade\"";
+        grader = "\"$tree/bin/lab-grade\"";
     }
     text += "exec " + grader + " grade-task " + quoted(out) + " --round " + quoted(out + "/slurm/" + round + ".json") +
             " --task \"$SLURM_ARRAY_TASK_ID\" --per-task " + std::to_string(s.per_task) + " --jobs " +

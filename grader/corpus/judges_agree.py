@@ -3,8 +3,8 @@
 
 For every corpus submission that a Kit.Grader.Corpus test graded (its report/grade.json), each
 rung whose visible cases the grader judged is judged again the student's way: the file goes into
-the suites (the build tree's judged_NN, built as ./lab check builds an edited file) and lab-case
-batch runs them, with LAB_CASES_SEED set to the grading's seed so that the suites draw the inputs
+the suites (the build tree's judged_NN, built as ./lab check builds an edited file) run on the whole
+rung, with LAB_CASES_SEED set to the grading's seed so that the suites draw the inputs
 the grading drew. Every case that both judged must have the same verdict.
 
 Left out, and said so: the entries that test the grader's sandbox ("integrity": "off", or "needs"
@@ -13,7 +13,7 @@ a student's own code on their own machine, does not try to; and an entry for ano
 ("backends"), which no Kit.Grader.Corpus test graded here. A rung the grader refused (its
 screen, its integrity checks) ran no case there, so there is nothing to compare.
 
-usage: judges_agree.py LAB_CASE BUILD_TREE BACKEND KIT WORK GRADINGS...
+usage: judges_agree.py BUILD_TREE BACKEND KIT WORK GRADINGS...
   GRADINGS: folders holding the corpus's gradings (BUILD/grading/corpus of each grading tree).
   JUDGES_AGREE_ENTRIES="a b ...": these corpus entries only, each of which must have been graded
   (.ci/gpu agree: a few on a GPU, where the whole corpus takes longer than a device command may).
@@ -37,7 +37,7 @@ KNOWN = {
                             "the CPU backend the grader more, on an H200 the suites 3 to 5 more); both fail the submission.",
 }
 
-lab_case, build, backend, kit, work, *gradings = sys.argv[1:]
+build, backend, kit, work, *gradings = sys.argv[1:]
 os.makedirs(work, exist_ok=True)
 summary = open(os.path.join(work, "summary.txt"), "w")  # what it prints, kept (.ci/gpu copies it)
 
@@ -67,16 +67,16 @@ def suites_verdicts(rung, source, seed, out):
     built = subprocess.run(["cmake", "--build", build, "--target", target], capture_output=True, text=True)
     if built.returncode != 0:
         return None, built.stdout[-3000:] + built.stderr[-2000:]
-    exe = os.path.join(build, "tests", target)
+    exe = os.path.join(build, "bin", target)
     junit = os.path.join(out, f"{rung}.xml")
-    env = dict(os.environ, LAB_CASES_SEED=seed)
-    command = [lab_case, "batch", "--rung", rung, "--exe", exe, "--backend", backend, "--timeout", "60", "--junit", junit]
+    env = dict(os.environ, LAB_CASES_SEED=seed, LAB_CASE_SECONDS="48", TMPDIR=out)
+    command = [exe, "--gtest_color=no", f"--lab_junit={junit}"]
     if backend == "cpu":
-        command += ["--sample", seed]  # the small cases and one of each larger shape, as ./lab run
+        command += [f"--lab_sample={seed}"]  # the small cases and one of each larger shape, as ./lab run
     with open(os.path.join(out, f"{rung}.log"), "w") as log:
         subprocess.run(command, env=env, stdout=log, stderr=subprocess.STDOUT)
     if not os.path.exists(junit):
-        return None, f"lab-case wrote no results ({os.path.join(out, rung + '.log')})"
+        return None, f"{target} wrote no results ({os.path.join(out, rung + '.log')})"
     return verdicts.suites(junit), ""
 
 

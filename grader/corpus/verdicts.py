@@ -1,5 +1,5 @@
 """Case verdicts of both judges, keyed alike, for the tests that hold them to the same verdict
-(grader/corpus/judges_agree.py, tests/kit/judges_agree.sh): the suites' from a lab-case JUnit file,
+(grader/corpus/judges_agree.py, tests/kit/judges_agree.sh): the suites' from a suites program's JUnit file,
 the grader's from a grade.json rung."""
 import re
 import xml.etree.ElementTree as ET
@@ -10,7 +10,8 @@ def key(op, case):  # "LayerNorm" and "layer_norm" alike
 
 
 def suites(junit):
-    """{key: passed, failed or skipped} of each kernel case in a lab-case JUnit file."""
+    """{key: passed, failed or skipped} of each kernel case in a suites program's JUnit file
+    (--lab_junit)."""
     verdicts = {}
     for case in ET.parse(junit).getroot().iter("testcase"):
         m = re.match(r"Ex\d\d/([A-Za-z]+)\.MatchesReference/(.+)$", case.get("name"))

@@ -179,7 +179,7 @@ std::map<std::string, std::string> reference_explainers(const std::string& dir, 
     std::vector<std::string> command{"cmake", "--build", dir, "-j", std::to_string(jobs)};
     for (const std::string& id : ids) {
         const std::string target = (exercises ? "lab-explain-reference-" : "lab-explain-") + id;
-        programs[id] = dir + "/harness/explain/" + target;
+        programs[id] = dir + "/bin/" + target;
         command.insert(command.end(), {"--target", target});
     }
     const std::string log = dir + "/grading/explain-reference.log";
@@ -272,7 +272,7 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs, c
         return fs::exists(program, error) && fs::last_write_time(program, error) >= started - std::chrono::seconds(1);
     };
     for (const auto& [id, contents] : files) {
-        const std::string runner = dir + "/grader/lab-runner-" + id, explainer = dir + "/grader/lab-explain-grade-" + id;
+        const std::string runner = dir + "/bin/lab-runner-" + id, explainer = dir + "/bin/lab-explain-grade-" + id;
         if (explain && made_now(explainer)) built.explainers[id] = explainer;
         if (inspect)
             if (CompiledRung c = compiled_files(inspected.at(id), id); !c.objects.empty()) built.compiled[id] = std::move(c);

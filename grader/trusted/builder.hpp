@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "integrity.hpp"
+#include "sandbox.hpp"
 
 namespace lab::grading {
 
@@ -22,9 +23,6 @@ struct Built {
     // store counted, harness/explain/explain.cpp), where one was asked for and built.
     std::map<std::string, std::string> explainers;
 };
-
-// The build tree lab-grade belongs to.
-std::string grading_build_dir();
 
 // The paths the compilers see rung `id`'s submitted file under in the build tree `dir` (the file
 // lab-grade writes, and the CPU backend's rewrite of it): what messages show as exercises/ID.cu.

@@ -41,7 +41,7 @@
 #include "lab/registry.hpp"
 #include "lab/speed.hpp"
 #include "lab/speed_plan.hpp"
-#include "lab/suite_plan.hpp"
+#include "lab/rung_tests.hpp"
 #include "lab/text.hpp"
 #include "lab/todos.hpp"
 #include "plan.hpp"

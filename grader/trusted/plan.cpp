@@ -13,7 +13,7 @@
 #include "lab/lesson_numbers.hpp"
 #include "lab/plan.hpp"
 #include "lab/speed_plan.hpp"
-#include "lab/suite_plan.hpp"
+#include "lab/rung_tests.hpp"
 #include "lab/text.hpp"
 
 namespace lab::grading {

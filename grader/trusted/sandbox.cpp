@@ -12,7 +12,6 @@
 #include <mutex>
 #include <sstream>
 
-#include "builder.hpp"
 #include "lab/registry.hpp"
 
 namespace lab::grading {
@@ -152,11 +151,17 @@ Layout layout_of(const SandboxSpec& spec)
         hidden.push_back(tree + "/tests");
         for (const char* generated : {"/tests/cmake_install.cmake", "/tests/CTestTestfile.cmake"})
             if (fs::exists(tree + generated, error)) l.readable.push_back(tree + generated);
-        // Elsewhere, what lies in the folders (the build writes beside them).
+        // Elsewhere, what lies in the folders (the build writes beside them). bin/ holds every
+        // program of the build (the grader's and the runners a grading builds among them): of it,
+        // what tests/ makes (the suites programs and their runners, linked with the references,
+        // the mutants', the kit's test programs).
         const std::vector<std::pair<std::string, std::vector<std::string>>> copies{
             {tree + "/CMakeFiles", {"rung_"}},
             {tree + "/cpu_sources", {"rung_", "mutant_", "driver_speed_"}},
-            {tree + "/nvcc_check", {"rung_", "mutant_", "driver_speed_"}}};
+            {tree + "/nvcc_check", {"rung_", "mutant_", "driver_speed_"}},
+            {tree + "/bin", {"test_", "exercise_", "judged_", "mutant_", "kit_tests", "case_verdict_tests", "device_input_tests",
+                             "guarded_memory_tests", "speed_measurement_tests", "driver_speed_tests", "emulator_tests",
+                             "construct_tests"}}};
         for (const auto& [folder, prefixes] : copies)
             for (const auto& entry : fs::directory_iterator(folder, error)) {
                 const std::string name = entry.path().filename().string();
@@ -170,7 +175,7 @@ Layout layout_of(const SandboxSpec& spec)
         for (const auto& entry : fs::directory_iterator(tree, error)) {
             const std::string name = entry.path().filename().string();
             if (!entry.is_directory(error) || entry.is_symlink(error) || name == "CMakeFiles" || name == "cpu_sources" ||
-                name == "nvcc_check" || fs::exists(entry.path() / "cmake_install.cmake", error))
+                name == "nvcc_check" || name == "bin" || fs::exists(entry.path() / "cmake_install.cmake", error))
                 continue;
             hidden.push_back(entry.path().string());
         }

@@ -22,6 +22,9 @@
 
 namespace lab::grading {
 
+// The build tree lab-grade belongs to (builder.cpp, which the build tells).
+std::string grading_build_dir();
+
 enum class Isolation { bubblewrap, unshare, none };
 
 struct IsolationChoice {

@@ -26,7 +26,7 @@ std::string judge_case(const lab::judge::SpeedCaseRun& run, const lab::DeviceSta
     const lab::judge::SpeedJudgement j = lab::judge::judge_speed(label, run.m, device.name, device.shape.multiprocessors);
     passed = j.passed();
     return run.m.summary(label, device.name) + "; needs " + lab::judge::describe_thresholds(j.thresholds) +
-           (j.plausible ? "" : "; faster than this GPU can read its input, so not trusted");
+           (j.plausible ? "" : std::string("; ") + lab::judge::kNotTrusted);
 }
 
 }  // namespace

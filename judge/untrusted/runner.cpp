@@ -82,7 +82,7 @@ bool copy_to_device(T* device, const std::vector<T>& host, std::string& error)
 // Inputs this large that are plain uniform ints (lab/inputs.hpp) are drawn on the device
 // (lab/device_input.hpp): the same values as make_input's, without making them on the host and
 // copying them over (8 GiB for every 2^31 + 5 element case). On an H100, making the inputs and
-// copying them were 32 s of a complete grading's 41 s of case runners.
+// copying them were 32 s of a complete grading's 41 s of runners.
 constexpr std::size_t kDrawnFrom = std::size_t{1} << 16;  // elements
 
 // Draws the case's input at `device`; false, with `error` set, when CUDA fails.
@@ -106,7 +106,7 @@ bool draw_input(const lab::Case& c, T* device, std::string& error)
 
 // Device memory kept from one job to the next: a job allocates only where its buffer is larger
 // than every earlier one's, and frees nothing (cudaMalloc and cudaFree of every job's input and
-// output were a fifth of the case runners' time on an H100; cudaFree waits for the whole device). A
+// output were a fifth of the runners' time on an H100; cudaFree waits for the whole device). A
 // job sees nothing of an earlier one: the canaries after its input and the guards around its output
 // are written afresh, and a kernel reading on past them reads what an earlier input left, as it read
 // what the allocator left before. A job whose input ends exactly (the sanitizer's pass, no canaries
@@ -339,7 +339,7 @@ int main(int argc, char** argv)
     const bool speed = std::string(argv[3]) == "speed";
     if (speed) ::setenv("CUDA_MODULE_LOADING", "EAGER", 1);
 #if !defined(LAB_BACKEND_CPU)
-    // A case runner waits for the GPU asleep rather than spinning a core: CUDA spins by default
+    // A runner waits for the GPU asleep rather than spinning a core: CUDA spins by default
     // (fewer contexts in the process than cores), and a class's gradings share each GPU, so a
     // dozen runners and sanitizer passes at once each spun a core while the others' kernels had
     // their turn, cores the builds beside them needed. Nothing is timed here; a speed runner, which

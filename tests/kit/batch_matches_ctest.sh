@@ -1,30 +1,33 @@
 #!/usr/bin/env bash
-# Kit test (Kit.BatchMatchesCtest): lab-case batch, which runs a rung's cases in one process (./lab
-# run, the GPU check), gives every case of the catalogue the verdict ctest gives it with a process
-# per case (each through `lab-case run`, as the rung's ctest file declares them). Three rungs:
-#   07_coarsening      the reference: every case passes (and the kit skips the GPU-only ones)
-#   11_single_pass     host_crash_at_1856: the rung's runner dies of SIGSEGV in some cases; the judge
-#                      must blame those alone and go on with the rest in a fresh runner
-#   03_sequential      stride_never_changes: every kernel case hangs; after three cases stopped at the
-#                      time limit the rest fail at once, in both
-#   usage: batch_matches_ctest.sh LAB_CASE TESTS_DIR WORK_DIR
+# Kit test (Kit.BatchMatchesCtest): a rung's suites program run on the whole rung in one process (./lab
+# run, ./lab test, the GPU check) gives every case of the catalogue the verdict it gives with a
+# process per case, as ctest runs it (the very file the program writes for ctest, --lab_ctest_file).
+# Three programs:
+#   test_07_coarsening           the reference: every case passes (and the kit skips the GPU-only ones)
+#   mutant_host_crash_at_1856    (11) the rung's runner dies of SIGSEGV in some cases; the judge must
+#                                blame those alone and go on with the rest in a fresh runner
+#   mutant_stride_never_changes  (03) every kernel case hangs; after three cases stopped at the time
+#                                limit the rest fail at once, in both (with a process per case, by
+#                                the record the program keeps beside its runner)
+#   usage: batch_matches_ctest.sh TEST_07 MUTANT_HOST_CRASH MUTANT_STRIDE_NEVER_CHANGES WORK_DIR
 set -euo pipefail
-rm -rf "$3" && mkdir -p "$3"
-lab_case="$(realpath "$1")" tests="$(realpath "$2")" work="$(realpath "$3")"
-export LAB_CPU_LAUNCH_SECONDS=2  # the hanging program's launches are stopped sooner
+rm -rf "$4" && mkdir -p "$4"
+work="$(realpath "$4")"
+export LAB_CPU_LAUNCH_SECONDS=2 LAB_CASE_SECONDS=48  # the hanging program's launches are stopped sooner
 
 compare() {
-  local rung="$1" exe="$tests/$2" dir="$work/$2"
+  local exe="$1" name dir
+  name="$(basename "$exe")" dir="$work/$(basename "$exe")"
   [[ -x "$exe" ]] || { echo "FAIL: $exe was not built"; exit 1; }
   mkdir -p "$dir/ctest"
   # ctest, a process per case: the very file the build declares a rung's tests with.
-  "$lab_case" ctest --rung "$rung" --exe "$exe" --backend cpu --timeout 60 --out "$dir/ctest/tests.cmake"
+  "$exe" --lab_ctest_file="$dir/ctest/tests.cmake"
   echo "include(\"$dir/ctest/tests.cmake\")" >"$dir/ctest/CTestTestfile.cmake"
-  rm -f "$exe.hung"
+  rm -f "$exe-runner.hung"
   ctest --test-dir "$dir/ctest" -j 2 --output-junit "$dir/ctest.xml" >"$dir/ctest.log" 2>&1 || true
-  rm -f "$exe.hung"
-  "$lab_case" batch --rung "$rung" --exe "$exe" --backend cpu --timeout 60 --junit "$dir/batch.xml" >"$dir/batch.log" || true
-  python3 - "$dir/ctest.xml" "$dir/batch.xml" "$rung" "$2" <<'EOF'
+  rm -f "$exe-runner.hung"
+  "$exe" --gtest_color=no --lab_junit="$dir/batch.xml" >"$dir/batch.log" 2>&1 || true
+  python3 - "$dir/ctest.xml" "$dir/batch.xml" "$name" <<'PY'
 import sys, xml.etree.ElementTree as ET
 def verdicts(path):
     out = {}
@@ -33,23 +36,23 @@ def verdicts(path):
         out[case.get("name")] = {"run": "passed", "fail": "failed", "notrun": "skipped"}.get(status, status)
     return out
 ctest, batch = verdicts(sys.argv[1]), verdicts(sys.argv[2])
-rung, program = sys.argv[3], sys.argv[4]
+program = sys.argv[3]
 differ = sorted(n for n in ctest.keys() | batch.keys() if ctest.get(n) != batch.get(n))
 counts = {s: sum(1 for v in batch.values() if v == s) for s in ("passed", "failed", "skipped")}
-print(f"{rung} ({program}): {len(ctest)} cases through ctest, {len(batch)} in one batch; "
-      f"batch: {counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped; {len(differ)} differ")
+print(f"{program}: {len(ctest)} cases through ctest, {len(batch)} in one run; "
+      f"one run: {counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped; {len(differ)} differ")
 for name in differ[:10]:
-    print(f"  DIFFERS {name}: ctest {ctest.get(name, 'absent')}, batch {batch.get(name, 'absent')}")
+    print(f"  DIFFERS {name}: ctest {ctest.get(name, 'absent')}, one run {batch.get(name, 'absent')}")
 if differ or not ctest:
     sys.exit(1)
-EOF
+PY
 }
 
-compare 07_coarsening test_07_coarsening
-compare 11_single_pass mutant_host_crash_at_1856
-compare 03_sequential mutant_stride_never_changes
+compare "$1"
+compare "$2"
+compare "$3"
 # The two programs that fail must have failed, in the way they were planted: the crash is the
 # runner's (the judge's runner runs the kernel cases), said in the failed cases' messages.
-grep -q "runner was killed by signal 11" "$work/mutant_host_crash_at_1856/batch.xml" || { echo "FAIL: the crash was not reported as one"; exit 1; }
-grep -q "stopped at the time limit" "$work/mutant_stride_never_changes/batch.log" || { echo "FAIL: the hang was not reported as one"; exit 1; }
-echo "lab-case batch gives every case ctest's verdict"
+grep -q "runner was killed by signal 11" "$work/$(basename "$2")/batch.xml" || { echo "FAIL: the crash was not reported as one"; exit 1; }
+grep -q "stopped at the time limit" "$work/$(basename "$3")/batch.xml" || { echo "FAIL: the hang was not reported as one"; exit 1; }
+echo "a rung's program run on the whole rung gives every case ctest's verdict"

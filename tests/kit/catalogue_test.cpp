@@ -17,7 +17,7 @@
 #include "lab/random.hpp"
 #include "lab/registry.hpp"
 #include "lab/speed_plan.hpp"
-#include "lab/suite_plan.hpp"
+#include "lab/rung_tests.hpp"
 #include "lab/usage_error.hpp"
 
 namespace {
@@ -106,24 +106,25 @@ TEST(Catalogue, DriverRungsRunTheirOwnCasesOncePerScheme)
 TEST(Catalogue, RacecheckWatchesCasesTheRungRuns)
 {
     for (const auto& rung : lab::Registry::kit().rungs()) {
-        const auto tests = lab::planned_tests(rung, true);
+        const auto tests = lab::rung_tests(rung, true);
         std::set<std::string> kernel_cases;
         std::size_t watched = 0;
         for (const auto& t : tests)
-            if (t.kind == lab::TestKind::kernel) kernel_cases.insert(t.runs);
+            if (t.kind == lab::TestKind::kernel) kernel_cases.insert(t.name);
         for (const auto& t : tests) {
             if (t.kind != lab::TestKind::racecheck) continue;
             ++watched;
-            EXPECT_TRUE(kernel_cases.count(t.runs)) << rung.id << ": " << t.name << " watches " << t.runs
-                                                    << ", which is not one of the rung's cases";
+            EXPECT_TRUE(kernel_cases.count(t.watched)) << rung.id << ": " << t.name << " watches " << t.watched
+                                                       << ", which is not one of the rung's cases";
         }
         EXPECT_EQ(watched, std::max<std::size_t>(rung.variants.size(), 1)) << rung.id;
     }
 }
 
-// The one skip rule (lab::kit_skip_reason) that the suites, lab-case and the grader apply: a GPU-only
-// case is skipped on the CPU backend and no other is; on a GPU, a case of kAskFreeMemoryFrom bytes or
-// more is held against the free memory, and a smaller one never asks for it.
+// The one skip rule (lab::kit_skip_reason) that the suites and the grader apply: a GPU-only case is
+// skipped on the CPU backend and no other is; on a GPU, a case of kAskFreeMemoryFrom bytes or more is
+// held against the free memory, and a smaller one never asks for it. A speed or racecheck test is
+// skipped on the CPU backend and never on a GPU, a launcher test never.
 TEST(Catalogue, OneSkipRuleForEveryJudge)
 {
     std::size_t asked = 0;
@@ -153,16 +154,27 @@ TEST(Catalogue, OneSkipRuleForEveryJudge)
     }
     free = big;
     EXPECT_FALSE(lab::kit_skip_reason(true, big, false, free_bytes).has_value()) << "exactly enough free memory is enough";
-    // Every planned kernel case carries its device memory, so that lab-case applies the rule as the
-    // suites do; the beyond-int cases are the ones large enough to ask.
+    // Every listed kernel case carries its device memory, so that the rule applies to it through the
+    // test; the beyond-int cases are the ones large enough to ask.
     bool asks = false;
     for (const auto& rung : lab::Registry::kit().rungs())
-        for (const auto& t : lab::planned_tests(rung, false)) {
+        for (const auto& t : lab::rung_tests(rung, false)) {
             if (t.kind != lab::TestKind::kernel) continue;
             EXPECT_GT(t.device_bytes, 0u) << t.name;
             asks |= t.device_bytes >= lab::kAskFreeMemoryFrom;
         }
     EXPECT_TRUE(asks) << "no kernel case is large enough to be held against a GPU's free memory";
+    // Each kind of test through the same rule, on the CPU backend and on a GPU with room.
+    free = std::size_t{1} << 40;
+    for (const auto& t : lab::rung_tests(lab::Registry::kit().get("07_coarsening"), true)) {
+        const auto on_cpu = lab::kit_skip_reason(t, true, free_bytes);
+        const auto on_gpu = lab::kit_skip_reason(t, false, free_bytes);
+        EXPECT_FALSE(on_gpu.has_value()) << t.name << ": " << on_gpu.value_or("");
+        EXPECT_EQ(on_cpu.has_value(), t.gpu_only) << t.name;
+        if (t.kind == lab::TestKind::speed) EXPECT_EQ(on_cpu.value_or("").find("speed is measured on a GPU only"), 0u) << t.name;
+        if (t.kind == lab::TestKind::racecheck) EXPECT_EQ(on_cpu.value_or(""), "racecheck runs on a GPU only.") << t.name;
+        if (t.kind == lab::TestKind::kernel && t.gpu_only) EXPECT_EQ(on_cpu.value_or("").find("this case runs on a GPU only"), 0u);
+    }
 }
 
 // The row rung (12) runs the row groups' cases, rows x cols matrices named by both, and only it does;

@@ -8,7 +8,7 @@
                                                   Kit.ExplainAgreesWithTheGpu (CUDA tree): ncu on each
                                                   reference's launch agrees with MODEL.json
 
-TOOLS is a tree's harness/explain (lab-explain-NN). Every rung's reference, rung 12 with each operator,
+TOOLS is a tree's bin/ (lab-explain-NN). Every rung's reference, rung 12 with each operator,
 at the teaching size (n = 2^20, blocks of 256); a rung that sizes its grid to the device (07-09) runs
 on the GPU with the grid the model measured. The rules (harness/explain/explain_counters.json names the
 metrics, summed over the run's kernels):

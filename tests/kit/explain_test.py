@@ -3,7 +3,7 @@
 references of rungs 01-03 and a planted mistake, against numbers worked out by hand.
 
     explain_test.py TOOLS_DIR PLANTED
-        TOOLS_DIR: build/cpu-solutions/harness/explain (lab-explain-NN, the references)
+        TOOLS_DIR: build/cpu-solutions/bin (lab-explain-NN, the references)
         PLANTED: the program of tests/mutants.json's scattered_loads (lab-explain-mutant-scattered_loads)
 
 Each program's JSON is checked against grader/schemas/explain.schema.json first. Then the page of

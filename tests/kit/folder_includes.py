@@ -38,25 +38,32 @@ def owner(root, path):
     return path.relative_to(root).parts[0]
 
 
-def main():
-    root = pathlib.Path(sys.argv[1]).resolve()
-    problems, checked = [], 0
+def includes(root):
+    """(folder, source, name, found) for every #include "..." of every checked file: `found` the file
+    it resolves to (resolved), or None when no folder holds it."""
     for folder in ALLOWED:
         for source in sorted((root / folder).rglob("*")):
             if source.suffix not in SOURCES or not source.is_file() or "corpus" in source.parts:
                 continue
             for name in INCLUDE.findall(source.read_text(errors="replace")):
-                checked += 1
                 candidates = [source.parent / name] + [root / p / name for p in PUBLIC]
                 candidates += [root / p / name for p in EXTRA.get(folder, [])]
                 found = next((c.resolve() for c in candidates if c.is_file()), None)
-                where = f"{source.relative_to(root)}: #include \"{name}\""
-                if found is None:
-                    problems.append(f"{where} is found in no folder of the kit")
-                    continue
-                to = owner(root, found)
-                if to != folder and to not in ALLOWED[folder]:
-                    problems.append(f"{where} reaches {to}/, which {folder}/ may not include from")
+                yield folder, source, name, found
+
+
+def main():
+    root = pathlib.Path(sys.argv[1]).resolve()
+    problems, checked = [], 0
+    for folder, source, name, found in includes(root):
+        checked += 1
+        where = f"{source.relative_to(root)}: #include \"{name}\""
+        if found is None:
+            problems.append(f"{where} is found in no folder of the kit")
+            continue
+        to = owner(root, found)
+        if to != folder and to not in ALLOWED[folder]:
+            problems.append(f"{where} reaches {to}/, which {folder}/ may not include from")
     for line in problems:
         print(line)
     print(f"{checked} includes checked, {len(problems)} against the folders' direction")

@@ -1,33 +1,33 @@
 #!/usr/bin/env bash
-# Kit test (Kit.JudgesAgree): a student's `./lab check` and `./lab run` (lab-case, the suites in the
-# process that holds the kernel) and the instructor's `./lab grade` (lab-grade, the runner in a
-# sandbox and the checking outside it) give every visible case of a kernel the same verdict. Both
+# Kit test (Kit.JudgesAgree): a student's `./lab check` and `./lab run` (the rung's suites program,
+# its runner run as it is) and the instructor's `./lab grade` (lab-grade, the runner in a sandbox)
+# give every visible case of a kernel the same verdict. Both
 # draw the visible cases' inputs from tests/cases.json's base seed (lab-grade --seed gives it), so
 # they judge the same numbers. The kernels: the reference of 07, and planted mistakes of every kind
 # (tests/mutants.json): wrong sums, a kernel that writes past its output, one that races without a
 # barrier (the thread orders), an identity wrong only for negative inputs, a host crash in some
-# cases, a row kernel, a driver rung's scheme, and two files that try to fool the suites (gtest's
-# pass lines printed from a static object; exit(0) before the results are in).
+# cases, a row kernel, a driver rung's scheme, and two files that try to fool a judge (gtest's pass
+# lines printed from a static object; exit(0) before any case ends), which run in the runner only.
 # Where the grader refuses a file outright (its screen), no case is run there: the suites must then
 # fail it too, and that is the stricter verdict standing.
-#   usage: judges_agree.sh LAB_CASE LAB_GRADE TESTS_DIR KIT WORK_DIR
+#   usage: judges_agree.sh LAB_GRADE PROGRAMS_DIR KIT MUTANTS_DIR WORK_DIR
+#     PROGRAMS_DIR: the build's bin/ (the suites programs); MUTANTS_DIR: the planted mistakes' files
 set -euo pipefail
 rm -rf "$5" && mkdir -p "$5"
-lab_case="$(realpath "$1")" lab_grade="$(realpath "$2")" tests="$(realpath "$3")" kit="$(realpath "$4")" work="$(realpath "$5")"
+lab_grade="$(realpath "$1")" programs="$(realpath "$2")" kit="$(realpath "$3")" mutants="$(realpath "$4")" work="$(realpath "$5")"
 seed="$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["base_seed"])' "$kit/tests/cases.json")"
 
 compare() {
   local rung="$1" program="$2" mutant="${3:-}" dir="$work/$2"
-  local exe="$tests/$program"
+  local exe="$programs/$program"
   [[ -x "$exe" ]] || { echo "FAIL: $exe was not built"; exit 1; }
   mkdir -p "$dir/submission/exercises"
   if [[ -n "$mutant" ]]; then
-    cp "$tests/mutants/$mutant/$rung.cu" "$dir/submission/exercises/$rung.cu"
+    cp "$mutants/$mutant/$rung.cu" "$dir/submission/exercises/$rung.cu"
   else
     cp "$kit/solutions/$rung.cu" "$dir/submission/exercises/$rung.cu"
   fi
-  rm -f "$exe.hung"
-  "$lab_case" batch --rung "$rung" --exe "$exe" --backend cpu --timeout 60 --junit "$dir/batch.xml" >"$dir/batch.log" 2>&1 || true
+  LAB_CASE_SECONDS=48 TMPDIR="$dir" "$exe" --gtest_color=no --lab_junit="$dir/batch.xml" >"$dir/batch.log" 2>&1 || true
   "$lab_grade" grade "$dir/submission" --out "$dir/report" --seed "$seed" --rubric "$kit/grader/corpus/rubric.toml" \
     >"$dir/grade.log" 2>&1 || { echo "FAIL: lab-grade could not grade $program (its output: $dir/grade.log)"; tail -5 "$dir/grade.log"; exit 1; }
   python3 - "$dir/batch.xml" "$dir/report/grade.json" "$rung" "$program" "$kit" <<'EOF'

@@ -1,5 +1,5 @@
 // The one reader of compute-sanitizer's summaries (lab/sanitizer_log.hpp), which the suites'
-// racecheck tests (lab-case) and the grader's sanitizer category both judge by.
+// racecheck tests and the grader's sanitizer category both judge by.
 #include <gtest/gtest.h>
 
 #include "lab/sanitizer_log.hpp"

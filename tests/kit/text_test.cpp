@@ -1,5 +1,5 @@
 // The kit's one reader of files and its one way of escaping XML, HTML and CSV (lab/text.hpp), which
-// the case runner's JUnit, the grader's reports and grade-all's gradebook all write with.
+// the suites' JUnit, the grader's reports and grade-all's gradebook all write with.
 #include <gtest/gtest.h>
 
 #include <cstdio>

@@ -2,7 +2,7 @@
 // Which rung a suites program tests, and from which kernel file: compiled into each program with its
 // kernel library's LAB_RUNG_ID and LAB_RUNG_ORIGINAL (tests/CMakeLists.txt, lab_add_suites_program).
 // The kernel itself is linked into the program's runner only.
-#include "suite.hpp"
+#include "this_rung.hpp"
 
 namespace lab::testing {
 

@@ -16,7 +16,7 @@ code=$?
 if [[ $code == 77 ]]; then
   # The kit's own reason (no root, or no Slurm and no way to install it), first, as lab-summary
   # takes a skip: a machine without a package registry runs the self-test without this test.
-  echo "lab-case: skipped: $(grep -m1 '^SKIPPED: ' "$work/slurm-start.log" | cut -c10-)"
+  echo "lab: skipped: $(grep -m1 '^SKIPPED: ' "$work/slurm-start.log" | cut -c10-)"
   cat "$work/slurm-start.log"
   rm -rf "$cluster"
   exit 77
@@ -67,7 +67,7 @@ mkdir -p "$work/tree-class" && cp -r "$local_work/class/m3.tar.gz" "$work/tree-c
 code=$?
 cat "$work/run4.log"
 [[ $code == 0 ]] || fail "grade-all --slurm --node-tree exited with $code: $(cat "$work"/tree-out/slurm/*task*.log)"
-[[ -x "$node_tree-0/grader/lab-grade" ]] || fail "no node tree was built in $node_tree-0"
+[[ -x "$node_tree-0/bin/lab-grade" ]] || fail "no node tree was built in $node_tree-0"
 [[ "$(grep '^m3,' "$work/tree-out/gradebook.csv")" == "$(grep '^m3,' "$local_work/gradebook-local.csv")" ]] \
   || fail "the node tree's grade differs: $(grep '^m3,' "$work/tree-out/gradebook.csv")"
 echo "grade-all --slurm: every check passed"

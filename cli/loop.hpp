@@ -1,0 +1,27 @@
+// The student's loop (./lab check NN) on a rung whose suites program is built: see loop.cpp.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "lab/registry.hpp"
+#include "lab/rung_tests.hpp"
+#include "lab/test_results.hpp"
+
+namespace lab::cli {
+
+struct Loop {
+    const RungInfo* rung = nullptr;
+    std::string program;    // the rung's suites program (the judge), its runner beside it
+    bool cpu = false;       // the CPU backend: no speed case
+    std::string log;        // what the program printed, the last stage's (kept for a failure)
+    std::string case_name;  // that case alone, with all it printed
+    std::string progress;   // the verdict as JSON, for ./lab status ("" for none)
+    std::string stamp;      // the exercise file's fingerprint, written with the verdict
+};
+
+// The loop's report goes to `out`; its exit status: 0 correct (and on a GPU fast enough), 1 not,
+// 2 for a case the rung has not.
+int student_loop(const Loop& loop, std::ostream& out);
+
+}  // namespace lab::cli
