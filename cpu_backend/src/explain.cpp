@@ -15,9 +15,10 @@
 
 namespace lab::cpu::explain {
 
+std::atomic<bool> g_recording{false};
+
 namespace {
 
-std::atomic<bool> g_recording{false};
 std::atomic<bool> g_instrumented{false};
 std::mutex g_lock;  // guards everything below
 std::vector<Launch> g_launches;
@@ -81,7 +82,6 @@ std::vector<Launch> stop()
 
 bool saw_instrumented_code() { return g_instrumented.load(std::memory_order_relaxed); }
 
-bool recording() { return g_recording.load(std::memory_order_relaxed); }
 
 void mark_instrumented()
 {

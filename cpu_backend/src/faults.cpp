@@ -191,7 +191,7 @@ void Worker::report_fault()
 
 void Worker::fault(const char* what, std::uintptr_t address, std::uintptr_t pc)
 {
-    // On the signal stack: format into a fixed buffer and leave; the message is finished in resume().
+    // On the signal stack: format into a fixed buffer and leave; the message is finished in run_block().
     std::string detail;
     bool stack_overflow = false;
     for (const auto& f : fibers_) stack_overflow |= f.in_stack_guard(address);
@@ -218,7 +218,7 @@ void Worker::fault(const char* what, std::uintptr_t address, std::uintptr_t pc)
                           std::to_string(array->line) + ")"
                     : std::string("inside the __shared__ array `") + array->name + "`";
     }
-    const uint3 b = current_->context.block_idx;
+    const uint3 b = current_->context.block->block_idx;
     const uint3 t = current_->context.thread_idx;
     if (stack_overflow)
         std::snprintf(fault_text_, sizeof fault_text_,
@@ -305,7 +305,8 @@ void on_fault(int number, siginfo_t* info, void* context)
 void on_timeout(int, siginfo_t*, void* context)
 {
     Worker* worker = tls_worker;
-    // Between threads, or in the backend's own code: the watchdog tries again.
+    // Between threads, in the backend's own code or halfway from one stack to another: the watchdog
+    // tries again.
     if (!worker || !worker->in_fiber() || worker->in_runtime()) return;
     worker->timed_out(interrupted_pc(context));
 }
@@ -334,7 +335,7 @@ void Worker::report_deadlock()
     std::vector<std::pair<Site, std::vector<unsigned>>> groups;
     for (unsigned t = 0; t < thread_count_; ++t) {
         const Fiber& f = *fiber_[t];
-        if (f.state != State::at_barrier && f.state != State::at_warp) continue;
+        if (state_[t] != State::at_barrier && state_[t] != State::at_warp) continue;
         auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first.same_as(f.site); });
         if (group == groups.end()) group = groups.insert(groups.end(), {f.site, {}});
         group->second.push_back(t);
@@ -350,7 +351,7 @@ void Worker::report_deadlock()
         }
         text += "  " + who + " wait at " + site.text() + "\n";
     }
-    const uint3 b = fiber_[0]->context.block_idx;
+    const uint3 b = block_context_.block_idx;
     launch_->fail(cudaErrorLaunchFailure, "in " + kernel_name(launch_->invocation->kernel) + ", block (" +
                                               std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.z) +
                                               "): " + text +

@@ -3,14 +3,16 @@
 //
 // Each block runs start to finish on one worker thread; blocks are shared among the workers. Each
 // CUDA thread of a block is a fiber with its own stack. A fiber runs until it reaches a barrier, a
-// warp intrinsic or its end, then control returns to the worker's scheduler, which picks the next
-// ready fiber in the chosen order (forward, reverse or random). Because a block never leaves its
-// worker, __shared__ arrays are per-worker storage, poisoned before each block uses them.
+// warp intrinsic or its end; then it picks the next ready fiber in the chosen order (forward,
+// reverse or random) and switches to it directly. The worker's own stack only starts each block
+// and sees it end (or fail). Because a block never leaves its worker, __shared__ arrays are
+// per-worker storage, poisoned before each block uses them.
 //
-// The pieces: worker.hpp (the worker, its fibers and warps), warps.cpp (warp intrinsics and
-// __activemask), shared.cpp (shared memory, and explain's record of accesses), faults.cpp (faults,
-// the watchdog's stop, the messages' source lines). Switching between fibers is context.hpp's; fibers and their stacks are made once per worker and
-// reused by every block of every launch.
+// The pieces: worker.hpp (the worker, its fibers and warps), orders.cpp (the thread orders),
+// warps.cpp (warp intrinsics and __activemask), shared.cpp (shared memory, and explain's record of
+// accesses), faults.cpp (faults, the watchdog's stop, the messages' source lines). Switching between
+// fibers is context.hpp's; fibers and their stacks are made once per worker and reused by every
+// block of every launch.
 #include "worker.hpp"
 
 #include <unistd.h>
@@ -23,6 +25,7 @@
 namespace lab::cpu {
 
 __thread const ThreadContext* tls_context = nullptr;
+__thread std::uint64_t tls_block_generation = 0;
 
 namespace engine {
 
@@ -91,14 +94,16 @@ void fiber_main()
 {
     for (;;) {
         Worker& worker = *tls_worker;
+        Fiber& starting = worker.current();
+        starting.site = Site{};  // no synchronisation point yet in this block
+        starting.fenced = false;
         worker.set_in_runtime(false);
         worker.launch_->invocation->run_thread(worker.launch_->invocation->closure);
         worker.set_in_runtime(true);
         worker.thread_finished();
         Fiber& self = worker.current();
-        self.state = State::done;
-        worker.why_ = Return::yield;
-        switch_context(self.context_switch, worker.scheduler_);
+        worker.state(self.linear) = State::done;
+        worker.switch_to(self.context_switch, worker.next_fiber(true));
         // Resumed for a thread of the next block.
     }
 }
@@ -113,7 +118,7 @@ std::string Worker::who(unsigned linear) const
 
 std::string Worker::where(const Fiber& f) const
 {
-    const uint3 b = f.context.block_idx;
+    const uint3 b = f.context.block->block_idx;
     return "block (" + std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.z) + "), " +
            who(f.linear);
 }
@@ -125,19 +130,12 @@ void Worker::fail(cudaError_t code, const std::string& why, const Fiber* blamed)
     abandon();
 }
 
-void Worker::yield()
-{
-    // Resumed by the scheduler, which sets current_ and tls_context before switching back here.
-    why_ = Return::yield;
-    switch_context(current_->context_switch, scheduler_);
-}
-
 void Worker::abandon()
 {
     current_->running = false;  // its stack holds a half-run kernel: start afresh next time
     why_ = Return::abort;
     Context discarded;
-    switch_context(discarded, scheduler_);
+    switch_context(discarded, scheduler_, in_runtime_);
     __builtin_unreachable();
 }
 
@@ -145,23 +143,6 @@ Fiber& Worker::fiber(unsigned linear)
 {
     while (fibers_.size() <= linear) fiber_.push_back(&fibers_.emplace_back());
     return *fiber_[linear];
-}
-
-inline void Worker::resume(Fiber& fiber)
-{
-    current_ = &fiber;
-    tls_context = &fiber.context;
-    in_fiber_ = true;
-    if (!fiber.running) {
-        // Stack tops staggered by a few cache lines, so that the fibers' hot frames do not all
-        // fall into the same few cache sets (every stack top is page-aligned).
-        const std::size_t stagger = (fiber.linear % 61) * 64;
-        make_context(fiber.context_switch, fiber.mapping + kStackGuardBytes, stack_bytes() - stagger, fiber_main);
-        fiber.running = true;
-    }
-    switch_context(scheduler_, fiber.context_switch);
-    in_fiber_ = false;
-    if (why_ == Return::abort && fault_text_[0]) report_fault();
 }
 
 // The block that the k-th block taken is: index order forward; last to first in the reverse order,
@@ -204,7 +185,15 @@ void Worker::run_blocks(Launch& launch)
         if (!prepared) {  // only a worker that gets a block pays for fibers and buffers
             prepared = true;
             fiber(thread_count_ - 1);
+            for (unsigned t = 0; t < thread_count_; ++t) {
+                Fiber& f = *fiber_[t];
+                f.linear = t;
+                f.context = ThreadContext{{t % inv.block.x, t / inv.block.x % inv.block.y, t / (inv.block.x * inv.block.y)},
+                                          &block_context_};
+            }
+            state_.assign(thread_count_, State::ready);
             warps_.assign((thread_count_ + 31) / 32, Warp{});
+            for (Warp& warp : warps_) warp.ops.reserve(4);  // so that a warp-level call seldom allocates
             prepare_dynamic_shared(inv.shared_bytes);
         }
         run_block(block);
@@ -216,18 +205,12 @@ void Worker::run_blocks(Launch& launch)
 void Worker::run_block(std::size_t linear_block)
 {
     const KernelInvocation& inv = *launch_->invocation;
-    ++generation_;
+    tls_block_generation = ++generation_;
     const uint3 block_idx{static_cast<unsigned>(linear_block % inv.grid.x),
                           static_cast<unsigned>(linear_block / inv.grid.x % inv.grid.y),
                           static_cast<unsigned>(linear_block / (std::size_t{inv.grid.x} * inv.grid.y))};
-    for (unsigned t = 0; t < thread_count_; ++t) {
-        Fiber& f = *fiber_[t];
-        f.linear = t;
-        f.state = State::ready;
-        f.fenced = false;
-        f.context = ThreadContext{{t % inv.block.x, t / inv.block.x % inv.block.y, t / (inv.block.x * inv.block.y)},
-                                  block_idx, inv.block, inv.grid};
-    }
+    block_context_ = BlockContext{block_idx, inv.block, inv.grid};
+    std::fill(state_.begin(), state_.end(), State::ready);
     for (std::size_t w = 0; w < warps_.size(); ++w) {
         const unsigned lanes = std::min(32u, thread_count_ - static_cast<unsigned>(w) * 32);
         warps_[w].present = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
@@ -238,11 +221,9 @@ void Worker::run_block(std::size_t linear_block)
     live_ = thread_count_;
     exited_ = 0;
     at_barrier_ = 0;
+    in_activemask_ = 0;
     if (dynamic_bytes_) std::memset(dynamic_shared_, generation_ % 2 ? 0xFF : 0x7F, dynamic_bytes_);
 
-    const Schedule order = g_schedule.load(std::memory_order_relaxed);
-    order_.resize(thread_count_);
-    for (unsigned t = 0; t < thread_count_; ++t) order_[t] = order == Schedule::reverse ? thread_count_ - 1 - t : t;
     if (explain::recording()) {  // a block abandoned by an error may have left a step half recorded
         step_ = 0;
         first_block_ = linear_block == 0;
@@ -250,121 +231,88 @@ void Worker::run_block(std::size_t linear_block)
         occurrences_.clear();
         step_syncs_ = step_shuffles_ = 0;
     }
-    if (order == Schedule::reverse) run_warps_ahead();
-    else run_in_sweeps(order, linear_block);
+    start_order(g_schedule.load(std::memory_order_relaxed), linear_block);
+    // The fibers pass the turn among themselves (yield) and come back here when the block ends.
+    current_ = nullptr;
+    if (Fiber* first = next_fiber(false)) {
+        in_fiber_ = true;
+        switch_to(scheduler_, first);
+        in_fiber_ = false;
+    }
+    if (why_ == Return::abort && fault_text_[0]) report_fault();
+    if (why_ == Return::deadlock) report_deadlock();
     if (explain::recording()) end_step(0);
     // Threads stopped mid-kernel by an error start afresh in the next block.
     for (unsigned t = 0; t < thread_count_; ++t)
-        if (fiber_[t]->state != State::done) fiber_[t]->running = false;
+        if (state_[t] != State::done) fiber_[t]->running = false;
 }
 
-// Forward and random orders: each sweep gives every ready thread one turn, so all warps move from
-// one synchronisation point to the next together.
-inline void Worker::run_in_sweeps(Schedule order, std::size_t linear_block)
+// The checks of a barrier that fail, out of line so that the barrier's own frame stays small (every
+// waiting thread's stack holds one). They build messages, so they mark the backend's code first.
+void Worker::barrier_trouble(const char* name, const char* file, int line)
 {
-    std::uint64_t sweep = 0;
-    while (live_ > 0) {
-        if (order == Schedule::random) {
-            std::uint64_t state = g_seed.load() ^ (linear_block * 0x9E3779B97F4A7C15ull) ^ (++sweep << 32);
-            for (unsigned t = thread_count_; t > 1; --t) {
-                state = state * 6364136223846793005ull + 1442695040888963407ull;
-                std::swap(order_[t - 1], order_[(state >> 33) % t]);
-            }
-        }
-        bool ran = false;
-        for (unsigned t : order_) {
-            if (fiber_[t]->state != State::ready) continue;
-            ran = true;
-            resume(*fiber_[t]);
-            if (launch_->failed.load(std::memory_order_relaxed)) return;
-        }
-        if (live_ > 0 && !ran) {
-            report_deadlock();
-            return;
-        }
+    set_in_runtime(true);
+    const Site site{name, file, line};
+    if (launch_->overdue.load(std::memory_order_relaxed)) stop_overdue(site);
+    unsigned gone = 0;
+    while (gone < thread_count_ && state_[gone] != State::done) ++gone;
+    fail(cudaErrorLaunchFailure, "reached " + site.text() + ", but " + std::to_string(exited_) +
+                                     " thread(s) of the block have already returned, the first being " + who(gone) +
+                                     ". Every thread of a block must reach every __syncthreads(): an early "
+                                     "return (such as `if (i >= n) return;`) before a barrier leaves the others "
+                                     "waiting for ever on a GPU. Keep such threads in the loop and let them "
+                                     "contribute the identity (0 for a sum) instead.");
+}
+
+void Worker::barrier_divergence(const char* name, const char* file, int line)
+{
+    set_in_runtime(true);
+    const Site site{name, file, line};
+    fail(cudaErrorLaunchFailure, "barrier divergence: this thread waits at " + site.text() + ", but " +
+                                     who(barrier_first_) + " waits at " + barrier_site_.text() +
+                                     ". All threads of a block must meet at the same __syncthreads(); one "
+                                     "inside an if whose condition differs between threads is a bug.");
+}
+
+// The last thread to arrive lets every thread at the barrier go on.
+void Worker::release_barrier(BarrierKind kind)
+{
+    barrier_result_ = kind == BarrierKind::all   ? barrier_votes_ == static_cast<int>(live_)
+                      : kind == BarrierKind::any ? barrier_votes_ > 0
+                                                 : barrier_votes_;
+    // Every thread not done is at the barrier: a thread at a warp-level call or in __activemask()
+    // would have kept the count below live_.
+    for (unsigned t = 0; t < thread_count_; ++t)
+        if (state_[t] == State::at_barrier) state_[t] = State::ready;
+    at_barrier_ = 0;
+    released_ = true;
+    if (explain::recording()) {
+        set_in_runtime(true);
+        end_step(1);
+        set_in_runtime(false);
     }
 }
 
-// Reverse order: the last warp runs first, and runs ahead (through its own warp-level
-// synchronisation) until it waits at a __syncthreads() or ends; then the warp before it. After
-// each barrier the last warp starts again. A warp that reads what another warp writes with only
-// __syncwarp() between them sees the other warp's later values, as it may on a GPU, instead of
-// the lockstep-like order of the sweeps.
-void Worker::run_warps_ahead()
-{
-    const unsigned warp_count = static_cast<unsigned>(warps_.size());
-    while (live_ > 0) {
-        bool ran = false;
-        released_ = false;
-        for (unsigned w = warp_count; w-- > 0 && !released_;) {
-            for (bool progress = true; progress && !released_;) {
-                progress = false;
-                const unsigned first = w * 32, last = std::min(thread_count_, first + 32);
-                for (unsigned t = last; t-- > first;) {
-                    if (fiber_[t]->state != State::ready) continue;
-                    ran = true;
-                    spun_ = false;
-                    resume(*fiber_[t]);
-                    if (launch_->failed.load(std::memory_order_relaxed)) return;
-                    progress |= !spun_;  // a waiting warp does not keep the others from running
-                    if (released_) break;
-                }
-            }
-        }
-        if (live_ > 0 && !ran) {
-            report_deadlock();
-            return;
-        }
-    }
-}
-
-int Worker::barrier(BarrierKind kind, int predicate, const Site& site)
+// The barrier's common path runs in the kernel's thread without marking the backend's code
+// (Worker::in_runtime): it allocates nothing and takes no lock, so the watchdog may stop a thread
+// anywhere in it; what can fail or allocate is out of line and marks itself.
+inline void Worker::arrive(BarrierKind kind, int predicate, const char* name, const char* file, int line)
 {
     Fiber& self = *current_;
-    if (launch_->overdue.load(std::memory_order_relaxed)) stop_overdue(site);
-    if (exited_ > 0) {
-        unsigned gone = 0;
-        while (gone < thread_count_ && fiber_[gone]->state != State::done) ++gone;
-        fail(cudaErrorLaunchFailure, "reached " + site.text() + ", but " + std::to_string(exited_) +
-                                         " thread(s) of the block have already returned, the first being " + who(gone) +
-                                         ". Every thread of a block must reach every __syncthreads(): an early "
-                                         "return (such as `if (i >= n) return;`) before a barrier leaves the others "
-                                         "waiting for ever on a GPU. Keep such threads in the loop and let them "
-                                         "contribute the identity (0 for a sum) instead.");
-    }
+    if (__builtin_expect(exited_ > 0 || launch_->overdue.load(std::memory_order_relaxed), 0))
+        barrier_trouble(name, file, line);
     if (at_barrier_ == 0) {
-        barrier_site_ = site;
+        barrier_site_ = Site{name, file, line};
         barrier_first_ = self.linear;
-    } else if (!site.same_as(barrier_site_)) {
-        fail(cudaErrorLaunchFailure, "barrier divergence: this thread waits at " + site.text() + ", but " +
-                                         who(barrier_first_) + " waits at " + barrier_site_.text() +
-                                         ". All threads of a block must meet at the same __syncthreads(); one "
-                                         "inside an if whose condition differs between threads is a bug.");
+        barrier_votes_ = 0;
+    } else if (__builtin_expect(!barrier_site_.same_as(name, file, line), 0)) {
+        barrier_divergence(name, file, line);
     }
-    self.state = State::at_barrier;
-    self.site = site;
-    self.predicate = predicate != 0;
-    if (++at_barrier_ == live_) {
-        int result = 0;
-        if (kind != BarrierKind::plain)
-            for (unsigned t = 0; t < thread_count_; ++t) result += fiber_[t]->state == State::at_barrier && fiber_[t]->predicate;
-        if (kind == BarrierKind::all) result = result == static_cast<int>(live_);
-        if (kind == BarrierKind::any) result = result > 0;
-        for (unsigned t = 0; t < thread_count_; ++t) {
-            Fiber& f = *fiber_[t];
-            if (f.state != State::at_barrier) continue;
-            f.state = State::ready;
-            f.barrier_result = result;
-        }
-        at_barrier_ = 0;
-        released_ = true;
-        if (explain::recording()) end_step(1);
-    } else {
-        settle_activemask(self.linear / 32);
-    }
-    // Even the last to arrive goes back to the scheduler, so that every phase runs in the schedule's order.
-    yield();
-    return self.barrier_result;
+    state_[self.linear] = State::at_barrier;
+    self.site = barrier_site_;
+    barrier_votes_ += predicate != 0;
+    if (++at_barrier_ == live_) release_barrier(kind);
+    else settle_activemask(self.linear / 32);
 }
 
 void Worker::thread_finished()
@@ -375,6 +323,7 @@ void Worker::thread_finished()
     const unsigned lane = self.linear % 32;
     Warp& warp = warps_[self.linear / 32];
     warp.exited |= 1u << lane;
+    if (warp.at_activemask >> lane & 1u) --in_activemask_;
     warp.at_activemask &= ~(1u << lane);
     for (const WarpOp& op : warp.ops)
         if (op.active && (op.mask >> lane & 1u) && !(op.arrived >> lane & 1u))
@@ -607,17 +556,26 @@ private:
     bool outer_;  // already in the backend's code when this call began
 };
 
+// Even the last thread to arrive gives up its turn, so that every phase runs in the schedule's order.
 int barrier(BarrierKind kind, int predicate, const char* name, const char* file, int line)
 {
-    RuntimeCall call;
-    return call.worker().barrier(kind, predicate, Site{name, file, line});
+    Worker& worker = this_worker();
+    worker.arrive(kind, predicate, name, file, line);
+    worker.yield();
+    return worker.barrier_result();
+}
+
+void sync_threads(const char* file, int line)
+{
+    Worker& worker = this_worker();
+    worker.arrive(BarrierKind::plain, 0, "__syncthreads", file, line);
+    worker.yield();
 }
 
 std::uint64_t warp_op(WarpKind kind, unsigned mask, std::uint64_t value, int arg, int width, const char* name,
                       const char* file, int line)
 {
-    RuntimeCall call;
-    return call.worker().warp_op(kind, mask, value, arg, width, Site{name, file, line});
+    return this_worker().warp_op(kind, mask, value, arg, width, name, file, line);
 }
 
 unsigned active_mask(const char* file, int line)

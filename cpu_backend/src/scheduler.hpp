@@ -3,6 +3,7 @@
 // the CUDA runtime calls (runtime.cpp) and explain. The device's state both use is device_state.hpp.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -31,7 +32,9 @@ struct Access {
     unsigned size;
     std::uintptr_t pc, address;
 };
-bool recording();
+// Whether ./lab explain is measuring: checked at every barrier and warp-level call.
+extern std::atomic<bool> g_recording;
+inline bool recording() { return g_recording.load(std::memory_order_relaxed); }
 void mark_instrumented();
 // A launch starts: what it is; the device ranges are taken for is_device().
 void launch_started(const std::string& kernel, unsigned grid, unsigned block);

@@ -24,7 +24,7 @@ void Worker::note_access(std::uintptr_t address, unsigned size, bool store, std:
 {
     const Fiber& self = *current_;
     const auto base = reinterpret_cast<std::uintptr_t>(self.mapping);
-    if (address >= base && address < base + kStackGuardBytes + stack_bytes()) return;  // its own stack: registers on a GPU
+    if (address >= base && address < base + fiber_mapping_bytes()) return;  // its own stack: registers on a GPU
     const auto dynamic = reinterpret_cast<std::uintptr_t>(dynamic_shared_);
     explain::Space space;
     if ((dynamic_bytes_ && address >= dynamic && address < dynamic + dynamic_bytes_) || shared_array_at(address))

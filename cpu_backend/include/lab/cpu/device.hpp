@@ -30,11 +30,16 @@
 
 namespace lab::cpu {
 
-struct ThreadContext {
-    uint3 thread_idx;
+// What every thread of a block shares, and what each has of its own: small, since a thread's
+// context lies in the one cache line of its fiber that a switch to it reads.
+struct BlockContext {
     uint3 block_idx;
     dim3 block_dim;
     dim3 grid_dim;
+};
+struct ThreadContext {
+    uint3 thread_idx;
+    const BlockContext* block;
 };
 
 // The context of the CUDA thread running on this worker right now.
@@ -42,6 +47,9 @@ extern __thread const ThreadContext* tls_context;
 
 enum class BarrierKind : unsigned char { plain, count, all, any };
 int barrier(BarrierKind kind, int predicate, const char* name, const char* file, int line);
+// __syncthreads(): barrier(BarrierKind::plain, ...) with nothing to return, the commonest call of
+// all, with an entry of its own that passes fewer arguments.
+void sync_threads(const char* file, int line);
 
 enum class WarpKind : unsigned char {
     sync,
@@ -87,6 +95,9 @@ inline bool loop_point()
 // the first time a block reaches the declaration, so a read of a slot no thread of this block
 // wrote gives garbage, as it can on a GPU, instead of the previous block's value.
 void shared_declared(void* address, std::size_t bytes);
+// The block this worker runs, as a number that changes with every block: shared_array calls
+// shared_declared once per block, not once per thread.
+extern __thread std::uint64_t tls_block_generation;
 // Storage for one __shared__ variable declared inside a function, on this worker: it ends at a
 // guard page, so the first byte past its end faults and the fault report names the array.
 void* shared_storage(std::size_t bytes, std::size_t alignment, const char* name, const char* file, int line);
@@ -100,8 +111,12 @@ Type& shared_array(Declaration, const char* name, const char* file, int line)
     static_assert(std::is_trivially_destructible_v<std::remove_all_extents_t<std::remove_cv_t<Type>>>,
                   "a __shared__ variable cannot have a type with a constructor or destructor");
     static thread_local void* storage = nullptr;
+    static thread_local std::uint64_t poisoned_for = 0;
     if (!storage) storage = shared_storage(sizeof(Type), alignof(Type), name, file, line);
-    shared_declared(storage, sizeof(Type));
+    if (poisoned_for != tls_block_generation) {
+        shared_declared(storage, sizeof(Type));
+        poisoned_for = tls_block_generation;
+    }
     return *static_cast<Type*>(storage);
 }
 // The block's dynamic shared memory (extern __shared__), sized by the launch.
@@ -133,9 +148,9 @@ T from_bits(std::uint64_t bits)
 }  // namespace lab::cpu
 
 #define threadIdx (::lab::cpu::tls_context->thread_idx)
-#define blockIdx (::lab::cpu::tls_context->block_idx)
-#define blockDim (::lab::cpu::tls_context->block_dim)
-#define gridDim (::lab::cpu::tls_context->grid_dim)
+#define blockIdx (::lab::cpu::tls_context->block->block_idx)
+#define blockDim (::lab::cpu::tls_context->block->block_dim)
+#define gridDim (::lab::cpu::tls_context->block->grid_dim)
 // Not a constant expression, as in CUDA: `int a[warpSize]` or `if constexpr (warpSize == 32)`
 // does not compile with nvcc either.
 extern const int warpSize;
@@ -144,7 +159,7 @@ extern const int warpSize;
 
 inline void __syncthreads(const char* file = __builtin_FILE(), int line = __builtin_LINE())
 {
-    lab::cpu::barrier(lab::cpu::BarrierKind::plain, 0, "__syncthreads", file, line);
+    lab::cpu::sync_threads(file, line);
 }
 inline int __syncthreads_count(int predicate, const char* file = __builtin_FILE(), int line = __builtin_LINE())
 {
