@@ -173,6 +173,21 @@ std::string kernel_line(const std::uintptr_t* pcs, int count)
     return known.emplace(key, std::move(line)).first->second;
 }
 
+std::string site_in_kernel(const Site& site)
+{
+    const std::string shown = shown_path(site.file) + ":" + std::to_string(site.line);
+    if (!is_kit_path(shown)) return shown;
+    // A call the kit's own headers make for the kernel (cuda::atomic's ++ calls fetch_add): the
+    // kernel's line is further up the running thread's stack. The first address is ours, not a
+    // return address: a zero in front makes kernel_line take every one as a return address.
+    void* trace[32];
+    const int depth = backtrace(trace, 32);
+    std::uintptr_t pcs[33] = {0};
+    for (int k = 0; k < depth; ++k) pcs[k + 1] = reinterpret_cast<std::uintptr_t>(trace[k]);
+    const std::string line = kernel_line(pcs, depth + 1);
+    return line.empty() ? shown : line;
+}
+
 // The fault handler's message, completed with the source line now that we are off the signal stack.
 void Worker::report_fault()
 {

@@ -353,13 +353,14 @@ void Worker::ticket(const Site& site)
     Fiber& self = *current_;
     if (!self.fenced)
         fail(cudaErrorLaunchFailure,
-             "took a ticket (" + std::string(site.name) + " on an unsigned counter, at " + shown_path(site.file) + ":" +
-                 std::to_string(site.line) +
+             "took a ticket (" + std::string(site.name) + " on an unsigned counter, at " + site_in_kernel(site) +
                  ") with no __threadfence() since its last one. The block that draws the last ticket goes on to read "
                  "what every other block wrote before taking its own; without a fence between that write and the "
                  "atomic, a GPU may make the ticket visible first, and the last block adds a partial that is not "
                  "there yet. The CPU's memory never shows that, so this backend checks the order itself: write, "
-                 "__threadfence(), then the atomic.");
+                 "__threadfence(), then the atomic. (With libcu++: cuda::atomic_thread_fence at thread_scope_device "
+                 "before the ticket, or a ticket that releases itself, fetch_add(1, cuda::memory_order_acq_rel) on a "
+                 "cuda::atomic_ref of thread_scope_device; a relaxed or acquire one publishes nothing.)");
     self.fenced = false;
 }
 

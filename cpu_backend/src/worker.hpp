@@ -81,6 +81,9 @@ std::string kernel_name(const void* kernel);
 // "exercises/01_interleaved.cu:25": where in the kernel's own code the given code addresses lie
 // (innermost first); empty when none does.
 std::string kernel_line(const std::uintptr_t* pcs, int count);
+// "file:line" of a site in the kernel's own code; for a site in the kit's headers, the line of the
+// kernel's code that called them (from the running thread's stack).
+std::string site_in_kernel(const Site& site);
 
 // --- static shared arrays (shared.cpp) -----------------------------------------------------------
 
