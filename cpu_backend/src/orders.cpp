@@ -25,7 +25,7 @@ void Worker::shuffle_order()
 {
     if (schedule_ != Schedule::random) return;
     std::uint64_t state = g_seed.load() ^ (block_linear_ * 0x9E3779B97F4A7C15ull) ^ (++sweep_ << 32);
-    for (unsigned t = thread_count_; t > 1; --t) {
+    for (unsigned t = order_size_; t > 1; --t) {
         state = state * 6364136223846793005ull + 1442695040888963407ull;
         std::swap(order_[t - 1], order_[(state >> 33) % t]);
     }
@@ -40,13 +40,16 @@ void Worker::start_order(Schedule order, std::size_t linear_block)
     spun_ = false;
     if (order == Schedule::reverse) {
         warp_ = static_cast<unsigned>(warps_.size()) - 1;
-        scan_ = thread_count_;
+        scan_ = slot_count_;
         progress_ = false;
         return;
     }
-    order_.resize(thread_count_);
-    for (unsigned t = 0; t < thread_count_; ++t) order_[t] = t;
-    order_size_ = thread_count_;
+    // Every slot that holds a thread, block by block.
+    order_.resize(block_threads_ * cluster_size_);
+    unsigned k = 0;
+    for (unsigned rank = 0; rank < cluster_size_; ++rank)
+        for (unsigned t = 0; t < block_threads_; ++t) order_[k++] = rank * block_slots_ + t;
+    order_size_ = k;
     compacted_at_ = 0;
     position_ = 0;
     sweep_ = 0;
@@ -108,7 +111,7 @@ Fiber* Worker::next_warps_ahead(bool turn_ended)
                 spun_ = false;
                 return fiber_[t];
             }
-            const unsigned end = std::min(thread_count_, first + 32);
+            const unsigned end = first + 32;
             if (progress_) {  // another pass over the same warp
                 progress_ = false;
                 scan_ = end;
@@ -133,7 +136,7 @@ Fiber* Worker::next_warps_ahead(bool turn_ended)
         released_ = false;
         progress_ = false;
         warp_ = static_cast<unsigned>(warps_.size()) - 1;
-        scan_ = thread_count_;
+        scan_ = slot_count_;
     }
 }
 

@@ -23,7 +23,8 @@ void note_access(std::uintptr_t address, unsigned size, bool store, std::uintptr
 
 namespace explain {
 // The internal side of lab/cpu/explain.hpp (explain.cpp), which the engine feeds (shared.cpp).
-enum class Space : unsigned char { shared, global };
+// shared: the block's own shared memory; distributed: another block's of its cluster (map_shared_rank).
+enum class Space : unsigned char { shared, global, distributed };
 struct Access {
     unsigned thread;      // linear thread index in its block
     unsigned occurrence;  // how many times this thread made this access (pc) before, in this step
@@ -44,7 +45,7 @@ bool is_device(std::uintptr_t address);
 // `detail_threads`: block 0's thread count, whose step is also kept in detail (Launch::block0);
 // 0 for every other block.
 void add_step(unsigned step, std::vector<Access>& accesses, std::uint64_t warp_syncs, std::uint64_t shuffles,
-              std::uint64_t barriers, unsigned detail_threads);
+              std::uint64_t barriers, std::uint64_t cluster_barriers, unsigned detail_threads);
 }  // namespace explain
 
 }  // namespace lab::cpu

@@ -14,14 +14,14 @@ namespace lab::cpu::engine {
 unsigned Worker::active_mask(const Site& site)
 {
     Fiber& self = *current_;
-    const unsigned warp_index = self.linear / 32;
-    state_[self.linear] = State::at_activemask;
+    const unsigned warp_index = self.slot / 32;
+    state_[self.slot] = State::at_activemask;
     self.site = site;
-    warps_[warp_index].at_activemask |= 1u << (self.linear % 32);
+    warps_[warp_index].at_activemask |= 1u << (self.slot % 32);
     ++in_activemask_;
     settle_activemask(warp_index);
     yield();
-    return static_cast<unsigned>(warps_[warp_index].result[self.linear % 32]);
+    return static_cast<unsigned>(warps_[warp_index].result[self.slot % 32]);
 }
 
 void Worker::settle_activemask_now(unsigned warp_index)
@@ -52,8 +52,8 @@ void Worker::warp_op_trouble(unsigned mask, int width, const char* name, const c
 {
     set_in_runtime(true);
     const Site site{name, file, line};
-    const unsigned lane = current_->linear % 32;
-    const Warp& warp = warps_[current_->linear / 32];
+    const unsigned lane = current_->slot % 32;
+    const Warp& warp = warps_[current_->slot / 32];
     if (launch_->overdue.load(std::memory_order_relaxed)) stop_overdue(site);
     if (!(mask >> lane & 1u))
         fail(cudaErrorLaunchFailure, "calls " + site.text() + " with mask " + hex(mask) +
@@ -63,7 +63,7 @@ void Worker::warp_op_trouble(unsigned mask, int width, const char* name, const c
     if (const unsigned missing = mask & ~warp.present)
         fail(cudaErrorLaunchFailure, "calls " + site.text() + " with mask " + hex(mask) + ", which names lanes " +
                                          lanes_text(missing) + " that this warp does not have: the block has " +
-                                         std::to_string(thread_count_) +
+                                         std::to_string(block_threads_) +
                                          " threads, so its last warp is partial. A full-warp mask over a partial "
                                          "warp is undefined; use a block size that is a multiple of 32.");
     if (const unsigned gone = mask & warp.exited)
@@ -102,7 +102,7 @@ std::uint64_t Worker::warp_op(WarpKind kind, unsigned mask, std::uint64_t value,
                               const char* file, int line)
 {
     Fiber& self = *current_;
-    const unsigned lane = self.linear % 32, warp_index = self.linear / 32;
+    const unsigned lane = self.slot % 32, warp_index = self.slot / 32;
     Warp& warp = warps_[warp_index];
     if (__builtin_expect(launch_->overdue.load(std::memory_order_relaxed) || !(mask >> lane & 1u) ||
                              (mask & ~warp.present) || (mask & warp.exited) || width <= 0 || width > 32 ||
@@ -132,7 +132,7 @@ std::uint64_t Worker::warp_op(WarpKind kind, unsigned mask, std::uint64_t value,
     op->value[lane] = value;
     op->arg[lane] = arg;
     op->arrived |= 1u << lane;
-    state_[self.linear] = State::at_warp;
+    state_[self.slot] = State::at_warp;
     self.site = Site{name, file, line};
     if (op->arrived == mask) complete(warp_index, *op);
     settle_activemask(warp_index);
@@ -146,13 +146,16 @@ void Worker::shuffle_outside_mask(const WarpOp& op, unsigned lane, int source)
     fail(cudaErrorLaunchFailure,
          "reads lane " + std::to_string(source) + " through " + op.site.text() + ", but that lane is not in the mask " +
              hex(op.mask) + ", so the value it gets is undefined.",
-         fiber_[current_->linear / 32 * 32 + lane]);
+         fiber_[current_->slot / 32 * 32 + lane]);
 }
 
 // The last lane named in the mask has arrived: each lane gets its result and goes on.
 void Worker::complete(unsigned warp_index, WarpOp& op)
 {
-    if (explain::recording()) ++(op.kind == WarpKind::sync ? step_syncs_ : step_shuffles_);
+    if (explain::recording()) {
+        BlockRun& block = blocks_[warp_index * 32 / block_slots_];
+        ++(op.kind == WarpKind::sync ? block.step_syncs : block.step_shuffles);
+    }
     const unsigned mask = op.mask;
     State* const states = &state_[warp_index * 32];
     std::uint64_t* const results = warps_[warp_index].result;

@@ -87,27 +87,27 @@ std::string site_in_kernel(const Site& site);
 
 // --- static shared arrays (shared.cpp) -----------------------------------------------------------
 
-// Each __shared__ variable declared in a function gets, on each worker, storage that ends at a
-// guard page. The table lets the fault handler name the array a stray access ran past; it is
-// append-only (entries are never freed: workers live as long as the program), so the handler can
-// read it without a lock.
+// Each __shared__ variable declared in a function gets, on each worker and for each block of a
+// cluster (lab/cpu/device.hpp, SharedDeclaration), storage that ends at a guard page. The table lets
+// the fault handler name the array a stray access ran past, and map_shared_rank find the same array
+// of another block; it is append-only (entries are never freed: workers live as long as the
+// program), so the handler can read it without a lock.
 struct SharedArray {
     std::uintptr_t start = 0, end = 0, guard_end = 0;
-    const char* name = "";
-    const char* file = "";
-    int line = 0;
+    const SharedDeclaration* declaration = nullptr;
+    unsigned rank = 0;    // the block of the cluster it belongs to
+    bool remote = false;  // the mapping where the other blocks of the cluster reach it
 };
 // The array whose storage or guard page holds `address`, if any; safe in the fault handler.
 const SharedArray* shared_array_at(std::uintptr_t address);
-void* allocate_shared(std::size_t bytes, std::size_t alignment, const char* name, const char* file, int line);
 
 // --- the state one launch shares among its workers ---------------------------------------------
 
 struct Launch {
     const KernelInvocation* invocation = nullptr;
     std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
-    std::size_t block_count = 0;
-    std::atomic<std::size_t> next_block{0};
+    std::size_t cluster_count = 0;  // a worker takes a cluster at a time (a launch without clusters: a block)
+    std::atomic<std::size_t> next_cluster{0};
     std::atomic<bool> failed{false};
     std::atomic<bool> overdue{false};  // set by the watchdog once the launch has run past its limit
     std::mutex error_lock;
@@ -129,19 +129,24 @@ extern std::vector<pthread_t> g_worker_threads;
 
 // --- fibers ------------------------------------------------------------------------------------
 
-enum class State : unsigned char { ready, at_barrier, at_warp, at_activemask, done };
+enum class State : unsigned char { ready, at_barrier, at_cluster_barrier, at_warp, at_activemask, done };
 
 // One CUDA thread. Its first cache line holds all that a switch to it and its kernel code read
 // (the saved stack pointer, threadIdx, where it waits): a block of 1024 threads cycles through 1024
 // of these at every barrier, so each line more is a cache miss more per thread and barrier.
+// A thread's slot numbers it among the cluster's: each block's threads take a whole number of warps
+// of slots (rank * Worker::block_slots_ + its linear index), so slot / 32 is its warp and slot % 32
+// its lane, whatever the block's size; slots past a partial last warp hold no thread.
 struct alignas(64) Fiber {
     Context context_switch;  // where it left off
     ThreadContext context{};
     Site site;               // its synchronisation point: where it waits, or the last it passed
-    unsigned linear = 0;
+    unsigned slot = 0;
+    unsigned char rank = 0;  // its block's within the cluster
     bool running = false;    // its loop is live on its stack and can be resumed
     bool fenced = false;     // a __threadfence() since its last ticket (require_ticket_fence)
     // Colder.
+    unsigned linear = 0;      // its index in its block
     char* mapping = nullptr;  // guard region, then the stack
     unsigned atomics = 0;     // atomic operations since it last let the others run (spin_point)
 
@@ -190,6 +195,29 @@ struct Warp {
     std::uint64_t result[32] = {};
 };
 
+// One block of the cluster in progress (a launch without clusters: the block in progress).
+struct BlockRun {
+    BlockContext context{};   // its threads' blockIdx, blockDim, gridDim, cluster rank
+    unsigned first_slot = 0;  // its threads' slots: first_slot + linear index
+    unsigned live = 0, exited = 0, at_barrier = 0;
+    Site barrier_site;
+    unsigned barrier_first = 0;
+    int barrier_votes = 0;   // threads at the barrier whose predicate is true
+    int barrier_result = 0;  // what the last barrier gave every thread (__syncthreads_count and the like)
+    // Its dynamic shared memory: ends at a guard page, so a write past its end faults; mapped a
+    // second time for the other blocks of the cluster, as a __shared__ array is (SharedDeclaration).
+    char* dynamic_mapping = nullptr;
+    char* dynamic_remote_mapping = nullptr;
+    std::size_t dynamic_mapping_bytes = 0;  // of each mapping, without its guard page
+    char* dynamic_shared = nullptr;
+    char* dynamic_remote = nullptr;
+    // explain (lab/cpu/explain.hpp): its step in progress, while measuring.
+    std::vector<explain::Access> accesses;
+    std::unordered_map<std::uint64_t, unsigned> occurrences;  // (thread, pc) -> accesses so far this step
+    unsigned step = 0;
+    std::uint64_t step_syncs = 0, step_shuffles = 0;
+};
+
 // Why the fibers went back to the scheduler: the block ended, no thread can go on, a thread failed
 // (abandon), or another worker's block failed the launch.
 enum class Return { done, deadlock, abort, stopped };
@@ -222,7 +250,15 @@ public:
     // Called from fibers, through the public entry points below.
     // A barrier: the thread arrives (the last one releases them all), then yields.
     [[gnu::always_inline]] inline void arrive(BarrierKind kind, int predicate, const char* name, const char* file, int line);
-    int barrier_result() const { return barrier_result_; }
+    int barrier_result() const { return blocks_[current_->rank].barrier_result; }
+    // The cluster's barrier (cluster.sync()): every thread of every block of the cluster.
+    void cluster_barrier(const char* file, int line);
+    // map_shared_rank: `address` in the running thread's block's shared memory, in block `rank`'s.
+    void* map_shared_rank(const void* address, unsigned rank, const char* file, int line);
+    unsigned query_shared_rank(const void* address, const char* file, int line);
+    // Storage for a __shared__ declaration in block `rank` of the cluster, made and poisoned for
+    // the block in progress (lab/cpu/device.hpp, shared_array).
+    void prepare_shared(SharedDeclaration& declaration, unsigned rank);
     // The running fiber's turn ends: the next fiber in the schedule's order runs, switched to
     // straight from this one (the scheduler's own stack only starts a block and sees it end);
     // returns when this fiber's next turn comes.
@@ -233,8 +269,7 @@ public:
     void spin_point(bool now);
     void fence();
     void ticket(const Site& site);
-    void shared_declared(void* address, std::size_t bytes);
-    void* dynamic_shared() const { return dynamic_shared_; }
+    void* dynamic_shared() const { return blocks_[current_->rank].dynamic_shared; }
     // explain: a load or store of instrumented kernel code, by the running thread.
     void note_access(std::uintptr_t address, unsigned size, bool store, std::uintptr_t pc);
     void thread_finished();
@@ -271,6 +306,7 @@ public:
     std::string overdue_text(const Fiber& f, const std::string& where) const;
     [[noreturn, gnu::noinline, gnu::cold]] void barrier_trouble(const char* name, const char* file, int line);
     [[noreturn, gnu::noinline, gnu::cold]] void barrier_divergence(const char* name, const char* file, int line);
+    [[noreturn, gnu::noinline, gnu::cold]] void cluster_barrier_trouble(const char* file, int line);
     [[noreturn, gnu::noinline, gnu::cold]] void warp_op_trouble(unsigned mask, int width, const char* name, const char* file,
                                                                 int line);
     [[noreturn, gnu::noinline, gnu::cold]] void warp_disagreement(const WarpOp& o, unsigned mask, const char* name,
@@ -281,20 +317,29 @@ public:
     [[noreturn, gnu::noinline, gnu::cold]] void stop_overdue(const Site& site);
 
     Fiber& current() { return *current_; }
-    State& state(unsigned linear) { return state_[linear]; }
+    State& state(unsigned slot) { return state_[slot]; }
 
 private:
-    void run_block(std::size_t linear_block);
-    [[gnu::noinline]] void release_barrier(BarrierKind kind);
+    void run_cluster(std::size_t cluster);
+    [[gnu::noinline]] void release_barrier(BlockRun& block, BarrierKind kind);
+    [[gnu::noinline]] void release_cluster_barrier();
+    // A block whose last thread has ended while others of its cluster go on: its shared memory is
+    // poisoned, as it is gone on a GPU.
+    void block_ended(BlockRun& block);
+    // Opens or closes the second mapping of block `rank`'s shared memory, where the other blocks of
+    // its cluster reach it: open after the cluster's first barrier, closed before and once the block
+    // has ended, so that a read there at the wrong time faults and names its line.
+    void open_remote(unsigned rank, bool open);
     // Switches from the running fiber (saved in `from`) to `next`, or back to the scheduler when it
     // is null (why_ says why). Returns when `from` is switched to again.
     [[gnu::always_inline]] inline void switch_to(Context& from, Fiber* next);
     [[gnu::always_inline]] inline bool hand_over(Fiber* next);
     [[noreturn]] void abandon();  // back to the scheduler for good, after an error
     Fiber& fiber(unsigned linear);
-    void prepare_dynamic_shared(std::size_t bytes);
+    void prepare_dynamic_shared(BlockRun& block, std::size_t bytes);
+    void poison_dynamic_shared(BlockRun& block, std::uint64_t generation);
     std::string where(const Fiber& f) const;  // "block (3,0,0), thread (17,0,0) [warp 0, lane 17]"
-    std::string who(unsigned linear) const;
+    std::string who(unsigned slot) const;     // "thread (17,0,0) [warp 0, lane 17]", of block (x,y,z) in a cluster
     void complete(unsigned warp_index, WarpOp& op);
     // Lanes waiting in __activemask() go on once the rest of their warp has stopped somewhere.
     void settle_activemask(unsigned warp_index)
@@ -327,49 +372,44 @@ private:
     Launch* launch_ = nullptr;
     std::vector<char> alt_stack_;
 
-    // The block in progress.
-    BlockContext block_context_{};
-    std::vector<State> state_;  // each thread's, by its linear index: compact, as the orders scan it
-    unsigned thread_count_ = 0;
-    unsigned live_ = 0;
+    // The cluster in progress: its blocks, and their threads by slot (Fiber). A launch without
+    // clusters runs clusters of one block.
+    std::vector<BlockRun> blocks_;
+    unsigned block_threads_ = 0;  // threads per block
+    unsigned block_slots_ = 0;    // slots per block: its threads rounded up to whole warps
+    unsigned slot_count_ = 0;     // slots of the cluster
+    unsigned cluster_size_ = 1;   // blocks per cluster
+    std::vector<State> state_;    // each slot's, compact, as the orders scan it (empty slots: done)
+    unsigned live_ = 0;           // threads of the cluster still running
     unsigned exited_ = 0;
-    unsigned at_barrier_ = 0;
-    Site barrier_site_;
-    unsigned barrier_first_ = 0;
-    int barrier_votes_ = 0;   // threads at the barrier whose predicate is true
-    int barrier_result_ = 0;  // what the last barrier gave every thread (__syncthreads_count and the like)
-    bool released_ = false;  // a barrier let the block go on: the reverse order starts again from the last warp
+    // The cluster's barrier.
+    unsigned at_cluster_barrier_ = 0;
+    Site cluster_site_;
+    unsigned cluster_first_ = 0;  // the slot of the first thread to arrive
+    bool released_ = false;  // a barrier let a block go on: the reverse order starts again from the last warp
     bool spun_ = false;      // the fiber whose turn ends gave way in spin_point: waiting, not progress
-    std::vector<Warp> warps_;
-    unsigned in_activemask_ = 0;  // lanes of the block waiting in __activemask()
+    std::vector<Warp> warps_;     // by slot / 32
+    unsigned in_activemask_ = 0;  // lanes of the cluster waiting in __activemask()
     // Where the schedule's order stands (start_order, next_fiber).
     Schedule schedule_ = Schedule::forward;
-    std::vector<unsigned> order_;  // forward and random: the threads in the order a sweep gives them turns
+    std::vector<unsigned> order_;  // forward and random: the slots in the order a sweep gives them turns
     unsigned position_ = 0;        // forward and random: the next place in order_ this sweep
     unsigned order_size_ = 0;      // forward and random: the places in order_ (forward drops ended threads)
     unsigned compacted_at_ = 0;    // forward: exited_ when order_ last dropped ended threads
-    std::uint64_t sweep_ = 0;      // random: sweeps so far in this block (each shuffles order_ afresh)
-    std::size_t block_linear_ = 0;
+    std::uint64_t sweep_ = 0;      // random: sweeps so far in this cluster (each shuffles order_ afresh)
+    std::size_t block_linear_ = 0; // the cluster's first block's linear index (the random order's seed)
     bool ran_ = false;             // a fiber had a turn in this sweep (or round of warps)
     unsigned warp_ = 0;            // reverse: the warp whose threads have turns
-    unsigned scan_ = 0;            // reverse: threads of warp_ from here down are still to be offered a turn
+    unsigned scan_ = 0;            // reverse: slots of warp_ from here down are still to be offered a turn
     bool progress_ = false;        // reverse: a thread of warp_ went on in this pass over it
     std::uint64_t generation_ = 0;
-    std::vector<std::pair<void*, std::uint64_t>> poisoned_;  // shared arrays, and the block that last poisoned them
+    std::vector<SharedDeclaration*> declarations_;  // every __shared__ declaration this worker has storage for
+    bool remote_open_ = false;  // the cluster has passed its first barrier: its blocks may reach each other's shared memory
 
-    // explain (lab/cpu/explain.hpp): the block's step in progress, while measuring.
-    void end_step(std::uint64_t barriers);
-    std::vector<explain::Access> accesses_;
-    bool first_block_ = false;  // the block in progress is block 0 (its steps are recorded in detail)
-    std::unordered_map<std::uint64_t, unsigned> occurrences_;  // (thread, pc) -> accesses so far this step
-    unsigned step_ = 0;
-    std::uint64_t step_syncs_ = 0, step_shuffles_ = 0;
-
-    // Dynamic shared memory: ends at a guard page, so a write past its end faults.
-    char* dynamic_mapping_ = nullptr;
-    std::size_t dynamic_mapping_bytes_ = 0;
-    void* dynamic_shared_ = nullptr;
-    std::size_t dynamic_bytes_ = 0;
+    // explain (lab/cpu/explain.hpp): each block's step in progress (BlockRun), while measuring.
+    void end_step(BlockRun& block, std::uint64_t barriers, std::uint64_t cluster_barriers);
+    bool first_cluster_ = false;  // the cluster in progress holds block 0 (its steps are recorded in detail)
+    std::size_t dynamic_bytes_ = 0;  // each block's dynamic shared memory
 
     // Filled by the fault handler, turned into a message once back on the scheduler's stack.
     char fault_text_[1024] = {};
@@ -428,7 +468,7 @@ inline bool Worker::hand_over(Fiber* next)
     current_ = next;
     tls_context = &next->context;  // in the cache line that the switch reads
     if (!next->running) {
-        const std::size_t stagger = (next->linear * 256) % kStackStaggerBytes;
+        const std::size_t stagger = (next->slot * 256) % kStackStaggerBytes;
         make_context(next->context_switch, next->mapping + kStackGuardBytes, stack_bytes() + kStackStaggerBytes - stagger,
                      fiber_main);
         next->running = true;

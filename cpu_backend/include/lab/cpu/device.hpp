@@ -36,6 +36,9 @@ struct BlockContext {
     uint3 block_idx;
     dim3 block_dim;
     dim3 grid_dim;
+    unsigned rank;          // the block's rank in its cluster (0 without clusters)
+    dim3 cluster_dim;       // blocks per cluster, (1,1,1) without clusters
+    uint3 cluster_block;    // the block's index within its cluster
 };
 struct ThreadContext {
     uint3 thread_idx;
@@ -70,6 +73,12 @@ std::uint64_t warp_op(WarpKind kind, unsigned mask, std::uint64_t value, int arg
                       const char* file, int line);
 unsigned active_mask(const char* file, int line);
 
+// Thread-block clusters (cooperative_groups.h, cluster_group): the cluster's barrier, and a
+// shared-memory address of the running thread's block mapped to the block of rank `rank`.
+void cluster_barrier(const char* file, int line);
+void* map_shared_rank(const void* address, unsigned rank, const char* file, int line);
+unsigned query_shared_rank(const void* address, const char* file, int line);
+
 // A fence; of the device's (or the system's) scope unless `device` is false (__threadfence_block,
 // which orders nothing for other blocks, and so does not clear the way for a ticket).
 void threadfence(bool device = true);
@@ -91,16 +100,30 @@ inline bool loop_point()
     return true;
 }
 
-// Called where a __shared__ array is declared (the rewriter inserts the call): poisons the array
-// the first time a block reaches the declaration, so a read of a slot no thread of this block
-// wrote gives garbage, as it can on a GPU, instead of the previous block's value.
-void shared_declared(void* address, std::size_t bytes);
-// The block this worker runs, as a number that changes with every block: shared_array calls
-// shared_declared once per block, not once per thread.
+// The most blocks a cluster may have (CUDA's limit with cudaFuncAttributeNonPortableClusterSizeAllowed;
+// 8 without it).
+inline constexpr unsigned kMostClusterBlocks = 16;
+
+// One __shared__ variable declared inside a function, on one worker: its storage for each block of
+// a cluster, each ending at a guard page, so the first byte past its end faults and the fault
+// report names the array; the same memory mapped a second time, where the other blocks of a
+// cluster reach it (map_shared_rank), open only while they may; and the block each was last
+// poisoned for, so that a read of a slot no thread of the block wrote gives garbage, as it can on
+// a GPU, instead of an earlier block's value.
+struct SharedDeclaration {
+    std::size_t bytes, alignment;
+    const char* name;
+    const char* file;
+    int line;
+    void* storage[kMostClusterBlocks];
+    void* remote[kMostClusterBlocks];
+    std::uint64_t prepared_for[kMostClusterBlocks];
+};
+// Makes and poisons the storage of `declaration` for block `rank` of the block in progress.
+void prepare_shared(SharedDeclaration& declaration, unsigned rank);
+// The cluster this worker runs, as a number that changes with every one: shared_array prepares a
+// block's storage once, not once per thread.
 extern __thread std::uint64_t tls_block_generation;
-// Storage for one __shared__ variable declared inside a function, on this worker: it ends at a
-// guard page, so the first byte past its end faults and the fault report names the array.
-void* shared_storage(std::size_t bytes, std::size_t alignment, const char* name, const char* file, int line);
 
 // What the rewriter turns `__shared__ T a[N];` into: `auto& a = shared_array<T[N]>([] {}, ...)`.
 // The lambda makes each declaration (and each instantiation of a template kernel) a function of
@@ -110,14 +133,11 @@ Type& shared_array(Declaration, const char* name, const char* file, int line)
 {
     static_assert(std::is_trivially_destructible_v<std::remove_all_extents_t<std::remove_cv_t<Type>>>,
                   "a __shared__ variable cannot have a type with a constructor or destructor");
-    static thread_local void* storage = nullptr;
-    static thread_local std::uint64_t poisoned_for = 0;
-    if (!storage) storage = shared_storage(sizeof(Type), alignof(Type), name, file, line);
-    if (poisoned_for != tls_block_generation) {
-        shared_declared(storage, sizeof(Type));
-        poisoned_for = tls_block_generation;
-    }
-    return *static_cast<Type*>(storage);
+    static thread_local SharedDeclaration declaration{sizeof(Type), alignof(Type), name, file, line, {}, {}, {}};
+    const unsigned rank = tls_context ? tls_context->block->rank : 0;
+    if (declaration.prepared_for[rank] != tls_block_generation || !declaration.storage[rank])
+        prepare_shared(declaration, rank);
+    return *static_cast<Type*>(declaration.storage[rank]);
 }
 // The block's dynamic shared memory (extern __shared__), sized by the launch.
 void* dynamic_shared_memory();
