@@ -9,18 +9,20 @@
 #include <ucontext.h>
 
 #include <algorithm>
+#include <filesystem>
 
 namespace lab::cpu::engine {
 
 // --- sites and messages ------------------------------------------------------------------------
 
 // A path as the student sees it: relative to the kit's root when it lies inside the kit, so that
-// messages read the same wherever the kit was cloned. A header compiled through ccache is named
-// relative to the build tree (build/PRESET/../../harness/...): its leading ../ go too.
+// messages read the same wherever the kit was cloned. A file compiled through ccache is named
+// relative to the build tree (../../harness/...), and its debug information may name it through the
+// build tree (/kit/build/PRESET/../../cpu_backend/...): both come out as harness/..., cpu_backend/....
 std::string shown_path(const char* file)
 {
-    static const std::string root = std::string(LAB_SOURCE_DIR) + "/";
-    std::string path = file;
+    static const std::string root = std::filesystem::path(LAB_SOURCE_DIR).lexically_normal().string() + "/";
+    std::string path = std::filesystem::path(file).lexically_normal().string();
     if (path.rfind(root, 0) == 0) return path.substr(root.size());
     while (path.rfind("../", 0) == 0) path.erase(0, 3);
     return path;
