@@ -6,11 +6,12 @@
 
 #if defined(LAB_CPU_ASM_SWITCH)
 
-extern "C" void lab_cpu_switch(void** save_sp, void* load_sp);
-
 #if defined(__x86_64__)
-// System V: rbx, rbp and r12-r15 are callee-saved. The stack holds, from the saved sp up: r15, r14,
-// r13, r12, rbx, rbp, the return address. The floating-point control state (mxcsr, the x87 control
+// System V: rbx, rbp and r12-r15 are callee-saved. A switch marks the worker (its third argument,
+// context.hpp), pushes them, then the address of the code that pops them again, and leaves its
+// stack pointer there (a suspended fiber's stack pointer points at where to resume it); then it
+// takes the other side's stack pointer and jumps to the address it points at. Whoever jumps there
+// holds the mark's address in rdx, so the resumed side clears it as it returns. The floating-point control state (mxcsr, the x87 control
 // word) is not switched: every fiber of a worker shares it and kernels never change it, and saving
 // it would double the cost of a switch (fldcw serialises the pipeline).
 __asm__(
@@ -18,14 +19,21 @@ __asm__(
     ".globl lab_cpu_switch\n"
     ".type lab_cpu_switch,@function\n"
     "lab_cpu_switch:\n"
+    "    movb $1, (%rdx)\n"
     "    pushq %rbp\n"
     "    pushq %rbx\n"
     "    pushq %r12\n"
     "    pushq %r13\n"
     "    pushq %r14\n"
     "    pushq %r15\n"
+    "    leaq lab_cpu_switch_restore(%rip), %rax\n"
+    "    pushq %rax\n"
     "    movq %rsp, (%rdi)\n"
     "    movq %rsi, %rsp\n"
+    "    popq %rax\n"
+    "    jmp *%rax\n"
+    "lab_cpu_switch_restore:\n"
+    "    movb $0, (%rdx)\n"
     "    popq %r15\n"
     "    popq %r14\n"
     "    popq %r13\n"
@@ -41,12 +49,13 @@ namespace lab::cpu {
 
 void make_context(Context& context, char* stack, std::size_t bytes, void (*entry)())
 {
-    // entry starts as if called: on entry the stack pointer is 8 past a 16-byte boundary, and the
-    // slot above it (a return address entry never uses) is zero.
+    // The first switch pops entry's address and jumps to it, which then starts as if called: its
+    // stack pointer 8 past a 16-byte boundary, and the slot above it (a return address entry never
+    // uses) zero.
     auto top = reinterpret_cast<std::uintptr_t>(stack + bytes) & ~std::uintptr_t{15};
-    auto* slots = reinterpret_cast<std::uint64_t*>(top - 8 * 8);
-    std::memset(slots, 0, 8 * 8);
-    slots[6] = reinterpret_cast<std::uint64_t>(entry);  // where the first switch "returns" to
+    auto* slots = reinterpret_cast<std::uint64_t*>(top - 16);
+    slots[0] = reinterpret_cast<std::uint64_t>(entry);
+    slots[1] = 0;
     context.sp = slots;
 }
 
@@ -103,17 +112,11 @@ void make_context(Context& context, char* stack, std::size_t bytes, void (*entry
 }  // namespace lab::cpu
 #endif
 
-namespace lab::cpu {
-
-void switch_context(Context& from, Context& to) { lab_cpu_switch(&from.sp, to.sp); }
-
-}  // namespace lab::cpu
-
 #else  // portable fallback
 
 namespace lab::cpu {
 
-void switch_context(Context& from, Context& to) { swapcontext(&from.uc, &to.uc); }
+void switch_context(Context& from, Context& to, std::atomic<bool>&) { swapcontext(&from.uc, &to.uc); }
 
 void make_context(Context& context, char* stack, std::size_t bytes, void (*entry)())
 {

@@ -4,9 +4,18 @@
 // a few nanoseconds, with no system call (swapcontext makes one to save the signal mask) and none
 // of the bookkeeping glibc's longjmp does. The floating-point control state is left alone: all the
 // fibers of a worker share it. On other Linux processors, ucontext does the same job more slowly.
+//
+// On x86-64 a suspended fiber's saved stack pointer points at the address to resume it at, and a
+// switch jumps there; what lies above it is that resumption's business. switch_context saves the
+// callee-saved registers and resumes at code that restores them. switch_context_in_place is for
+// the engine's hottest calls (a barrier, a warp-level call): inline, it tells the compiler that
+// every register is lost, so the calling function saves only what it needs, once, in its own
+// frame, and a thread waiting at a barrier holds one short frame instead of two.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 
 // The backend reads faulting addresses and interrupted program counters from Linux's signal
 // frames and relies on Linux's mmap guard pages; other systems run the kit in its container.
@@ -24,14 +33,74 @@ namespace lab::cpu {
 
 struct Context {
 #if defined(LAB_CPU_ASM_SWITCH)
-    void* sp = nullptr;  // the saved stack pointer; the registers lie on the stack above it
+    void* sp = nullptr;  // the saved stack pointer (x86-64: at the address to resume at)
 #else
     ucontext_t uc;
 #endif
 };
 
-// Saves the running code's state in `from` and continues where `to` left off.
-void switch_context(Context& from, Context& to);
+// Saves the running code's state in `from` and continues where `to` left off. `switching` is the
+// worker's mark of the backend's own code (Worker::in_runtime): on x86-64 the switch sets it, and
+// the side that resumes in switch_context clears it as it returns to the kernel's code, so that the
+// watchdog never stops a thread halfway from one stack to the other. Elsewhere the caller marks.
+#if defined(LAB_CPU_ASM_SWITCH) && defined(__x86_64__)
+}  // namespace lab::cpu
+extern "C" void lab_cpu_switch(void** save_sp, void* load_sp, std::atomic<bool>* switching);
+namespace lab::cpu {
+inline void switch_context(Context& from, Context& to, std::atomic<bool>& switching)
+{
+    lab_cpu_switch(&from.sp, to.sp, &switching);
+}
+#elif defined(LAB_CPU_ASM_SWITCH)
+}  // namespace lab::cpu
+extern "C" void lab_cpu_switch(void** save_sp, void* load_sp);
+namespace lab::cpu {
+inline void switch_context(Context& from, Context& to, std::atomic<bool>&) { lab_cpu_switch(&from.sp, to.sp); }
+#else
+void switch_context(Context& from, Context& to, std::atomic<bool>& switching);
+#endif
+
+#if defined(LAB_CPU_ASM_SWITCH) && defined(__x86_64__)
+// The same, inline, for the engine's hottest calls (a barrier that returns a value, a warp-level
+// call): it tells the compiler that every register is lost, so the calling function saves what it
+// needs once, in its own frame. It pushes below the stack pointer, where a function may keep data
+// without moving the pointer (the 128-byte red zone): the backend is compiled with -mno-red-zone
+// (CMakeLists.txt), which the check below holds it to. rbp is saved by hand, as a function that
+// keeps a frame pointer may not name it among the clobbers. It leaves `switching` set: the caller
+// clears it once resumed (a fiber that resumes in switch_context clears it there).
+#if !defined(LAB_CPU_NO_RED_ZONE)
+#error "switch_context_in_place needs -mno-red-zone (cpu_backend/CMakeLists.txt sets it with LAB_CPU_NO_RED_ZONE)"
+#endif
+[[gnu::always_inline]] inline void switch_context_in_place(Context& from, Context& to, std::atomic<bool>& switching)
+{
+    switching.store(true, std::memory_order_relaxed);
+    void** save = &from.sp;
+    void* load = to.sp;
+    std::atomic<bool>* mark = &switching;
+    asm volatile(
+        "push %%rbp\n\t"
+        "lea 1f(%%rip), %%rax\n\t"
+        "push %%rax\n\t"
+        "mov %%rsp, (%%rdi)\n\t"
+        "mov %%rsi, %%rsp\n\t"
+        "pop %%rax\n\t"
+        "jmp *%%rax\n"
+        "1:\n\t"
+        "pop %%rbp\n\t"
+        : "+D"(save), "+S"(load), "+d"(mark)
+        :
+        : "rax", "rbx", "rcx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "xmm0", "xmm1", "xmm2", "xmm3",
+          "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "memory",
+          "cc");
+}
+#else
+inline void switch_context_in_place(Context& from, Context& to, std::atomic<bool>& switching)
+{
+    switching.store(true, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    switch_context(from, to, switching);
+}
+#endif
 
 // Prepares `context` so that switching to it runs entry() on the given stack. entry never returns.
 void make_context(Context& context, char* stack, std::size_t bytes, void (*entry)());

@@ -9,6 +9,10 @@
 //   kernel<<<grid, block>>>(args) ->  ::lab::cpu::launch_chevrons(kernel, ::lab::cpu::Chevrons{grid, block}, args)
 //   while (cond), for (...; cond; ...) ->  the condition preceded by ::lab::cpu::loop_point() (rewrite_loop)
 //   __noinline__                  ->  __attribute__((noinline))
+//   __global__ void __cluster_dims__(X, Y, Z) k(params)  ->  __global__ void k(params, ::lab::cpu::ClusterDims<X, Y, Z> = {})
+//                                     the kernel's type carries its clusters' shape to every launch of it
+//   config.gridDim, config->blockDim ->  config.cpu_gridDim, config->cpu_blockDim (cudaLaunchConfig_t's
+//                                     members: gridDim and blockDim are the built-ins' macros here)
 // Comments, strings, character literals (not digit separators) and preprocessor lines are left alone.
 //   lab-cpu-rewrite INPUT.cu OUTPUT
 #include <algorithm>
@@ -285,6 +289,15 @@ struct Rewriter {
                 i = rewrite_launch(i, out);
                 continue;
             }
+            if (word_at(i, "__cluster_dims__")) {
+                i = rewrite_cluster_dims(i, out);
+                continue;
+            }
+            if ((word_at(i, "gridDim") || word_at(i, "blockDim")) && member_access_before(i)) {
+                out << "cpu_";
+                out << text[i++];
+                continue;
+            }
             out << text[i++];
         }
         return out.str();
@@ -335,6 +348,55 @@ struct Rewriter {
         }
         out << ')';
         return close + 1;
+    }
+
+    // Whether the name at `at` follows `.` or `->` (spaces between allowed): a member, not a variable.
+    bool member_access_before(std::size_t at) const
+    {
+        std::size_t k = at;
+        while (k > 0 && std::isspace(static_cast<unsigned char>(text[k - 1]))) --k;
+        return (k >= 1 && text[k - 1] == '.' && code[k - 1]) || (k >= 2 && text.compare(k - 2, 2, "->") == 0 && code[k - 2]);
+    }
+
+    // The position of the ')' that closes the '(' at `open`; fails when there is none.
+    std::size_t closing(std::size_t open, std::size_t at) const
+    {
+        int depth = 0;
+        for (std::size_t k = open; k < text.size(); ++k) {
+            if (!code[k]) continue;
+            if (text[k] == '(') ++depth;
+            if (text[k] == ')' && --depth == 0) return k;
+        }
+        error(at, "unbalanced ( )");
+    }
+
+    // A kernel declared with __cluster_dims__(X, Y, Z): the attribute goes (its place blanked, line
+    // breaks kept) and the kernel gets a last parameter of type ClusterDims<X, Y, Z>, defaulted,
+    // which lab/cpu/launch.hpp reads. `at` is the position of the word.
+    std::size_t rewrite_cluster_dims(std::size_t at, std::ostringstream& out)
+    {
+        std::size_t open = at + std::string("__cluster_dims__").size();
+        while (open < text.size() && std::isspace(static_cast<unsigned char>(text[open]))) ++open;
+        if (open >= text.size() || text[open] != '(') error(at, "expected (X, Y, Z) after __cluster_dims__");
+        const std::size_t close = closing(open, at);
+        const std::string dims = trim(code_between(open + 1, close));
+        if (dims.empty()) error(at, "__cluster_dims__ needs the cluster's dimensions: __cluster_dims__(X, Y, Z)");
+        for (std::size_t k = at; k <= close; ++k) out << (text[k] == '\n' ? '\n' : ' ');
+        std::size_t params = close + 1;
+        while (params < text.size() && !(code[params] && (text[params] == '(' || text[params] == ';' || text[params] == '{'))) ++params;
+        if (params >= text.size() || text[params] != '(')
+            error(at, "cannot find the parameters of the kernel declared with __cluster_dims__");
+        const std::size_t end = closing(params, at);
+        const std::string inside = trim(code_between(params + 1, end));
+        out << text.substr(close + 1, params + 1 - close - 1);
+        const std::string tag = "::lab::cpu::ClusterDims<" + dims + "> = {}";
+        if (inside.empty() || inside == "void") {
+            for (std::size_t k = params + 1; k < end; ++k) out << (text[k] == '\n' ? '\n' : ' ');
+            out << tag;
+        } else {
+            out << text.substr(params + 1, end - params - 1) << ", " << tag;
+        }
+        return end;
     }
 
     // Rewrites callee<<<config>>>(args); `at` is the position of "<<<". The callee was already

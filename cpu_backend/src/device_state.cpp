@@ -84,6 +84,12 @@ std::size_t shared_limit_for(const void* kernel)
     return it == state().shared_limits.end() ? kDefaultSharedLimit : it->second;
 }
 
+unsigned cluster_limit_for(const void* kernel)
+{
+    std::lock_guard<std::mutex> lock(state().lock);
+    return state().large_clusters.count(kernel) ? 16 : 8;
+}
+
 std::vector<std::pair<std::uintptr_t, std::uintptr_t>> device_ranges()
 {
     std::lock_guard<std::mutex> lock(state().lock);

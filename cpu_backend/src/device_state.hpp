@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -36,6 +37,7 @@ struct State {
     std::mutex lock;
     std::map<std::uintptr_t, Allocation> allocations;  // by start address
     std::map<const void*, std::size_t> shared_limits;  // kernels that opted in to more shared memory
+    std::set<const void*> large_clusters;  // kernels that opted in to clusters of up to 16 blocks
     cudaError_t last_error = cudaSuccess;
     std::string last_detail;
     bool echo = true;
@@ -58,6 +60,9 @@ cudaError_t fail(cudaError_t code, const std::string& detail);
 constexpr std::size_t kDefaultSharedLimit = 48 * 1024;
 constexpr std::size_t kOptInSharedLimit = 227 * 1024;
 std::size_t shared_limit_for(const void* kernel);  // 48 KiB unless cudaFuncSetAttribute raised it
+// The most blocks a cluster of the kernel may have: 8 (CUDA's portable size), or 16 once
+// cudaFuncAttributeNonPortableClusterSizeAllowed is set for it.
+unsigned cluster_limit_for(const void* kernel);
 
 // Describes a faulting address if it lies in or next to a device allocation ("12 bytes past the end
 // of a device allocation of 4096 bytes"); empty otherwise. Safe to call from a signal handler only in

@@ -15,9 +15,10 @@
 
 namespace lab::cpu::explain {
 
+std::atomic<bool> g_recording{false};
+
 namespace {
 
-std::atomic<bool> g_recording{false};
 std::atomic<bool> g_instrumented{false};
 std::mutex g_lock;  // guards everything below
 std::vector<Launch> g_launches;
@@ -58,7 +59,10 @@ void Counts::add(const Counts& o)
     global_read += o.global_read;
     global_written += o.global_written;
     global_least_sectors += o.global_least_sectors;
+    distributed_requests += o.distributed_requests;
+    distributed_bytes += o.distributed_bytes;
     barriers += o.barriers;
+    cluster_barriers += o.cluster_barriers;
     warp_syncs += o.warp_syncs;
     shuffles += o.shuffles;
 }
@@ -81,7 +85,6 @@ std::vector<Launch> stop()
 
 bool saw_instrumented_code() { return g_instrumented.load(std::memory_order_relaxed); }
 
-bool recording() { return g_recording.load(std::memory_order_relaxed); }
 
 void mark_instrumented()
 {
@@ -185,7 +188,7 @@ void rejoin_split_accesses(std::vector<Access>& accesses)
 }  // namespace
 
 void add_step(unsigned step, std::vector<Access>& accesses, std::uint64_t warp_syncs, std::uint64_t shuffles,
-              std::uint64_t barriers, unsigned detail_threads)
+              std::uint64_t barriers, std::uint64_t cluster_barriers, unsigned detail_threads)
 {
     BlockStep detail;
     if (detail_threads) {
@@ -209,6 +212,7 @@ void add_step(unsigned step, std::vector<Access>& accesses, std::uint64_t warp_s
     step_counts.warp_syncs = warp_syncs;
     step_counts.shuffles = shuffles;
     step_counts.barriers = barriers;
+    step_counts.cluster_barriers = cluster_barriers;
     unsigned last_warp = UINT32_MAX;
     std::vector<std::uintptr_t> words[32];
     std::vector<std::uintptr_t> sectors;
@@ -226,7 +230,10 @@ void add_step(unsigned step, std::vector<Access>& accesses, std::uint64_t warp_s
             c.warps = 1;
             last_warp = first.thread / 32;
         }
-        if (first.space == Space::shared) {
+        if (first.space == Space::distributed) {
+            for (std::size_t k = i; k < j; ++k) c.distributed_bytes += accesses[k].size;
+            c.distributed_requests = 1;
+        } else if (first.space == Space::shared) {
             // Each bank serves one 4-byte word per wavefront; a word read by several lanes is read once.
             for (auto& w : words) w.clear();
             for (std::size_t k = i; k < j; ++k) {

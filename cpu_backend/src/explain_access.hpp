@@ -3,11 +3,13 @@
 // explain (worker.hpp) and explain reads it (scheduler.hpp's explain::add_step, explain.cpp).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 namespace lab::cpu::explain {
 
-enum class Space : unsigned char { shared, global };
+// shared: the block's own shared memory; distributed: another block's of its cluster (map_shared_rank).
+enum class Space : unsigned char { shared, global, distributed };
 struct Access {
     unsigned thread;      // linear thread index in its block
     unsigned occurrence;  // how many times this thread made this access (pc) before, in this step
@@ -16,5 +18,9 @@ struct Access {
     unsigned size;
     std::uintptr_t pc, address;
 };
+
+// Whether ./lab explain is measuring: checked at every barrier and warp-level call.
+extern std::atomic<bool> g_recording;
+inline bool recording() { return g_recording.load(std::memory_order_relaxed); }
 
 }  // namespace lab::cpu::explain

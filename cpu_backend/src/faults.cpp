@@ -10,18 +10,20 @@
 #include <ucontext.h>
 
 #include <algorithm>
+#include <filesystem>
 
 namespace lab::cpu::engine {
 
 // --- sites and messages ------------------------------------------------------------------------
 
 // A path as the student sees it: relative to the kit's root when it lies inside the kit, so that
-// messages read the same wherever the kit was cloned. A header compiled through ccache is named
-// relative to the build tree (build/PRESET/../../harness/...): its leading ../ go too.
+// messages read the same wherever the kit was cloned. A file compiled through ccache is named
+// relative to the build tree (../../harness/...), and its debug information may name it through the
+// build tree (/kit/build/PRESET/../../cpu_backend/...): both come out as harness/..., cpu_backend/....
 std::string shown_path(const char* file)
 {
-    static const std::string root = std::string(LAB_SOURCE_DIR) + "/";
-    std::string path = file;
+    static const std::string root = std::filesystem::path(LAB_SOURCE_DIR).lexically_normal().string() + "/";
+    std::string path = std::filesystem::path(file).lexically_normal().string();
     if (path.rfind(root, 0) == 0) return path.substr(root.size());
     while (path.rfind("../", 0) == 0) path.erase(0, 3);
     return path;
@@ -174,6 +176,21 @@ std::string kernel_line(const std::uintptr_t* pcs, int count)
     return known.emplace(key, std::move(line)).first->second;
 }
 
+std::string site_in_kernel(const Site& site)
+{
+    const std::string shown = shown_path(site.file) + ":" + std::to_string(site.line);
+    if (!is_kit_path(shown)) return shown;
+    // A call the kit's own headers make for the kernel (cuda::atomic's ++ calls fetch_add): the
+    // kernel's line is further up the running thread's stack. The first address is ours, not a
+    // return address: a zero in front makes kernel_line take every one as a return address.
+    void* trace[32];
+    const int depth = backtrace(trace, 32);
+    std::uintptr_t pcs[33] = {0};
+    for (int k = 0; k < depth; ++k) pcs[k + 1] = reinterpret_cast<std::uintptr_t>(trace[k]);
+    const std::string line = kernel_line(pcs, depth + 1);
+    return line.empty() ? shown : line;
+}
+
 // The fault handler's message, completed with the source line now that we are off the signal stack.
 void Worker::report_fault()
 {
@@ -192,7 +209,7 @@ void Worker::report_fault()
 
 void Worker::fault(const char* what, std::uintptr_t address, std::uintptr_t pc)
 {
-    // On the signal stack: format into a fixed buffer and leave; the message is finished in resume().
+    // On the signal stack: format into a fixed buffer and leave; the message is finished in run_block().
     std::string detail;
     bool stack_overflow = false;
     for (const auto& f : fibers_) stack_overflow |= f.in_stack_guard(address);
@@ -205,23 +222,52 @@ void Worker::fault(const char* what, std::uintptr_t address, std::uintptr_t pc)
         std::free(name);
     }
     std::string place = describe_device_address(address);
-    const auto shared_start = reinterpret_cast<std::uintptr_t>(dynamic_shared_);
-    const auto shared_end = reinterpret_cast<std::uintptr_t>(dynamic_mapping_ + dynamic_mapping_bytes_);
-    if (dynamic_mapping_ && address >= shared_start && address < shared_end)
-        place = std::to_string(address - shared_start - dynamic_bytes_) +
-                " bytes past the end of the block's dynamic shared memory (" + std::to_string(dynamic_bytes_) +
-                " bytes, as the launch asked for)";
-    if (const SharedArray* array = shared_array_at(address)) {
-        const std::size_t size = array->end - array->start;
-        place = address >= array->end
-                    ? std::to_string(address - array->end) + " bytes past the end of the __shared__ array `" + array->name +
-                          "` (" + std::to_string(size) + " bytes, declared at " + shown_path(array->file) + ":" +
-                          std::to_string(array->line) + ")"
-                    : std::string("inside the __shared__ array `") + array->name + "`";
+    // Another block's shared memory reached through map_shared_rank while it may not be (the second
+    // mapping is closed): before the cluster's first barrier, or after that block has ended.
+    std::string remote_what;
+    unsigned remote_rank = 0;
+    for (unsigned rank = 0; rank < cluster_size_ && rank < blocks_.size(); ++rank) {
+        const BlockRun& b = blocks_[rank];
+        const auto shared_start = reinterpret_cast<std::uintptr_t>(b.dynamic_shared);
+        const auto shared_end = reinterpret_cast<std::uintptr_t>(b.dynamic_mapping + b.dynamic_mapping_bytes) + page_size();
+        if (b.dynamic_mapping && address >= shared_start && address < shared_end)
+            place = std::to_string(address - shared_start - dynamic_bytes_) + " bytes past the end of the block's dynamic "
+                    "shared memory (" + std::to_string(dynamic_bytes_) + " bytes, as the launch asked for)";
+        const auto remote_start = reinterpret_cast<std::uintptr_t>(b.dynamic_remote);
+        if (b.dynamic_remote && address >= remote_start && address < remote_start + dynamic_bytes_) {
+            remote_what = "the dynamic shared memory";
+            remote_rank = rank;
+        }
     }
-    const uint3 b = current_->context.block_idx;
+    const SharedArray* array = shared_array_at(address);
+    if (array && array->remote && address < array->end) {
+        remote_what = std::string("the __shared__ array `") + array->declaration->name + "`";
+        remote_rank = array->rank;
+    } else if (array) {
+        const std::size_t size = array->end - array->start;
+        const SharedDeclaration& d = *array->declaration;
+        place = address >= array->end
+                    ? std::to_string(address - array->end) + " bytes past the end of the __shared__ array `" + d.name +
+                          "` (" + std::to_string(size) + " bytes, declared at " + shown_path(d.file) + ":" +
+                          std::to_string(d.line) + ")"
+                    : std::string("inside the __shared__ array `") + d.name + "`";
+        if (array->rank != current_->rank) place += " of block rank " + std::to_string(array->rank) + " of the cluster";
+    }
+    const uint3 b = current_->context.block->block_idx;
     const uint3 t = current_->context.thread_idx;
-    if (stack_overflow)
+    if (!remote_what.empty()) {
+        const bool ended = remote_rank < blocks_.size() && blocks_[remote_rank].live == 0;
+        std::snprintf(fault_text_, sizeof fault_text_,
+                      "in %s, block (%u,%u,%u), thread (%u,%u,%u):\n  reached %s of block rank %u of its cluster "
+                      "(through map_shared_rank) %s",
+                      function, b.x, b.y, b.z, t.x, t.y, t.z, remote_what.c_str(), remote_rank,
+                      ended ? "after that block had ended: a block's shared memory is gone once it ends, so no block of "
+                              "a cluster may end while another may still read its shared memory; every block calls "
+                              "cluster.sync() before it returns."
+                            : "before the cluster's first barrier: until every block has passed a cluster.sync(), "
+                              "another block may not have started, nor written what is read. Write, cluster.sync(), "
+                              "then read another block's shared memory.");
+    } else if (stack_overflow)
         std::snprintf(fault_text_, sizeof fault_text_,
                       "in %s, block (%u,%u,%u), thread (%u,%u,%u):\n  the thread ran out of stack (%zu KiB each on "
                       "the CPU backend): a large local array, or deep recursion? LAB_CPU_STACK_KB raises the limit.",
@@ -306,7 +352,8 @@ void on_fault(int number, siginfo_t* info, void* context)
 void on_timeout(int, siginfo_t*, void* context)
 {
     Worker* worker = tls_worker;
-    // Between threads, or in the backend's own code: the watchdog tries again.
+    // Between threads, in the backend's own code or halfway from one stack to another: the watchdog
+    // tries again.
     if (!worker || !worker->in_fiber() || worker->in_runtime()) return;
     worker->timed_out(interrupted_pc(context));
 }
@@ -331,17 +378,28 @@ void install_fault_handlers()
 
 void Worker::report_deadlock()
 {
-    // Grouped by where the threads wait, so that the report stays short for any block size.
-    std::vector<std::pair<Site, std::vector<unsigned>>> groups;
-    for (unsigned t = 0; t < thread_count_; ++t) {
-        const Fiber& f = *fiber_[t];
-        if (f.state != State::at_barrier && f.state != State::at_warp) continue;
-        auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first.same_as(f.site); });
-        if (group == groups.end()) group = groups.insert(groups.end(), {f.site, {}});
-        group->second.push_back(t);
+    // Grouped by block and by where the threads wait, so that the report stays short for any block size.
+    struct Group {
+        unsigned rank;
+        Site site;
+        std::vector<unsigned> threads;  // linear indices in the block
+    };
+    std::vector<Group> groups;
+    for (unsigned slot = 0; slot < slot_count_; ++slot) {
+        const State state = state_[slot];
+        if (state != State::at_barrier && state != State::at_warp && state != State::at_cluster_barrier) continue;
+        const Fiber& f = *fiber_[slot];
+        auto group = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.rank == f.rank && g.site.same_as(f.site); });
+        if (group == groups.end()) group = groups.insert(groups.end(), {f.rank, f.site, {}});
+        group->threads.push_back(f.linear);
     }
-    std::string text = "no thread of the block can go on: every live thread waits for another.\n";
-    for (const auto& [site, threads] : groups) {
+    const auto block_text = [](const BlockContext& b) {
+        return "block (" + std::to_string(b.block_idx.x) + "," + std::to_string(b.block_idx.y) + "," + std::to_string(b.block_idx.z) + ")";
+    };
+    std::string text = std::string("no thread of the ") + (cluster_size_ > 1 ? "cluster" : "block") +
+                       " can go on: every live thread waits for another.\n";
+    for (const Group& g : groups) {
+        const auto& threads = g.threads;
         const bool one_warp = threads.front() / 32 == threads.back() / 32;
         std::string who = "threads " + ranges_text(threads, 8, "threads");
         if (one_warp) {
@@ -349,14 +407,17 @@ void Worker::report_deadlock()
             for (unsigned t : threads) lanes.push_back(t % 32);
             who = "lanes " + ranges_text(lanes, 8, "lanes") + " of warp " + std::to_string(threads.front() / 32) + " (" + who + ")";
         }
-        text += "  " + who + " wait at " + site.text() + "\n";
+        if (cluster_size_ > 1) who += " of " + block_text(blocks_[g.rank].context);
+        text += "  " + who + " wait at " + g.site.text() + "\n";
     }
-    const uint3 b = fiber_[0]->context.block_idx;
-    launch_->fail(cudaErrorLaunchFailure, "in " + kernel_name(launch_->invocation->kernel) + ", block (" +
-                                              std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.z) +
-                                              "): " + text +
-                                              "  A warp intrinsic waits for every lane named in its mask, and "
-                                              "__syncthreads() for every thread of the block.");
+    launch_->fail(cudaErrorLaunchFailure,
+                  "in " + kernel_name(launch_->invocation->kernel) + ", " + block_text(blocks_[0].context) +
+                      (cluster_size_ > 1 ? " and the other blocks of its cluster" : "") + ": " + text +
+                      (cluster_size_ > 1 ? "  A warp intrinsic waits for every lane named in its mask, __syncthreads() for "
+                                           "every thread of the block, and the cluster's barrier for every thread of "
+                                           "every block of the cluster."
+                                         : "  A warp intrinsic waits for every lane named in its mask, and "
+                                           "__syncthreads() for every thread of the block."));
 }
 
 }  // namespace lab::cpu::engine

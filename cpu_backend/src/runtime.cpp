@@ -208,6 +208,7 @@ const char* cudaGetErrorName(cudaError_t error)
     case cudaErrorLaunchTimeout: return "cudaErrorLaunchTimeout";
     case cudaErrorMisalignedAddress: return "cudaErrorMisalignedAddress";
     case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+    case cudaErrorInvalidClusterSize: return "cudaErrorInvalidClusterSize";
     case cudaErrorUnknown: return "cudaErrorUnknown";
     }
     return "cudaErrorUnknown";
@@ -226,6 +227,7 @@ const char* cudaGetErrorString(cudaError_t error)
     case cudaErrorMisalignedAddress: return "misaligned address";
     case cudaErrorLaunchTimeout: return "the launch timed out and was terminated";
     case cudaErrorLaunchFailure: return "unspecified launch failure";
+    case cudaErrorInvalidClusterSize: return "invalid cluster size";
     default: return "unknown error";
     }
 }
@@ -332,11 +334,24 @@ cudaError_t cudaEventDestroy(cudaEvent_t event)
 
 cudaError_t cudaFuncSetAttributeRaw(const void* kernel, cudaFuncAttribute attribute, int value)
 {
+    if (attribute == cudaFuncAttributeNonPortableClusterSizeAllowed) {
+        std::lock_guard<std::mutex> lock(state().lock);
+        if (value) state().large_clusters.insert(kernel);
+        else state().large_clusters.erase(kernel);
+        return cudaSuccess;
+    }
     if (attribute != cudaFuncAttributeMaxDynamicSharedMemorySize || value < 0 ||
         static_cast<std::size_t>(value) > lab::cpu::kOptInSharedLimit)
-        return fail(cudaErrorInvalidValue, "cudaFuncSetAttribute: the CPU backend accepts only "
-                                           "cudaFuncAttributeMaxDynamicSharedMemorySize, up to 227 KiB");
+        return fail(cudaErrorInvalidValue, "cudaFuncSetAttribute: the CPU backend accepts "
+                                           "cudaFuncAttributeMaxDynamicSharedMemorySize (up to 227 KiB) and "
+                                           "cudaFuncAttributeNonPortableClusterSizeAllowed only");
     std::lock_guard<std::mutex> lock(state().lock);
     state().shared_limits[kernel] = static_cast<std::size_t>(value);
     return cudaSuccess;
 }
+
+namespace lab::cpu {
+
+cudaError_t refuse_launch(const char* why) { return fail(cudaErrorInvalidValue, why); }
+
+}  // namespace lab::cpu

@@ -3,6 +3,7 @@
 // the CUDA runtime calls (runtime.cpp) and explain. The device's state both use is device_state.hpp.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -23,8 +24,7 @@ void note_access(std::uintptr_t address, unsigned size, bool store, std::uintptr
 
 namespace explain {
 // The internal side of lab/cpu/explain.hpp (explain.cpp), which the engine feeds (shared.cpp) with
-// the accesses of explain_access.hpp.
-bool recording();
+// the accesses of explain_access.hpp (where recording() is too: the workers check it at every call).
 void mark_instrumented();
 // A launch starts: what it is; the device ranges are taken for is_device().
 void launch_started(const std::string& kernel, unsigned grid, unsigned block);
@@ -34,7 +34,7 @@ bool is_device(std::uintptr_t address);
 // `detail_threads`: block 0's thread count, whose step is also kept in detail (Launch::block0);
 // 0 for every other block.
 void add_step(unsigned step, std::vector<Access>& accesses, std::uint64_t warp_syncs, std::uint64_t shuffles,
-              std::uint64_t barriers, unsigned detail_threads);
+              std::uint64_t barriers, std::uint64_t cluster_barriers, unsigned detail_threads);
 }  // namespace explain
 
 }  // namespace lab::cpu

@@ -15,13 +15,14 @@ namespace lab::cpu::engine {
 unsigned Worker::active_mask(const Site& site)
 {
     Fiber& self = *current_;
-    const unsigned warp_index = self.linear / 32;
-    self.state = State::at_activemask;
+    const unsigned warp_index = self.slot / 32;
+    state_[self.slot] = State::at_activemask;
     self.site = site;
-    warps_[warp_index].at_activemask |= 1u << (self.linear % 32);
+    warps_[warp_index].at_activemask |= 1u << (self.slot % 32);
+    ++in_activemask_;
     settle_activemask(warp_index);
     yield();
-    return static_cast<unsigned>(self.warp_result);
+    return static_cast<unsigned>(warps_[warp_index].result[self.slot % 32]);
 }
 
 void Worker::settle_activemask_now(unsigned warp_index)
@@ -29,7 +30,7 @@ void Worker::settle_activemask_now(unsigned warp_index)
     Warp& warp = warps_[warp_index];
     const unsigned live = warp.present & ~warp.exited;
     for (unsigned lane = 0; lane < 32; ++lane)
-        if ((live >> lane & 1u) && fiber_[warp_index * 32 + lane]->state == State::ready) return;
+        if ((live >> lane & 1u) && state_[warp_index * 32 + lane] == State::ready) return;
     while (warp.at_activemask) {
         const unsigned first = static_cast<unsigned>(__builtin_ctz(warp.at_activemask));
         const Site site = fiber_[warp_index * 32 + first]->site;
@@ -38,19 +39,22 @@ void Worker::settle_activemask_now(unsigned warp_index)
             if ((warp.at_activemask >> lane & 1u) && fiber_[warp_index * 32 + lane]->site.same_as(site)) same |= 1u << lane;
         for (unsigned lane = first; lane < 32; ++lane) {
             if (!(same >> lane & 1u)) continue;
-            Fiber& f = *fiber_[warp_index * 32 + lane];
-            f.warp_result = same;
-            f.state = State::ready;
+            warp.result[lane] = same;
+            state_[warp_index * 32 + lane] = State::ready;
         }
         warp.at_activemask &= ~same;
+        in_activemask_ -= static_cast<unsigned>(__builtin_popcount(same));
     }
 }
 
-std::uint64_t Worker::warp_op(WarpKind kind, unsigned mask, std::uint64_t value, int arg, int width, const Site& site)
+// What is wrong with a warp-level call the checks at its start refused (warp_op): out of line, so
+// that the call's own frame stays small. Builds a message, so it marks the backend's code first.
+void Worker::warp_op_trouble(unsigned mask, int width, const char* name, const char* file, int line)
 {
-    Fiber& self = *current_;
-    const unsigned lane = self.linear % 32, warp_index = self.linear / 32;
-    Warp& warp = warps_[warp_index];
+    set_in_runtime(true);
+    const Site site{name, file, line};
+    const unsigned lane = current_->slot % 32;
+    const Warp& warp = warps_[current_->slot / 32];
     if (launch_->overdue.load(std::memory_order_relaxed)) stop_overdue(site);
     if (!(mask >> lane & 1u))
         fail(cudaErrorLaunchFailure, "calls " + site.text() + " with mask " + hex(mask) +
@@ -60,39 +64,68 @@ std::uint64_t Worker::warp_op(WarpKind kind, unsigned mask, std::uint64_t value,
     if (const unsigned missing = mask & ~warp.present)
         fail(cudaErrorLaunchFailure, "calls " + site.text() + " with mask " + hex(mask) + ", which names lanes " +
                                          lanes_text(missing) + " that this warp does not have: the block has " +
-                                         std::to_string(thread_count_) +
+                                         std::to_string(block_threads_) +
                                          " threads, so its last warp is partial. A full-warp mask over a partial "
                                          "warp is undefined; use a block size that is a multiple of 32.");
     if (const unsigned gone = mask & warp.exited)
         fail(cudaErrorLaunchFailure, "calls " + site.text() + " with mask " + hex(mask) + ", but lanes " +
                                          lanes_text(gone) +
                                          " of the mask have already returned, so they can never take part.");
-    if (width <= 0 || width > 32 || (width & (width - 1)))
-        fail(cudaErrorLaunchFailure, "calls " + site.text() + " with width " + std::to_string(width) +
-                                         "; the width must be a power of two from 1 to 32.");
+    fail(cudaErrorLaunchFailure, "calls " + site.text() + " with width " + std::to_string(width) +
+                                     "; the width must be a power of two from 1 to 32.");
+}
+
+void Worker::warp_disagreement(const WarpOp& o, unsigned mask, const char* name, const char* file, int line)
+{
+    set_in_runtime(true);
+    const Site site{name, file, line};
+    unsigned other = 0;
+    while (!(o.arrived >> other & 1u)) ++other;
+    fail(cudaErrorLaunchFailure, "lanes of warp " + std::to_string(current_->linear / 32) + " disagree: this lane calls " +
+                                     site.text() + " with mask " + hex(mask) + ", while lane " + std::to_string(other) +
+                                     " waits at " + o.site.text() + " with mask " + hex(o.mask) +
+                                     ". Every lane named in a mask must make the same call with the same mask.");
+}
+
+WarpOp& Worker::new_warp_op(Warp& warp)
+{
+    for (WarpOp& o : warp.ops)
+        if (!o.active) return o;
+    set_in_runtime(true);  // the vector may allocate
+    WarpOp& op = warp.ops.emplace_back();
+    set_in_runtime(false);
+    return op;
+}
+
+// Like the barrier's, the common path of a warp-level call marks nothing: it allocates nothing and
+// takes no lock (new_warp_op's rare allocation marks itself).
+std::uint64_t Worker::warp_op(WarpKind kind, unsigned mask, std::uint64_t value, int arg, int width, const char* name,
+                              const char* file, int line)
+{
+    Fiber& self = *current_;
+    const unsigned lane = self.slot % 32, warp_index = self.slot / 32;
+    Warp& warp = warps_[warp_index];
+    if (__builtin_expect(launch_->overdue.load(std::memory_order_relaxed) || !(mask >> lane & 1u) ||
+                             (mask & ~warp.present) || (mask & warp.exited) || width <= 0 || width > 32 ||
+                             (width & (width - 1)),
+                         0))
+        warp_op_trouble(mask, width, name, file, line);
     WarpOp* op = nullptr;
     for (WarpOp& o : warp.ops) {
         if (!o.active || !(o.mask & mask)) continue;
         // __syncwarp() may be reached at different places (allowed since Volta); the others may not.
-        if (o.mask != mask || o.kind != kind || (kind != WarpKind::sync && !o.site.same_as(site)) || o.width != width) {
-            unsigned other = 0;
-            while (!(o.arrived >> other & 1u)) ++other;
-            fail(cudaErrorLaunchFailure, "lanes of warp " + std::to_string(warp_index) +
-                                             " disagree: this lane calls " + site.text() + " with mask " + hex(mask) +
-                                             ", while lane " + std::to_string(other) + " waits at " + o.site.text() +
-                                             " with mask " + hex(o.mask) +
-                                             ". Every lane named in a mask must make the same call with the same mask.");
-        }
+        if (__builtin_expect(o.mask != mask || o.kind != kind ||
+                                 (kind != WarpKind::sync && !o.site.same_as(name, file, line)) || o.width != width,
+                             0))
+            warp_disagreement(o, mask, name, file, line);
         op = &o;
         break;
     }
     if (!op) {
-        for (WarpOp& o : warp.ops)
-            if (!o.active) op = &o;
-        if (!op) op = &warp.ops.emplace_back();
+        op = &new_warp_op(warp);
         op->active = true;
         op->kind = kind;
-        op->site = site;
+        op->site = Site{name, file, line};
         op->mask = mask;
         op->arrived = 0;
         op->width = width;
@@ -100,75 +133,101 @@ std::uint64_t Worker::warp_op(WarpKind kind, unsigned mask, std::uint64_t value,
     op->value[lane] = value;
     op->arg[lane] = arg;
     op->arrived |= 1u << lane;
-    self.state = State::at_warp;
-    self.site = site;
+    state_[self.slot] = State::at_warp;
+    self.site = Site{name, file, line};
     if (op->arrived == mask) complete(warp_index, *op);
     settle_activemask(warp_index);
     yield();  // even the last lane to arrive, so the lanes go on in the schedule's order
-    return self.warp_result;
+    return warp.result[lane];
 }
 
+void Worker::shuffle_outside_mask(const WarpOp& op, unsigned lane, int source)
+{
+    set_in_runtime(true);
+    fail(cudaErrorLaunchFailure,
+         "reads lane " + std::to_string(source) + " through " + op.site.text() + ", but that lane is not in the mask " +
+             hex(op.mask) + ", so the value it gets is undefined.",
+         fiber_[current_->slot / 32 * 32 + lane]);
+}
+
+// The last lane named in the mask has arrived: each lane gets its result and goes on.
 void Worker::complete(unsigned warp_index, WarpOp& op)
 {
-    if (explain::recording()) ++(op.kind == WarpKind::sync ? step_syncs_ : step_shuffles_);
-    const unsigned mask = op.mask;
-    std::uint64_t ballot = 0, reduced = 0;
-    bool reduced_set = false;
-    for (unsigned lane = 0; lane < 32; ++lane) {
-        if (!(mask >> lane & 1u)) continue;
-        const std::uint64_t v = op.value[lane];
-        if (v) ballot |= std::uint64_t{1} << lane;
-        const auto u = static_cast<std::uint32_t>(v);
-        const auto s = static_cast<std::int32_t>(u);
-        switch (op.kind) {
-        case WarpKind::reduce_add: reduced = static_cast<std::uint32_t>(reduced + u); break;
-        case WarpKind::reduce_min_unsigned: reduced = reduced_set ? std::min<std::uint32_t>(reduced, u) : u; break;
-        case WarpKind::reduce_max_unsigned: reduced = reduced_set ? std::max<std::uint32_t>(reduced, u) : u; break;
-        case WarpKind::reduce_min_signed:
-            reduced = static_cast<std::uint32_t>(reduced_set ? std::min(static_cast<std::int32_t>(reduced), s) : s);
-            break;
-        case WarpKind::reduce_max_signed:
-            reduced = static_cast<std::uint32_t>(reduced_set ? std::max(static_cast<std::int32_t>(reduced), s) : s);
-            break;
-        default: break;
-        }
-        reduced_set = true;
+    if (explain::recording()) {
+        BlockRun& block = blocks_[warp_index * 32 / block_slots_];
+        ++(op.kind == WarpKind::sync ? block.step_syncs : block.step_shuffles);
     }
-    for (unsigned lane = 0; lane < 32; ++lane) {
-        if (!(mask >> lane & 1u)) continue;
-        Fiber& f = *fiber_[warp_index * 32 + lane];
-        const unsigned width = static_cast<unsigned>(op.width), group = lane / width * width;
-        int source = -1;
-        switch (op.kind) {
-        case WarpKind::shfl: source = static_cast<int>(group + static_cast<unsigned>(op.arg[lane]) % width); break;
-        case WarpKind::shfl_up:
-            source = lane - group >= static_cast<unsigned>(op.arg[lane]) ? static_cast<int>(lane) - op.arg[lane]
-                                                                         : static_cast<int>(lane);
-            break;
-        case WarpKind::shfl_down:
-            source = lane - group + static_cast<unsigned>(op.arg[lane]) < width ? static_cast<int>(lane) + op.arg[lane]
-                                                                                : static_cast<int>(lane);
-            break;
-        case WarpKind::shfl_xor: {
-            const unsigned other = lane ^ static_cast<unsigned>(op.arg[lane]);
-            source = other < 32 && other / width <= lane / width ? static_cast<int>(other) : static_cast<int>(lane);
-            break;
+    const unsigned mask = op.mask;
+    State* const states = &state_[warp_index * 32];
+    std::uint64_t* const results = warps_[warp_index].result;
+    const auto go_on = [&](unsigned lane) {
+        if (states[lane] == State::at_warp) states[lane] = State::ready;
+    };
+    switch (op.kind) {
+    case WarpKind::sync:  // nothing to hand out
+        for (unsigned left = mask; left; left &= left - 1) go_on(static_cast<unsigned>(__builtin_ctz(left)));
+        break;
+    case WarpKind::shfl:
+    case WarpKind::shfl_up:
+    case WarpKind::shfl_down:
+    case WarpKind::shfl_xor: {
+        const unsigned width = static_cast<unsigned>(op.width);
+        for (unsigned left = mask; left; left &= left - 1) {
+            const unsigned lane = static_cast<unsigned>(__builtin_ctz(left)), group = lane / width * width;
+            const unsigned arg = static_cast<unsigned>(op.arg[lane]);
+            unsigned source = lane;  // a lane whose partner lies outside its group keeps its own value
+            switch (op.kind) {
+            case WarpKind::shfl: source = group + arg % width; break;
+            case WarpKind::shfl_up:
+                if (lane - group >= arg) source = lane - arg;
+                break;
+            case WarpKind::shfl_down:
+                if (lane - group + arg < width) source = lane + arg;
+                break;
+            default: {
+                const unsigned other = lane ^ arg;
+                if (other < 32 && other / width <= lane / width) source = other;
+            }
+            }
+            if (!(mask >> source & 1u)) shuffle_outside_mask(op, lane, static_cast<int>(source));
+            results[lane] = op.value[source];
+            go_on(lane);
         }
-        case WarpKind::ballot: f.warp_result = ballot; break;
-        case WarpKind::any: f.warp_result = ballot != 0; break;
-        case WarpKind::all: f.warp_result = ballot == mask; break;
-        case WarpKind::sync: f.warp_result = 0; break;
-        default: f.warp_result = reduced; break;
+        break;
+    }
+    default: {  // the votes and the reductions: one value for every lane
+        std::uint64_t ballot = 0, reduced = 0;
+        bool reduced_set = false;
+        for (unsigned left = mask; left; left &= left - 1) {
+            const unsigned lane = static_cast<unsigned>(__builtin_ctz(left));
+            const std::uint64_t v = op.value[lane];
+            if (v) ballot |= std::uint64_t{1} << lane;
+            const auto u = static_cast<std::uint32_t>(v);
+            const auto s = static_cast<std::int32_t>(u);
+            switch (op.kind) {
+            case WarpKind::reduce_add: reduced = static_cast<std::uint32_t>(reduced + u); break;
+            case WarpKind::reduce_min_unsigned: reduced = reduced_set ? std::min<std::uint32_t>(reduced, u) : u; break;
+            case WarpKind::reduce_max_unsigned: reduced = reduced_set ? std::max<std::uint32_t>(reduced, u) : u; break;
+            case WarpKind::reduce_min_signed:
+                reduced = static_cast<std::uint32_t>(reduced_set ? std::min(static_cast<std::int32_t>(reduced), s) : s);
+                break;
+            case WarpKind::reduce_max_signed:
+                reduced = static_cast<std::uint32_t>(reduced_set ? std::max(static_cast<std::int32_t>(reduced), s) : s);
+                break;
+            default: break;
+            }
+            reduced_set = true;
         }
-        if (source >= 0) {
-            if (!(mask >> source & 1u))
-                fail(cudaErrorLaunchFailure,
-                     "reads lane " + std::to_string(source) + " through " + op.site.text() +
-                         ", but that lane is not in the mask " + hex(mask) + ", so the value it gets is undefined.",
-                     &f);
-            f.warp_result = op.value[source];
+        const std::uint64_t result = op.kind == WarpKind::ballot ? ballot
+                                     : op.kind == WarpKind::any  ? std::uint64_t{ballot != 0}
+                                     : op.kind == WarpKind::all  ? std::uint64_t{ballot == mask}
+                                                                 : reduced;
+        for (unsigned left = mask; left; left &= left - 1) {
+            const unsigned lane = static_cast<unsigned>(__builtin_ctz(left));
+            results[lane] = result;
+            go_on(lane);
         }
-        if (f.state == State::at_warp) f.state = State::ready;
+    }
     }
     op.active = false;
 }

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -39,9 +40,18 @@ std::size_t page_size();
 std::size_t stack_bytes();
 // Seconds a launch may run before it is stopped (LAB_CPU_LAUNCH_SECONDS, 20 by default).
 std::size_t launch_seconds();
-// Below each stack, address space that faults when touched: large enough that a thread whose
-// local arrays overflow its stack lands in it rather than in a neighbour's stack.
-inline constexpr std::size_t kStackGuardBytes = std::size_t{1} << 20;
+// Below each stack, address space that faults when touched. Kernels are compiled with
+// -fstack-clash-protection (CMakeLists.txt), which touches every page of a large frame in turn, so
+// local arrays that overflow the stack land here rather than in a neighbour's stack, however large.
+// Small, so that the stacks lie close together: with 1 MiB guards each stack's top had a page table
+// of its own, and a switch between fibers cost three times as much (cpu_backend/bench).
+inline constexpr std::size_t kStackGuardBytes = std::size_t{64} << 10;
+// Above each stack, room to move its top by: the fibers' stacks lie a multiple of 64 KiB apart, so
+// their tops would all fall into the same few sets of a cache indexed by the address's low 16 bits
+// (a 512 KiB, 8-way L2), and every switch would miss it. Tops moved by 256 bytes a fiber, over 64 KiB,
+// spread the hot frames of 256 fibers over every set; each stack keeps its full size below its top.
+inline constexpr std::size_t kStackStaggerBytes = std::size_t{64} << 10;
+inline std::size_t fiber_mapping_bytes() { return kStackGuardBytes + stack_bytes() + kStackStaggerBytes; }
 inline std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
 // --- sites and messages (faults.cpp) -------------------------------------------------------------
@@ -54,12 +64,13 @@ struct Site {
     const char* file = "";
     int line = 0;
 
-    bool same_as(const Site& o) const
+    bool same_as(const char* other_name, const char* other_file, int other_line) const
     {
-        if (line != o.line) return false;
-        if (file == o.file && name == o.name) return true;  // the usual case: the same literals
-        return std::strcmp(name, o.name) == 0 && std::strcmp(file, o.file) == 0;
+        if (line != other_line) return false;
+        if (file == other_file && name == other_name) return true;  // the usual case: the same literals
+        return std::strcmp(name, other_name) == 0 && std::strcmp(file, other_file) == 0;
     }
+    bool same_as(const Site& o) const { return same_as(o.name, o.file, o.line); }
     std::string text() const { return std::string(name) + " at " + shown_path(file) + ":" + std::to_string(line); }
 };
 
@@ -71,30 +82,33 @@ std::string kernel_name(const void* kernel);
 // "exercises/01_interleaved.cu:25": where in the kernel's own code the given code addresses lie
 // (innermost first); empty when none does.
 std::string kernel_line(const std::uintptr_t* pcs, int count);
+// "file:line" of a site in the kernel's own code; for a site in the kit's headers, the line of the
+// kernel's code that called them (from the running thread's stack).
+std::string site_in_kernel(const Site& site);
 
 // --- static shared arrays (shared.cpp) -----------------------------------------------------------
 
-// Each __shared__ variable declared in a function gets, on each worker, storage that ends at a
-// guard page. The table lets the fault handler name the array a stray access ran past; it is
-// append-only (entries are never freed: workers live as long as the program), so the handler can
-// read it without a lock.
+// Each __shared__ variable declared in a function gets, on each worker and for each block of a
+// cluster (lab/cpu/device.hpp, SharedDeclaration), storage that ends at a guard page. The table lets
+// the fault handler name the array a stray access ran past, and map_shared_rank find the same array
+// of another block; it is append-only (entries are never freed: workers live as long as the
+// program), so the handler can read it without a lock.
 struct SharedArray {
     std::uintptr_t start = 0, end = 0, guard_end = 0;
-    const char* name = "";
-    const char* file = "";
-    int line = 0;
+    const SharedDeclaration* declaration = nullptr;
+    unsigned rank = 0;    // the block of the cluster it belongs to
+    bool remote = false;  // the mapping where the other blocks of the cluster reach it
 };
 // The array whose storage or guard page holds `address`, if any; safe in the fault handler.
 const SharedArray* shared_array_at(std::uintptr_t address);
-void* allocate_shared(std::size_t bytes, std::size_t alignment, const char* name, const char* file, int line);
 
 // --- the state one launch shares among its workers ---------------------------------------------
 
 struct Launch {
     const KernelInvocation* invocation = nullptr;
     std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
-    std::size_t block_count = 0;
-    std::atomic<std::size_t> next_block{0};
+    std::size_t cluster_count = 0;  // a worker takes a cluster at a time (a launch without clusters: a block)
+    std::atomic<std::size_t> next_cluster{0};
     std::atomic<bool> failed{false};
     std::atomic<bool> overdue{false};  // set by the watchdog once the launch has run past its limit
     std::mutex error_lock;
@@ -116,25 +130,30 @@ extern std::vector<pthread_t> g_worker_threads;
 
 // --- fibers ------------------------------------------------------------------------------------
 
-enum class State : unsigned char { ready, at_barrier, at_warp, at_activemask, done };
+enum class State : unsigned char { ready, at_barrier, at_cluster_barrier, at_warp, at_activemask, done };
 
-struct Fiber {
-    Context context_switch;   // where it left off
-    char* mapping = nullptr;  // guard region, then the stack
-    bool running = false;     // its loop is live on its stack and can be resumed
+// One CUDA thread. Its first cache line holds all that a switch to it and its kernel code read
+// (the saved stack pointer, threadIdx, where it waits): a block of 1024 threads cycles through 1024
+// of these at every barrier, so each line more is a cache miss more per thread and barrier.
+// A thread's slot numbers it among the cluster's: each block's threads take a whole number of warps
+// of slots (rank * Worker::block_slots_ + its linear index), so slot / 32 is its warp and slot % 32
+// its lane, whatever the block's size; slots past a partial last warp hold no thread.
+struct alignas(64) Fiber {
+    Context context_switch;  // where it left off
     ThreadContext context{};
-    unsigned linear = 0;
-    State state = State::ready;
-    Site site;
-    int predicate = 0;
-    unsigned atomics = 0;  // atomic operations since it last let the others run (spin_point)
-    bool fenced = false;   // a __threadfence() since its last ticket (require_ticket_fence)
-    int barrier_result = 0;
-    std::uint64_t warp_result = 0;
+    Site site;               // its synchronisation point: where it waits, or the last it passed
+    unsigned slot = 0;
+    unsigned char rank = 0;  // its block's within the cluster
+    bool running = false;    // its loop is live on its stack and can be resumed
+    bool fenced = false;     // a __threadfence() since its last ticket (require_ticket_fence)
+    // Colder.
+    unsigned linear = 0;      // its index in its block
+    char* mapping = nullptr;  // guard region, then the stack
+    unsigned atomics = 0;     // atomic operations since it last let the others run (spin_point)
 
     Fiber()
     {
-        mapping = static_cast<char*>(mmap(nullptr, kStackGuardBytes + stack_bytes(), PROT_READ | PROT_WRITE,
+        mapping = static_cast<char*>(mmap(nullptr, fiber_mapping_bytes(), PROT_READ | PROT_WRITE,
                                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0));
         if (mapping == MAP_FAILED) {
             std::fprintf(stderr, "lab cpu backend: cannot map a %zu KiB fiber stack\n", stack_bytes() / 1024);
@@ -142,7 +161,7 @@ struct Fiber {
         }
         mprotect(mapping, kStackGuardBytes, PROT_NONE);
     }
-    ~Fiber() { munmap(mapping, kStackGuardBytes + stack_bytes()); }
+    ~Fiber() { munmap(mapping, fiber_mapping_bytes()); }
     Fiber(const Fiber&) = delete;
     Fiber& operator=(const Fiber&) = delete;
 
@@ -152,6 +171,9 @@ struct Fiber {
         return a >= base && a < base + kStackGuardBytes;
     }
 };
+#if defined(LAB_CPU_ASM_SWITCH)
+static_assert(offsetof(Fiber, fenced) < 64, "a fiber's hot fields fit in its first cache line");
+#endif
 
 struct WarpOp {
     bool active = false;
@@ -169,9 +191,37 @@ struct Warp {
     unsigned exited = 0;
     unsigned at_activemask = 0;  // lanes waiting in __activemask() for the rest of the warp to settle
     std::vector<WarpOp> ops;  // rendezvous in progress, one per disjoint mask
+    // What each lane's last warp-level call gave it, read when the lane goes on (a lane makes no
+    // other call before it has read its result, so one slot a lane is enough).
+    std::uint64_t result[32] = {};
 };
 
-enum class Return { yield, abort };  // why a fiber went back to the scheduler
+// One block of the cluster in progress (a launch without clusters: the block in progress).
+struct BlockRun {
+    BlockContext context{};   // its threads' blockIdx, blockDim, gridDim, cluster rank
+    unsigned first_slot = 0;  // its threads' slots: first_slot + linear index
+    unsigned live = 0, exited = 0, at_barrier = 0;
+    Site barrier_site;
+    unsigned barrier_first = 0;
+    int barrier_votes = 0;   // threads at the barrier whose predicate is true
+    int barrier_result = 0;  // what the last barrier gave every thread (__syncthreads_count and the like)
+    // Its dynamic shared memory: ends at a guard page, so a write past its end faults; mapped a
+    // second time for the other blocks of the cluster, as a __shared__ array is (SharedDeclaration).
+    char* dynamic_mapping = nullptr;
+    char* dynamic_remote_mapping = nullptr;
+    std::size_t dynamic_mapping_bytes = 0;  // of each mapping, without its guard page
+    char* dynamic_shared = nullptr;
+    char* dynamic_remote = nullptr;
+    // explain (lab/cpu/explain.hpp): its step in progress, while measuring.
+    std::vector<explain::Access> accesses;
+    std::unordered_map<std::uint64_t, unsigned> occurrences;  // (thread, pc) -> accesses so far this step
+    unsigned step = 0;
+    std::uint64_t step_syncs = 0, step_shuffles = 0;
+};
+
+// Why the fibers went back to the scheduler: the block ended, no thread can go on, a thread failed
+// (abandon), or another worker's block failed the launch.
+enum class Return { done, deadlock, abort, stopped };
 
 void fiber_main();
 
@@ -199,14 +249,28 @@ public:
     void run_blocks(Launch& launch);
 
     // Called from fibers, through the public entry points below.
-    int barrier(BarrierKind kind, int predicate, const Site& site);
-    std::uint64_t warp_op(WarpKind kind, unsigned mask, std::uint64_t value, int arg, int width, const Site& site);
+    // A barrier: the thread arrives (the last one releases them all), then yields.
+    [[gnu::always_inline]] inline void arrive(BarrierKind kind, int predicate, const char* name, const char* file, int line);
+    int barrier_result() const { return blocks_[current_->rank].barrier_result; }
+    // The cluster's barrier (cluster.sync()): every thread of every block of the cluster.
+    void cluster_barrier(const char* file, int line);
+    // map_shared_rank: `address` in the running thread's block's shared memory, in block `rank`'s.
+    void* map_shared_rank(const void* address, unsigned rank, const char* file, int line);
+    unsigned query_shared_rank(const void* address, const char* file, int line);
+    // Storage for a __shared__ declaration in block `rank` of the cluster, made and poisoned for
+    // the block in progress (lab/cpu/device.hpp, shared_array).
+    void prepare_shared(SharedDeclaration& declaration, unsigned rank);
+    // The running fiber's turn ends: the next fiber in the schedule's order runs, switched to
+    // straight from this one (the scheduler's own stack only starts a block and sees it end);
+    // returns when this fiber's next turn comes.
+    [[gnu::always_inline]] inline void yield();
+    std::uint64_t warp_op(WarpKind kind, unsigned mask, std::uint64_t value, int arg, int width, const char* name,
+                          const char* file, int line);
     unsigned active_mask(const Site& site);
     void spin_point(bool now);
     void fence();
     void ticket(const Site& site);
-    void shared_declared(void* address, std::size_t bytes);
-    void* dynamic_shared() const { return dynamic_shared_; }
+    void* dynamic_shared() const { return blocks_[current_->rank].dynamic_shared; }
     // explain: a load or store of instrumented kernel code, by the running thread.
     void note_access(std::uintptr_t address, unsigned size, bool store, std::uintptr_t pc);
     void thread_finished();
@@ -241,38 +305,66 @@ public:
         for (++k; k < depth && fault_frame_count_ < 32; ++k) fault_frames_[fault_frame_count_++] = reinterpret_cast<std::uintptr_t>(trace[k]);
     }
     std::string overdue_text(const Fiber& f, const std::string& where) const;
+    [[noreturn, gnu::noinline, gnu::cold]] void barrier_trouble(const char* name, const char* file, int line);
+    [[noreturn, gnu::noinline, gnu::cold]] void barrier_divergence(const char* name, const char* file, int line);
+    [[noreturn, gnu::noinline, gnu::cold]] void cluster_barrier_trouble(const char* file, int line);
+    [[noreturn, gnu::noinline, gnu::cold]] void warp_op_trouble(unsigned mask, int width, const char* name, const char* file,
+                                                                int line);
+    [[noreturn, gnu::noinline, gnu::cold]] void warp_disagreement(const WarpOp& o, unsigned mask, const char* name,
+                                                                  const char* file, int line);
+    WarpOp& new_warp_op(Warp& warp);
+    [[noreturn, gnu::noinline, gnu::cold]] void shuffle_outside_mask(const WarpOp& op, unsigned lane, int source);
     // Out of line, so that the hot paths' stack frames (one per waiting thread) stay small.
     [[noreturn, gnu::noinline, gnu::cold]] void stop_overdue(const Site& site);
 
     Fiber& current() { return *current_; }
+    State& state(unsigned slot) { return state_[slot]; }
 
 private:
-    void run_block(std::size_t linear_block);
-    // resume and run_in_sweeps are forced inline into the scheduler loop: out of line, a launch of
-    // the barrier-heavy rungs ran about 35% slower (measured with lab-bench on the CPU backend).
-    [[gnu::always_inline]] inline void resume(Fiber& fiber);
-    void yield();                 // back to the scheduler; returns when this fiber is resumed
+    void run_cluster(std::size_t cluster);
+    [[gnu::noinline]] void release_barrier(BlockRun& block, BarrierKind kind);
+    [[gnu::noinline]] void release_cluster_barrier();
+    // A block whose last thread has ended while others of its cluster go on: its shared memory is
+    // poisoned, as it is gone on a GPU.
+    void block_ended(BlockRun& block);
+    // Opens or closes the second mapping of block `rank`'s shared memory, where the other blocks of
+    // its cluster reach it: open after the cluster's first barrier, closed before and once the block
+    // has ended, so that a read there at the wrong time faults and names its line.
+    void open_remote(unsigned rank, bool open);
+    // Switches from the running fiber (saved in `from`) to `next`, or back to the scheduler when it
+    // is null (why_ says why). Returns when `from` is switched to again.
+    [[gnu::always_inline]] inline void switch_to(Context& from, Fiber* next);
+    [[gnu::always_inline]] inline bool hand_over(Fiber* next);
     [[noreturn]] void abandon();  // back to the scheduler for good, after an error
     Fiber& fiber(unsigned linear);
-    void prepare_dynamic_shared(std::size_t bytes);
+    void prepare_dynamic_shared(BlockRun& block, std::size_t bytes);
+    void poison_dynamic_shared(BlockRun& block, std::uint64_t generation);
     std::string where(const Fiber& f) const;  // "block (3,0,0), thread (17,0,0) [warp 0, lane 17]"
-    std::string who(unsigned linear) const;
+    std::string who(unsigned slot) const;     // "thread (17,0,0) [warp 0, lane 17]", of block (x,y,z) in a cluster
     void complete(unsigned warp_index, WarpOp& op);
     // Lanes waiting in __activemask() go on once the rest of their warp has stopped somewhere.
     void settle_activemask(unsigned warp_index)
     {
-        if (warps_[warp_index].at_activemask) settle_activemask_now(warp_index);
+        if (in_activemask_ && warps_[warp_index].at_activemask) settle_activemask_now(warp_index);
     }
     void settle_activemask_now(unsigned warp_index);
     [[gnu::noinline, gnu::cold]] void report_fault();
     void report_deadlock();
-    [[gnu::always_inline]] inline void run_in_sweeps(Schedule order, std::size_t linear_block);
-    void run_warps_ahead();
+    // The schedule's order as a position that moves on at each turn (scheduler.cpp says how each
+    // order picks): start_order() for a new block, next_fiber() when a turn ends. Null when no
+    // fiber is to run (why_ says why).
+    void start_order(Schedule order, std::size_t linear_block);
+    [[gnu::always_inline]] inline Fiber* next_fiber(bool turn_ended);
+    [[gnu::always_inline]] inline void prefetch_turns(unsigned soon, unsigned later);
+    Fiber* next_fiber_slow(bool turn_ended);
+    Fiber* next_in_sweeps();
+    Fiber* next_warps_ahead(bool turn_ended);
+    void shuffle_order();
 
     friend void fiber_main();
 
     Context scheduler_;
-    Return why_ = Return::yield;
+    Return why_ = Return::done;
     std::deque<Fiber> fibers_;   // a deque: fibers never move once made
     std::vector<Fiber*> fiber_;  // fiber_[t] == &fibers_[t], without the deque's arithmetic in hot loops
     Fiber* current_ = nullptr;
@@ -281,33 +373,44 @@ private:
     Launch* launch_ = nullptr;
     std::vector<char> alt_stack_;
 
-    // The block in progress.
-    unsigned thread_count_ = 0;
-    unsigned live_ = 0;
+    // The cluster in progress: its blocks, and their threads by slot (Fiber). A launch without
+    // clusters runs clusters of one block.
+    std::vector<BlockRun> blocks_;
+    unsigned block_threads_ = 0;  // threads per block
+    unsigned block_slots_ = 0;    // slots per block: its threads rounded up to whole warps
+    unsigned slot_count_ = 0;     // slots of the cluster
+    unsigned cluster_size_ = 1;   // blocks per cluster
+    std::vector<State> state_;    // each slot's, compact, as the orders scan it (empty slots: done)
+    unsigned live_ = 0;           // threads of the cluster still running
     unsigned exited_ = 0;
-    unsigned at_barrier_ = 0;
-    Site barrier_site_;
-    unsigned barrier_first_ = 0;
-    bool released_ = false;
-    bool spun_ = false;  // the fiber just resumed gave way in spin_point: waiting, not progress  // a barrier let the block go on: the warp-major order starts again from the top
-    std::vector<Warp> warps_;
-    std::vector<unsigned> order_;
+    // The cluster's barrier.
+    unsigned at_cluster_barrier_ = 0;
+    Site cluster_site_;
+    unsigned cluster_first_ = 0;  // the slot of the first thread to arrive
+    bool released_ = false;  // a barrier let a block go on: the reverse order starts again from the last warp
+    bool spun_ = false;      // the fiber whose turn ends gave way in spin_point: waiting, not progress
+    std::vector<Warp> warps_;     // by slot / 32
+    unsigned in_activemask_ = 0;  // lanes of the cluster waiting in __activemask()
+    // Where the schedule's order stands (start_order, next_fiber).
+    Schedule schedule_ = Schedule::forward;
+    std::vector<unsigned> order_;  // forward and random: the slots in the order a sweep gives them turns
+    unsigned position_ = 0;        // forward and random: the next place in order_ this sweep
+    unsigned order_size_ = 0;      // forward and random: the places in order_ (forward drops ended threads)
+    unsigned compacted_at_ = 0;    // forward: exited_ when order_ last dropped ended threads
+    std::uint64_t sweep_ = 0;      // random: sweeps so far in this cluster (each shuffles order_ afresh)
+    std::size_t block_linear_ = 0; // the cluster's first block's linear index (the random order's seed)
+    bool ran_ = false;             // a fiber had a turn in this sweep (or round of warps)
+    unsigned warp_ = 0;            // reverse: the warp whose threads have turns
+    unsigned scan_ = 0;            // reverse: slots of warp_ from here down are still to be offered a turn
+    bool progress_ = false;        // reverse: a thread of warp_ went on in this pass over it
     std::uint64_t generation_ = 0;
-    std::vector<std::pair<void*, std::uint64_t>> poisoned_;  // shared arrays, and the block that last poisoned them
+    std::vector<SharedDeclaration*> declarations_;  // every __shared__ declaration this worker has storage for
+    bool remote_open_ = false;  // the cluster has passed its first barrier: its blocks may reach each other's shared memory
 
-    // explain (lab/cpu/explain.hpp): the block's step in progress, while measuring.
-    void end_step(std::uint64_t barriers);
-    std::vector<explain::Access> accesses_;
-    bool first_block_ = false;  // the block in progress is block 0 (its steps are recorded in detail)
-    std::unordered_map<std::uint64_t, unsigned> occurrences_;  // (thread, pc) -> accesses so far this step
-    unsigned step_ = 0;
-    std::uint64_t step_syncs_ = 0, step_shuffles_ = 0;
-
-    // Dynamic shared memory: ends at a guard page, so a write past its end faults.
-    char* dynamic_mapping_ = nullptr;
-    std::size_t dynamic_mapping_bytes_ = 0;
-    void* dynamic_shared_ = nullptr;
-    std::size_t dynamic_bytes_ = 0;
+    // explain (lab/cpu/explain.hpp): each block's step in progress (BlockRun), while measuring.
+    void end_step(BlockRun& block, std::uint64_t barriers, std::uint64_t cluster_barriers);
+    bool first_cluster_ = false;  // the cluster in progress holds block 0 (its steps are recorded in detail)
+    std::size_t dynamic_bytes_ = 0;  // each block's dynamic shared memory
 
     // Filled by the fault handler, turned into a message once back on the scheduler's stack.
     char fault_text_[1024] = {};
@@ -316,6 +419,75 @@ private:
     int fault_frame_count_ = 0;
     cudaError_t fault_code_ = cudaErrorIllegalAddress;
 };
+
+// The common cases of the orders, inline in the barrier and the warp-level calls: the next thread
+// in the forward order, or the next lane down of the warp running ahead in the reverse order, is
+// ready. Everything else (the end of a sweep or a pass, the random order, a launch that failed on
+// another worker) is next_fiber_slow's.
+inline Fiber* Worker::next_fiber(bool turn_ended)
+{
+    if (schedule_ == Schedule::forward) {
+        if (position_ < order_size_) {
+            const unsigned t = order_[position_];
+            if (state_[t] == State::ready) {
+                ++position_;
+                ran_ = true;
+                if (position_ + 1 < order_size_) prefetch_turns(order_[position_], order_[position_ + 1]);
+                return fiber_[t];
+            }
+        }
+    } else if (schedule_ == Schedule::reverse) {
+        if (turn_ended) progress_ |= !spun_;  // a waiting warp does not keep the others from running
+        turn_ended = false;
+        if (!released_ && scan_ > warp_ * 32 && state_[scan_ - 1] == State::ready) {
+            ran_ = true;
+            spun_ = false;
+            --scan_;
+            if (scan_ >= warp_ * 32 + 2) prefetch_turns(scan_ - 1, scan_ - 2);
+            return fiber_[scan_];
+        }
+    }
+    return next_fiber_slow(turn_ended);
+}
+
+// A switch to a fiber reads the top of its stack, which the other fibers' turns since its last have
+// pushed out of the cache: the two turns after the next are fetched ahead (the stack of the one,
+// whose fiber was fetched a turn before, and the fiber of the other), as they most likely follow.
+inline void Worker::prefetch_turns(unsigned soon, unsigned later)
+{
+    const char* top = static_cast<const char*>(fiber_[soon]->context_switch.sp);
+    __builtin_prefetch(top);
+    __builtin_prefetch(top + 64);
+    __builtin_prefetch(fiber_[later]);
+}
+
+// Makes `next` the running fiber; false when there is nothing to switch to (it is the running one).
+inline bool Worker::hand_over(Fiber* next)
+{
+    if (next == current_) return false;  // the only thread that can go on is the one running
+    if (!next) return true;
+    current_ = next;
+    tls_context = &next->context;  // in the cache line that the switch reads
+    if (!next->running) {
+        const std::size_t stagger = (next->slot * 256) % kStackStaggerBytes;
+        make_context(next->context_switch, next->mapping + kStackGuardBytes, stack_bytes() + kStackStaggerBytes - stagger,
+                     fiber_main);
+        next->running = true;
+    }
+    return true;
+}
+
+// The stacks change hands while the worker is marked (in_runtime), so that the watchdog never stops
+// a thread in between (its backtrace would read a half-switched stack); the side that resumes
+// clears the mark (context.hpp).
+inline void Worker::switch_to(Context& from, Fiber* next)
+{
+    if (!hand_over(next)) return;
+    switch_context_in_place(from, next ? next->context_switch : scheduler_, in_runtime_);
+    set_in_runtime(false);
+}
+
+inline void Worker::yield() { switch_to(current_->context_switch, next_fiber(true)); }
 
 // The worker of this thread, made the first time it runs blocks (scheduler.cpp).
 extern __thread Worker* tls_worker;

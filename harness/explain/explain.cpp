@@ -63,7 +63,10 @@ json counts_json(const explain::Counts& c)
             {"global_read", c.global_read},
             {"global_written", c.global_written},
             {"global_least_sectors", c.global_least_sectors},
+            {"distributed_requests", c.distributed_requests},
+            {"distributed_bytes", c.distributed_bytes},
             {"barriers", c.barriers},
+            {"cluster_barriers", c.cluster_barriers},
             {"warp_syncs", c.warp_syncs},
             {"shuffles", c.shuffles}};
 }

@@ -6,6 +6,7 @@
 
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
+#include <cuda/atomic>
 
 #include <cstddef>
 #include <vector>
@@ -300,6 +301,99 @@ Outcome run_spin_wait_on_volatile_flag()
     return {widened(out.download()), {4321}};
 }
 
+// The single-pass ticket with libcu++'s atomics: each block writes its partial, then takes a ticket
+// with fetch_add(1, acq_rel) on a device-scope atomic_ref, a release of the partial and an acquire
+// of the others' in one, with no __threadfence(); the block that draws the last ticket adds them up.
+__global__ void libcu_ticket_sum(const int* in, int* partials, unsigned* tickets, long long* out)
+{
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        int sum = 0;
+        for (unsigned k = 0; k < blockDim.x; ++k) sum += in[blockIdx.x * blockDim.x + k];
+        partials[blockIdx.x] = sum;
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device> ticket(*tickets);
+        last = ticket.fetch_add(1, cuda::memory_order_acq_rel) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (last && threadIdx.x == 0) {
+        long long total = 0;
+        for (unsigned b = 0; b < gridDim.x; ++b)
+            total += cuda::atomic_ref<int, cuda::thread_scope_device>(partials[b]).load(cuda::memory_order_relaxed);
+        out[0] = total;
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*tickets).store(0, cuda::memory_order_relaxed);
+    }
+}
+
+Outcome run_libcu_ticket_sum()
+{
+    constexpr int kBlocks = 37, kThreads = 32;
+    std::vector<int> in(kBlocks * kThreads);
+    for (std::size_t k = 0; k < in.size(); ++k) in[k] = static_cast<int>(k % 29) - 13;
+    lab::DeviceBuffer<int> device_in(in.size()), partials(kBlocks);
+    lab::DeviceBuffer<unsigned> tickets(1);
+    lab::DeviceBuffer<long long> out(1);
+    device_in.upload(in);
+    tickets.fill(0u);
+    out.fill(0);
+    libcu_ticket_sum<<<kBlocks, kThreads>>>(device_in.data(), partials.data(), tickets.data(), out.data());
+    LAB_CUDA_CHECK(cudaDeviceSynchronize());
+    long long total = 0;
+    for (int v : in) total += v;
+    return {{out.download()[0], tickets.download()[0]}, {total, 0}};
+}
+
+// A reduction over a thread-block cluster: each block of a cluster of 4 sums its 32 inputs in
+// shared memory, and after the cluster's barrier block rank 0 adds the four sums through distributed
+// shared memory (map_shared_rank); a second barrier keeps every block's shared memory there until
+// then. The cluster's shape comes from the launch (cudaLaunchKernelEx), so the file builds for GPUs
+// without clusters too (their code is left empty: the construct is skipped there).
+__global__ void cluster_sum(const int* in, int* out)
+{
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+    __shared__ int partial[32];
+    cg::cluster_group cluster = cg::this_cluster();
+    const unsigned t = threadIdx.x;
+    partial[t] = in[blockIdx.x * blockDim.x + t];
+    __syncthreads();
+    for (unsigned stride = 16; stride > 0; stride /= 2) {
+        if (t < stride) partial[t] += partial[t + stride];
+        __syncthreads();
+    }
+    cluster.sync();
+    if (cluster.block_rank() == 0 && t == 0) {
+        int total = 0;
+        for (unsigned rank = 0; rank < cluster.num_blocks(); ++rank) total += *cluster.map_shared_rank(&partial[0], rank);
+        out[blockIdx.x / cluster.num_blocks()] = total;
+    }
+    cluster.sync();
+#endif
+}
+
+Outcome run_cluster_sum()
+{
+    constexpr int kClusters = 5, kClusterBlocks = 4, kThreads = 32;
+    std::vector<int> in(kClusters * kClusterBlocks * kThreads);
+    for (std::size_t k = 0; k < in.size(); ++k) in[k] = static_cast<int>(k % 31) - 15;
+    lab::DeviceBuffer<int> device_in(in.size()), out(kClusters);
+    device_in.upload(in);
+    out.fill(-1);
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(kClusters * kClusterBlocks);
+    config.blockDim = dim3(kThreads);
+    cudaLaunchAttribute attribute[1];
+    attribute[0].id = cudaLaunchAttributeClusterDimension;
+    attribute[0].val.clusterDim.x = kClusterBlocks;
+    attribute[0].val.clusterDim.y = 1;
+    attribute[0].val.clusterDim.z = 1;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+    LAB_CUDA_CHECK(cudaLaunchKernelEx(&config, cluster_sum, static_cast<const int*>(device_in.data()), out.data()));
+    LAB_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<long long> expected(kClusters, 0);
+    for (std::size_t k = 0; k < in.size(); ++k) expected[k / (kClusterBlocks * kThreads)] += in[k];
+    return {widened(out.download()), expected};
+}
+
 }  // namespace
 
 const std::vector<Construct>& constructs()
@@ -314,6 +408,8 @@ const std::vector<Construct>& constructs()
         {"cooperative_groups_reduction", run_cooperative_sum},
         {"spin_wait_on_an_atomic_flag", run_spin_wait_on_flag},
         {"spin_wait_on_a_volatile_flag", run_spin_wait_on_volatile_flag},
+        {"libcu_atomic_ref_ticket", run_libcu_ticket_sum},
+        {"thread_block_cluster_reduction", run_cluster_sum, 90},
     };
     return all;
 }

@@ -12,6 +12,7 @@ struct Outcome {
 struct Construct {
     std::string name;
     Outcome (*run)();
+    int needs_compute_capability = 0;  // a GPU older than this skips it (90: thread-block clusters)
 };
 
 const std::vector<Construct>& constructs();

@@ -14,6 +14,9 @@ class Constructs : public testing::TestWithParam<Construct> {};
 TEST_P(Constructs, RunLikeOnAGpu)
 {
     if (!lab::device_status().usable) GTEST_SKIP() << lab::device_status().reason;
+    if (lab::device_status().compute_capability < GetParam().needs_compute_capability)
+        GTEST_SKIP() << "this GPU (compute capability " << lab::device_status().compute_capability << ") has no "
+                     << GetParam().needs_compute_capability << "-level feature it needs";
     for (const std::string& order : lab::thread_orders()) {
         lab::use_thread_order(order);
         const Outcome outcome = GetParam().run();

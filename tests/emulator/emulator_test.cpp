@@ -407,6 +407,37 @@ TEST_F(Emulator, AWideTicketWithoutAFenceIsRefusedWhenRequired)
     lab::cpu::require_ticket_fence(false);
 }
 
+// libcu++'s atomics take tickets too, checked as the built-in ones are: a fetch_add(1) that releases
+// at device (or system) scope is its own fence, as is a fence of any order but relaxed at that scope
+// before a relaxed one; a relaxed or acquire ticket, a block-scope one or a block-scope fence is not.
+TEST_F(Emulator, LibcuTicketsAreCheckedAsTheBuiltInOnes)
+{
+    constexpr int kBlocks = 5;
+    DeviceBuffer<float> partials(kBlocks);
+    DeviceBuffer<unsigned> tickets(1);
+    const auto run = [&](int mode) {
+        tickets.fill(0u);
+        return error_of([&] { emulated::libcu_tickets(partials.data(), tickets.data(), mode, kBlocks); });
+    };
+    for (int mode = 0; mode <= 14; ++mode) EXPECT_EQ(run(mode), "") << "not required: no rule (mode " << mode << ")";
+    lab::cpu::require_ticket_fence(true);
+    for (int mode : {0, 1, 2, 3, 4, 5, 13}) {
+        EXPECT_EQ(run(mode), "") << "mode " << mode;
+        EXPECT_EQ(tickets.download().front(), unsigned(mode == 13 ? 2 * kBlocks : kBlocks)) << "mode " << mode;
+    }
+    for (int mode : {6, 7, 8, 9, 10, 11, 12}) {
+        const auto error = run(mode);
+        EXPECT_NE(error.find("took a ticket (fetch_add on an unsigned counter, at tests/emulator/kernels.cu:"),
+                  std::string::npos) << "mode " << mode << ": " << error;
+        EXPECT_NE(error.find("a relaxed or acquire one publishes nothing"), std::string::npos) << "mode " << mode << ": " << error;
+    }
+    // ++ takes its ticket inside the kit's header: the report still names the kernel's line.
+    const auto error = run(14);
+    EXPECT_NE(error.find("took a ticket (fetch_add on an unsigned counter, at tests/emulator/kernels.cu:"), std::string::npos)
+        << error;
+    lab::cpu::require_ticket_fence(false);
+}
+
 TEST_F(Emulator, IntegerDivisionByZeroIsStopped)
 {
     DeviceBuffer<int> in(4), out(4);

@@ -3,6 +3,8 @@
 // file with <<<...>>>, which also exercises the source rewriter.
 #include "kernels.hpp"
 
+#include <cuda/atomic>
+
 #include "lab/kernel.hpp"
 
 namespace {
@@ -101,6 +103,45 @@ __global__ void tickets(float* partials, unsigned* tickets, int* data, int fence
     if (fence >= 2) __threadfence();
     atomicAdd(tickets, 1u);
     if (fence == 3) atomicAdd(tickets, 1u);
+}
+
+// The ticket with libcu++'s atomics (tickets() below says the modes; emulator_test.cpp which pass).
+__global__ void libcu_tickets(float* partials, unsigned* tickets, int mode)
+{
+    if (threadIdx.x != 0) return;
+    partials[blockIdx.x] = static_cast<float>(blockIdx.x);
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> device_ticket(*tickets);
+    cuda::atomic_ref<unsigned, cuda::thread_scope_block> block_ticket(*tickets);
+    auto* counter = reinterpret_cast<cuda::atomic<unsigned, cuda::thread_scope_device>*>(tickets);
+    switch (mode) {
+    case 0: device_ticket.fetch_add(1, cuda::memory_order_acq_rel); break;
+    case 1: device_ticket.fetch_add(1, cuda::memory_order_release); break;
+    case 2: device_ticket.fetch_add(1); break;
+    case 3:
+        cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
+        device_ticket.fetch_add(1, cuda::memory_order_relaxed);
+        break;
+    case 4:
+        cuda::std::atomic_thread_fence(cuda::std::memory_order_seq_cst);
+        device_ticket.fetch_add(1, cuda::memory_order_relaxed);
+        break;
+    case 5: (*counter)++; break;
+    case 6: device_ticket.fetch_add(1, cuda::memory_order_relaxed); break;
+    case 7: device_ticket.fetch_add(1, cuda::memory_order_acquire); break;
+    case 8: block_ticket.fetch_add(1, cuda::memory_order_acq_rel); break;
+    case 9:
+        cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_block);
+        device_ticket.fetch_add(1, cuda::memory_order_relaxed);
+        break;
+    case 10:
+        cuda::atomic_thread_fence(cuda::memory_order_relaxed, cuda::thread_scope_device);
+        device_ticket.fetch_add(1, cuda::memory_order_relaxed);
+        break;
+    case 11: counter->fetch_add(1, cuda::memory_order_relaxed); break;
+    case 12: cuda::std::atomic_ref<unsigned>(*tickets).fetch_add(1, cuda::std::memory_order_relaxed); break;
+    case 13: device_ticket.fetch_add(2, cuda::memory_order_relaxed); break;  // adds 2: no ticket
+    case 14: ++*reinterpret_cast<cuda::atomic<unsigned, cuda::thread_scope_block>*>(tickets); break;
+    }
 }
 
 // The same ticket on a 64-bit counter.
@@ -310,6 +351,10 @@ void atomics(const int* in, int n, int* sum, int* biggest, unsigned* ticket, flo
 void tickets(float* partials, unsigned* tickets, int* data, int fence, int blocks)
 {
     ::tickets<<<blocks, 64>>>(partials, tickets, data, fence);
+}
+void libcu_tickets(float* partials, unsigned* tickets, int mode, int blocks)
+{
+    ::libcu_tickets<<<blocks, 64>>>(partials, tickets, mode);
 }
 void wide_tickets(float* partials, unsigned long long* tickets, int fence, int blocks)
 {

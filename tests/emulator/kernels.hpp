@@ -16,6 +16,14 @@ void atomics(const int* in, int n, int* sum, int* biggest, unsigned* ticket, flo
 // 2: __threadfence(), 3: __threadfence() then two tickets) and takes a ticket: atomicAdd(tickets, 1u);
 // every thread also adds 1 to *data, an int (not a ticket).
 void tickets(float* partials, unsigned* tickets, int* data, int fence, int blocks);
+// The ticket with libcu++: 0 fetch_add(1, acq_rel), 1 release, 2 seq_cst on a device-scope atomic_ref;
+// 3 a release fence of device scope, then a relaxed fetch_add; 4 cuda::std::atomic_thread_fence
+// (system scope), then relaxed; 5 ++ on a cuda::atomic of device scope (all pass); 6 relaxed alone;
+// 7 acquire; 8 acq_rel of block scope; 9 a block-scope fence, then relaxed; 10 a relaxed fence, then
+// relaxed; 11 relaxed on a cuda::atomic; 12 relaxed on a cuda::std::atomic_ref (all refused while
+// required); 13 fetch_add(2), relaxed: an add, not a ticket; 14 ++ on a cuda::atomic of block scope
+// (refused, the report naming the kernel's line, not the header's).
+void libcu_tickets(float* partials, unsigned* tickets, int mode, int blocks);
 // The same on a 64-bit counter (fence 0 or 2): atomicAdd(tickets, 1ull).
 void wide_tickets(float* partials, unsigned long long* tickets, int fence, int blocks);
 void grid_indices(unsigned* out);  // grid 3x2 of blocks 4x5: out[y * 12 + x] = y * 1000 + x

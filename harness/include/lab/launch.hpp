@@ -21,12 +21,40 @@ namespace lab {
 template <typename... Params, typename... Args>
 void launch(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared_bytes, Args&&... args)
 {
-    static_assert(sizeof...(Params) == sizeof...(Args), "lab::launch: wrong number of kernel arguments");
 #if defined(LAB_BACKEND_CPU)
-    cpu::launch(kernel, grid, block, shared_bytes, static_cast<Params>(std::forward<Args>(args))...);
+    // (It converts each argument to its parameter's type, and counts a kernel's __cluster_dims__,
+    // which the CPU backend carries as a last parameter of its own, out of the arguments.)
+    cpu::launch(kernel, grid, block, shared_bytes, std::forward<Args>(args)...);
 #else
+    static_assert(sizeof...(Params) == sizeof...(Args), "lab::launch: wrong number of kernel arguments");
     kernel<<<grid, block, shared_bytes>>>(static_cast<Params>(std::forward<Args>(args))...);
     check_cuda(cudaGetLastError(), "kernel launch", __FILE__, __LINE__);
+#endif
+}
+
+// The same in clusters of `cluster` blocks (thread-block clusters, compute capability 9.0): the
+// grid's dimensions must be multiples of the cluster's. A kernel with __cluster_dims__ takes its
+// clusters from it with launch() as well.
+template <typename... Params, typename... Args>
+void launch_cluster(void (*kernel)(Params...), dim3 grid, dim3 block, dim3 cluster, std::size_t shared_bytes, Args&&... args)
+{
+#if defined(LAB_BACKEND_CPU)
+    cpu::launch_clustered(kernel, grid, block, shared_bytes, cluster, std::forward<Args>(args)...);
+#else
+    static_assert(sizeof...(Params) == sizeof...(Args), "lab::launch_cluster: wrong number of kernel arguments");
+    cudaLaunchConfig_t config{};
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = shared_bytes;
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = cluster.x;
+    attribute.val.clusterDim.y = cluster.y;
+    attribute.val.clusterDim.z = cluster.z;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    check_cuda(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(std::forward<Args>(args))...), "kernel launch",
+               __FILE__, __LINE__);
 #endif
 }
 

@@ -30,11 +30,19 @@
 
 namespace lab::cpu {
 
-struct ThreadContext {
-    uint3 thread_idx;
+// What every thread of a block shares, and what each has of its own: small, since a thread's
+// context lies in the one cache line of its fiber that a switch to it reads.
+struct BlockContext {
     uint3 block_idx;
     dim3 block_dim;
     dim3 grid_dim;
+    unsigned rank;          // the block's rank in its cluster (0 without clusters)
+    dim3 cluster_dim;       // blocks per cluster, (1,1,1) without clusters
+    uint3 cluster_block;    // the block's index within its cluster
+};
+struct ThreadContext {
+    uint3 thread_idx;
+    const BlockContext* block;
 };
 
 // The context of the CUDA thread running on this worker right now.
@@ -42,6 +50,9 @@ extern __thread const ThreadContext* tls_context;
 
 enum class BarrierKind : unsigned char { plain, count, all, any };
 int barrier(BarrierKind kind, int predicate, const char* name, const char* file, int line);
+// __syncthreads(): barrier(BarrierKind::plain, ...) with nothing to return, the commonest call of
+// all, with an entry of its own that passes fewer arguments.
+void sync_threads(const char* file, int line);
 
 enum class WarpKind : unsigned char {
     sync,
@@ -61,6 +72,12 @@ enum class WarpKind : unsigned char {
 std::uint64_t warp_op(WarpKind kind, unsigned mask, std::uint64_t value, int arg, int width, const char* name,
                       const char* file, int line);
 unsigned active_mask(const char* file, int line);
+
+// Thread-block clusters (cooperative_groups.h, cluster_group): the cluster's barrier, and a
+// shared-memory address of the running thread's block mapped to the block of rank `rank`.
+void cluster_barrier(const char* file, int line);
+void* map_shared_rank(const void* address, unsigned rank, const char* file, int line);
+unsigned query_shared_rank(const void* address, const char* file, int line);
 
 // A fence; of the device's (or the system's) scope unless `device` is false (__threadfence_block,
 // which orders nothing for other blocks, and so does not clear the way for a ticket).
@@ -83,13 +100,30 @@ inline bool loop_point()
     return true;
 }
 
-// Called where a __shared__ array is declared (the rewriter inserts the call): poisons the array
-// the first time a block reaches the declaration, so a read of a slot no thread of this block
-// wrote gives garbage, as it can on a GPU, instead of the previous block's value.
-void shared_declared(void* address, std::size_t bytes);
-// Storage for one __shared__ variable declared inside a function, on this worker: it ends at a
-// guard page, so the first byte past its end faults and the fault report names the array.
-void* shared_storage(std::size_t bytes, std::size_t alignment, const char* name, const char* file, int line);
+// The most blocks a cluster may have (CUDA's limit with cudaFuncAttributeNonPortableClusterSizeAllowed;
+// 8 without it).
+inline constexpr unsigned kMostClusterBlocks = 16;
+
+// One __shared__ variable declared inside a function, on one worker: its storage for each block of
+// a cluster, each ending at a guard page, so the first byte past its end faults and the fault
+// report names the array; the same memory mapped a second time, where the other blocks of a
+// cluster reach it (map_shared_rank), open only while they may; and the block each was last
+// poisoned for, so that a read of a slot no thread of the block wrote gives garbage, as it can on
+// a GPU, instead of an earlier block's value.
+struct SharedDeclaration {
+    std::size_t bytes, alignment;
+    const char* name;
+    const char* file;
+    int line;
+    void* storage[kMostClusterBlocks];
+    void* remote[kMostClusterBlocks];
+    std::uint64_t prepared_for[kMostClusterBlocks];
+};
+// Makes and poisons the storage of `declaration` for block `rank` of the block in progress.
+void prepare_shared(SharedDeclaration& declaration, unsigned rank);
+// The cluster this worker runs, as a number that changes with every one: shared_array prepares a
+// block's storage once, not once per thread.
+extern __thread std::uint64_t tls_block_generation;
 
 // What the rewriter turns `__shared__ T a[N];` into: `auto& a = shared_array<T[N]>([] {}, ...)`.
 // The lambda makes each declaration (and each instantiation of a template kernel) a function of
@@ -99,10 +133,11 @@ Type& shared_array(Declaration, const char* name, const char* file, int line)
 {
     static_assert(std::is_trivially_destructible_v<std::remove_all_extents_t<std::remove_cv_t<Type>>>,
                   "a __shared__ variable cannot have a type with a constructor or destructor");
-    static thread_local void* storage = nullptr;
-    if (!storage) storage = shared_storage(sizeof(Type), alignof(Type), name, file, line);
-    shared_declared(storage, sizeof(Type));
-    return *static_cast<Type*>(storage);
+    static thread_local SharedDeclaration declaration{sizeof(Type), alignof(Type), name, file, line, {}, {}, {}};
+    const unsigned rank = tls_context ? tls_context->block->rank : 0;
+    if (declaration.prepared_for[rank] != tls_block_generation || !declaration.storage[rank])
+        prepare_shared(declaration, rank);
+    return *static_cast<Type*>(declaration.storage[rank]);
 }
 // The block's dynamic shared memory (extern __shared__), sized by the launch.
 void* dynamic_shared_memory();
@@ -133,9 +168,9 @@ T from_bits(std::uint64_t bits)
 }  // namespace lab::cpu
 
 #define threadIdx (::lab::cpu::tls_context->thread_idx)
-#define blockIdx (::lab::cpu::tls_context->block_idx)
-#define blockDim (::lab::cpu::tls_context->block_dim)
-#define gridDim (::lab::cpu::tls_context->grid_dim)
+#define blockIdx (::lab::cpu::tls_context->block->block_idx)
+#define blockDim (::lab::cpu::tls_context->block->block_dim)
+#define gridDim (::lab::cpu::tls_context->block->grid_dim)
 // Not a constant expression, as in CUDA: `int a[warpSize]` or `if constexpr (warpSize == 32)`
 // does not compile with nvcc either.
 extern const int warpSize;
@@ -144,7 +179,7 @@ extern const int warpSize;
 
 inline void __syncthreads(const char* file = __builtin_FILE(), int line = __builtin_LINE())
 {
-    lab::cpu::barrier(lab::cpu::BarrierKind::plain, 0, "__syncthreads", file, line);
+    lab::cpu::sync_threads(file, line);
 }
 inline int __syncthreads_count(int predicate, const char* file = __builtin_FILE(), int line = __builtin_LINE())
 {

@@ -9,7 +9,9 @@
 //   - in shared memory, the wavefronts it needs: 32 banks of 4-byte words, a bank serving one word
 //     per wavefront, the same word to several lanes once (a broadcast);
 //   - in device memory, the 32-byte sectors it touches, the fewest its bytes would fit in, and
-//     its bytes read or written.
+//     its bytes read or written;
+//   - in another block's shared memory (distributed shared memory, through a thread-block
+//     cluster's map_shared_rank), the request and its bytes.
 // Only memory instructions are seen (not arithmetic), and local variables (a thread's own stack)
 // are left out, as registers on a GPU. A GPU's compiler may merge or vectorise accesses, which this
 // does not model: the counts are the source's accesses, one per element it names.
@@ -31,7 +33,9 @@ struct Counts {
     std::uint64_t shared_requests = 0, shared_wavefronts = 0, shared_bytes = 0;
     std::uint64_t global_requests = 0, global_sectors = 0, global_read = 0, global_written = 0;
     std::uint64_t global_least_sectors = 0;  // the fewest sectors the requests' bytes fit in (coalesced)
+    std::uint64_t distributed_requests = 0, distributed_bytes = 0;  // another block's shared memory
     std::uint64_t barriers = 0, warp_syncs = 0, shuffles = 0;  // per block (barriers) and per warp
+    std::uint64_t cluster_barriers = 0;  // the cluster's barriers a block passed, per block
 
     void add(const Counts& other);
 };
@@ -53,7 +57,7 @@ struct BlockStep {
 struct Launch {
     std::string kernel;
     unsigned grid = 0, block = 0;
-    std::vector<Counts> steps;  // step k: after the block's k-th __syncthreads(), summed over the blocks
+    std::vector<Counts> steps;  // step k: after the block's k-th barrier (its own or its cluster's), summed over the blocks
     Counts total;
     std::vector<Site> sites;    // by code address
     std::vector<BlockStep> block0;

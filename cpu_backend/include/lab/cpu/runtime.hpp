@@ -33,6 +33,7 @@ enum cudaError_t {
     cudaErrorLaunchTimeout = 702,
     cudaErrorMisalignedAddress = 716,
     cudaErrorLaunchFailure = 719,
+    cudaErrorInvalidClusterSize = 912,
     cudaErrorUnknown = 999,
 };
 using cudaError = cudaError_t;
@@ -47,6 +48,7 @@ enum cudaMemcpyKind {
 
 enum cudaFuncAttribute {
     cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+    cudaFuncAttributeNonPortableClusterSizeAllowed = 12,
 };
 
 enum cudaDeviceAttr {
@@ -79,6 +81,37 @@ struct CUevent_st;
 using cudaEvent_t = CUevent_st*;
 struct CUstream_st;
 using cudaStream_t = CUstream_st*;
+
+// cudaLaunchKernelEx's configuration (lab/cpu/launch.hpp). Of the attributes, the cluster's
+// dimensions count here; the others are accepted and have no effect. Its grid and block are
+// spelled cpu_gridDim and cpu_blockDim: gridDim and blockDim are macros on this backend (the
+// built-in variables), and the source rewriter turns a kernel file's config.gridDim into
+// config.cpu_gridDim.
+enum cudaLaunchAttributeID {
+    cudaLaunchAttributeIgnore = 0,
+    cudaLaunchAttributeCooperative = 2,
+    cudaLaunchAttributeClusterDimension = 4,
+    cudaLaunchAttributeClusterSchedulingPolicyPreference = 5,
+};
+union cudaLaunchAttributeValue {
+    char pad[64];
+    struct {
+        unsigned x, y, z;
+    } clusterDim;
+    int cooperative;
+};
+struct cudaLaunchAttribute {
+    cudaLaunchAttributeID id;
+    cudaLaunchAttributeValue val;
+};
+struct cudaLaunchConfig_t {
+    dim3 cpu_gridDim;
+    dim3 cpu_blockDim;
+    std::size_t dynamicSmemBytes = 0;
+    cudaStream_t stream = nullptr;
+    cudaLaunchAttribute* attrs = nullptr;
+    unsigned numAttrs = 0;
+};
 
 cudaError_t cudaMalloc(void** pointer, std::size_t bytes);
 // CUDA's runtime header has this overload too: cudaMalloc(&typed_pointer, bytes) with no cast.
@@ -134,6 +167,9 @@ void set_schedule(Schedule order, unsigned long long seed = 0);
 void require_ticket_fence(bool on);
 Schedule schedule();
 const char* name_of(Schedule order);  // "forward", "reverse", "random"
+
+// Refuses a launch before it starts, for `why`: the error cudaGetLastError() gives next.
+cudaError_t refuse_launch(const char* why);
 
 // What the emulator knows about the last error beyond its CUDA code: the kernel, the thread,
 // the source line and what to do. Empty when there is nothing more to say.

@@ -3,8 +3,11 @@
 // warp-level reductions use (this_thread_block, tiled_partition<N>, the tiles' shuffles, votes
 // and sync, cg::reduce in <cooperative_groups/reduce.h>). Each call maps onto the backend's
 // barriers and warp intrinsics, so it is checked as they are: a tile's shuffle waits for the
-// tile's lanes, and a thread_block's sync is __syncthreads(). Grid-wide groups (this_grid) need a
-// cooperative launch and are not supported.
+// tile's lanes, and a thread_block's sync is __syncthreads(). A thread-block cluster
+// (this_cluster) is the blocks of a cluster, run together on one worker: its sync is a barrier over
+// all their threads, and map_shared_rank reads another block's shared memory (distributed shared
+// memory), checked as the block's own is. Grid-wide groups (this_grid) need a cooperative launch
+// and are not supported.
 #pragma once
 
 #include "lab/cpu/device.hpp"
@@ -98,9 +101,61 @@ thread_block_tile<kSize> tiled_partition(const thread_block&)
     return {};
 }
 
+// The blocks of a thread-block cluster (__cluster_dims__, or cudaLaunchKernelEx with
+// cudaLaunchAttributeClusterDimension). A launch without clusters makes every block a cluster of one.
+class cluster_group {
+public:
+    // Every thread of every block of the cluster must reach it, at the same call.
+    static void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE())
+    {
+        lab::cpu::cluster_barrier(file, line);
+    }
+    // `address` in this block's shared memory, in block `rank`'s: the same variable, at the same offset.
+    template <typename T>
+    static T* map_shared_rank(T* address, int rank, const char* file = __builtin_FILE(), int line = __builtin_LINE())
+    {
+        return static_cast<T*>(lab::cpu::map_shared_rank(address, static_cast<unsigned>(rank), file, line));
+    }
+    static unsigned query_shared_rank(const void* address, const char* file = __builtin_FILE(), int line = __builtin_LINE())
+    {
+        return lab::cpu::query_shared_rank(address, file, line);
+    }
+    static unsigned block_rank() { return lab::cpu::tls_context->block->rank; }
+    static dim3 block_index() { return lab::cpu::tls_context->block->cluster_block; }
+    static dim3 dim_blocks() { return lab::cpu::tls_context->block->cluster_dim; }
+    static unsigned num_blocks()
+    {
+        const dim3 d = dim_blocks();
+        return d.x * d.y * d.z;
+    }
+    static unsigned thread_rank()
+    {
+        return block_rank() * static_cast<unsigned>(this_thread_block().num_threads()) +
+               static_cast<unsigned>(this_thread_block().thread_rank());
+    }
+    static dim3 thread_index()
+    {
+        const dim3 b = block_index();
+        return dim3(b.x * blockDim.x + threadIdx.x, b.y * blockDim.y + threadIdx.y, b.z * blockDim.z + threadIdx.z);
+    }
+    static dim3 dim_threads()
+    {
+        const dim3 d = dim_blocks();
+        return dim3(d.x * blockDim.x, d.y * blockDim.y, d.z * blockDim.z);
+    }
+    static unsigned num_threads() { return num_blocks() * static_cast<unsigned>(this_thread_block().num_threads()); }
+    static unsigned size() { return num_threads(); }
+};
+
+inline cluster_group this_cluster() { return {}; }
+
 inline void sync(const thread_block& block, const char* file = __builtin_FILE(), int line = __builtin_LINE())
 {
     block.sync(file, line);
+}
+inline void sync(const cluster_group& cluster, const char* file = __builtin_FILE(), int line = __builtin_LINE())
+{
+    cluster.sync(file, line);
 }
 template <unsigned kSize>
 void sync(const thread_block_tile<kSize>& tile, const char* file = __builtin_FILE(), int line = __builtin_LINE())
