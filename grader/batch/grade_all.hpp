@@ -30,7 +30,7 @@ struct BatchOptions {
     int per_gpu = 3;             // workers sharing one GPU: their cases and tools share it, each speed has it alone
     std::vector<std::string> gpus;  // the GPUs lab-grade may use, as CUDA_VISIBLE_DEVICES names them; none on the CPU backend
     std::string lms_roster;      // a roster of LMS ids: canvas.csv and moodle.csv are written at the end (lms.hpp)
-    std::string lms_assignment = "CUDA reduction lab";
+    std::string lms_assignment;  // the assignment's name: the class page's title and the LMS export's column ("" keeps OUT's)
     bool no_reuse = false;       // grade every rung of a changed submission again (else unchanged rungs keep their grade)
     std::string grader;          // this lab-grade's path
     SlurmOptions slurm;
@@ -57,6 +57,9 @@ int write_similarity_reports(const std::string& out, const std::vector<std::stri
 int similarity_report(const std::string& out, const SimilarityOptions& options);
 
 struct LmsExport;
+// The assignment's name OUT's class was graded under (--assignment, kept in class.json).
+std::string class_assignment(const std::string& out);
+
 // What export_lms wrote and warned of, on stdout.
 void print_lms_export(const LmsExport& done);
 

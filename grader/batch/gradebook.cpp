@@ -291,8 +291,15 @@ std::string gradebook_csv(const std::vector<Outcome>& outcomes)
     for (const std::string& id : rungs) text += "," + id;
     for (const std::string& c : kCategories) text += "," + c;
     text += ",late_penalty,seed,host,device\n";
+    std::string max;  // the rubric's, the same for every student
+    for (const Outcome& o : outcomes)
+        if (o.graded && max.empty()) max = points(o.grade.at("max").get<double>());
     for (const Outcome& o : outcomes) {
         text += lab::csv_field(o.id);
+        if (o.no_submission) {
+            text += ",no submission,0.00," + max + std::string(rungs.size() + kCategories.size() + 4, ',') + "\n";
+            continue;
+        }
         if (!o.graded) {
             text += "," + lab::csv_field("not graded: " + o.why_not) + ",,";
             text += std::string(rungs.size() + kCategories.size() + 4, ',') + "\n";
