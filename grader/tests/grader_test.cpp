@@ -20,6 +20,7 @@
 #include "integrity.hpp"
 #include "builder.hpp"
 #include "judge.hpp"
+#include "lab/device.hpp"
 #include "lab/registry.hpp"
 #include "lab/text.hpp"
 #include "plan.hpp"
@@ -566,6 +567,31 @@ TEST(Rubric, TheHiddenSeedIsNotTheReportsAndCanBePinned)
     EXPECT_TRUE(pinned.hidden_details);
     EXPECT_EQ(hidden_seed(pinned, 1), 0xffu);
     EXPECT_EQ(hidden_seed(pinned, 2), 0xffu);
+}
+
+// Without a GPU a case is left to a GPU when it is large in elements or in threads launched (16384
+// rows of one column: 16384 blocks, half a minute a case on the CPU backend), and says so; the
+// kit's rubric runs every other case of every group, the hidden ones included.
+TEST(Plan, TheCpuBackendLeavesToAGpuWhatIsLargeInElementsOrInThreads)
+{
+    if (!lab::device_status().emulated) GTEST_SKIP() << "on a GPU every case runs";
+    const Rubric kit = load_rubric(std::string(LAB_SOURCE_DIR) + "/grader/rubric.toml");
+    const auto cases = plan_cases(lab::Registry::kit().get("12_real_kernels"), kit, 1, 2);
+    int many_rows = 0, long_rows = 0, hidden = 0;
+    for (const PlannedCase& p : cases) {
+        if (p.c.group == "many_rows") {
+            ++many_rows;
+            EXPECT_NE(p.skip.find("threads launched"), std::string::npos) << p.c.name << ": " << p.skip;
+        }
+        if (p.c.group == "long_rows" && p.c.n <= 262144) {
+            EXPECT_TRUE(p.skip.empty()) << p.c.name << ": " << p.skip;
+            ++long_rows;
+        }
+        hidden += p.hidden && p.skip.empty();
+    }
+    EXPECT_GT(many_rows, 0);
+    EXPECT_GT(long_rows, 0);
+    EXPECT_GT(hidden, 0);
 }
 
 // A rubric that lists the CPU backend's groups names every other one at grading time.
