@@ -490,7 +490,6 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     }
     g.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     g.cpu = cpu_of_this_grading();
-    if (!g.late.note.empty()) std::cout << "  late policy: " << g.late.note << '\n';
     // Only the rungs the course assigns are graded and reported.
     g.rungs.erase(std::remove_if(g.rungs.begin(), g.rungs.end(), [&](const RungResult& r) { return !rubric.assigned(r.id); }),
                   g.rungs.end());

@@ -182,6 +182,7 @@ TEST(ClassSummary, ARosterStudentWithoutASubmissionIsNamed)
     EXPECT_NE(csv.find("\nzed,no submission,0.00,9.00,"), std::string::npos) << csv;
     const std::string md = lab::batch::class_summary_markdown(outcomes, "Lab 3: class grades");
     EXPECT_EQ(md.rfind("# Lab 3: class grades\n", 0), 0u) << md;
+    EXPECT_NE(md.find("1 of 1 submissions graded (and 1 student of the LMS roster handed nothing in)"), std::string::npos) << md;
     EXPECT_NE(md.find("zed: no submission"), std::string::npos) << md;
     const std::string html = lab::batch::class_summary_html(outcomes, "Lab 3: class grades");
     EXPECT_NE(html.find("<title>Lab 3: class grades</title>"), std::string::npos);
