@@ -98,8 +98,10 @@ int selftest(const Kit& kit, const std::string& only, const std::string& seed, b
 int doctor(const Kit& kit);
 int test(const Kit& kit, const std::string& key);  // "" for every rung
 // The student's loop: rung NN ("": the first not done) built and checked small cases first
-// (cli/check.cpp); with a case name, that case alone.
-int check(const Kit& kit, const std::string& key, const std::string& case_name);
+// (cli/check.cpp); with a case name, that case alone. On the CPU backend its larger cases are a
+// sample, one of each shape drawn by `seed` (a fresh one when ""), unless `all_cases`.
+int check(const Kit& kit, const std::string& key, const std::string& case_name, const std::string& seed = "",
+          bool all_cases = false);
 int status(const Kit& kit, bool run_checks);
 int watch(const Kit& kit, const std::string& key, const std::string& mode);  // mode: "", "poll" or "manual"
 // ./lab hint: key a rung, a TODO's name or "" (the first rung not done); level 0 (one further) or 1-3.

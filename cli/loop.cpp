@@ -55,6 +55,7 @@ struct LoopOutcome {
     std::string verdict = "correct";  // correct, todos (not finished), failing, fast, slow (GPU)
     std::string first_failing;
     int passed = 0, failed = 0, skipped = 0;
+    int left_out = 0;  // larger cases the CPU backend's sample did not run (never counted as passed)
 };
 
 void write_progress(const Loop& o, const LoopOutcome& outcome)
@@ -63,7 +64,8 @@ void write_progress(const Loop& o, const LoopOutcome& outcome)
     const nlohmann::json j{{"rung", o.rung->id},          {"stamp", o.stamp},
                            {"verdict", outcome.verdict}, {"first_failing", outcome.first_failing},
                            {"passed", outcome.passed},  {"failed", outcome.failed},
-                           {"skipped", outcome.skipped}, {"backend", o.cpu ? "cpu" : "cuda"}};
+                           {"skipped", outcome.skipped}, {"left_out", outcome.left_out},
+                           {"backend", o.cpu ? "cpu" : "cuda"}};
     std::ofstream(o.progress) << lab::json_text(j, 1) << "\n";
 }
 
@@ -208,15 +210,31 @@ int student_loop(const Loop& o, std::ostream& out)
             if (rungs[i].id == rung.id) return &rungs[i + 1];
         return nullptr;
     };
-    const std::string larger = std::to_string(large.size()) + " larger cases (up to " + size_words(largest) + " elements)";
+    // On the CPU backend the larger cases take most of a minute: the loop runs one of each shape,
+    // as ./lab run does, and says which seed drew them and which command runs them all.
+    std::size_t all_large = large.size();
+    if (!o.sample.empty() && !large.empty()) {
+        const std::vector<bool> runs = cpu_sample(plan, *lab::parse_seed_text(o.sample));
+        std::vector<const RungTest*> kept;
+        for (const RungTest* t : large)
+            if (runs[static_cast<std::size_t>(t - plan.data())]) kept.push_back(t);
+        outcome.left_out = static_cast<int>(large.size() - kept.size());
+        large = kept;
+    }
+    const std::string larger = outcome.left_out == 0
+                                   ? std::to_string(large.size()) + " larger cases (up to " + size_words(largest) + " elements)"
+                                   : std::to_string(large.size()) + " of its " + std::to_string(all_large) +
+                                         " larger cases (up to " + size_words(largest) + " elements), one of each shape";
     out << "rung " << rung.id << ": the " << small.size() << " small cases first\n" << std::flush;
     if (!run_stage(o, out, small, large.empty() ? "" : "the " + larger + "; they run once every small case passes.", outcome)) {
         write_progress(o, outcome);
         return 1;
     }
+    if (o.before_larger) o.before_larger();
     if (!large.empty()) {
-        out << "rung " << rung.id << ": now the " << larger << (o.cpu ? " (most of a minute on the CPU backend)" : "") << "\n"
-            << std::flush;
+        out << "rung " << rung.id << ": now the " << larger
+            << (outcome.left_out ? " (drawn by seed " + o.sample + ")" : o.cpu ? " (most of a minute on the CPU backend)" : "")
+            << "\n" << std::flush;
         if (!run_stage(o, out, large, "", outcome)) {
             write_progress(o, outcome);
             return 1;
@@ -237,8 +255,12 @@ int student_loop(const Loop& o, std::ostream& out)
     }
     out << "rung " << rung.id << " is correct: " << outcome.passed << " cases pass";
     if (outcome.skipped) out << ", " << outcome.skipped << " skipped (above)";
+    if (outcome.left_out) out << ", " << outcome.left_out << " larger ones left out";
     out << (outcome.verdict == "fast" ? ", and it is fast enough" : outcome.verdict == "slow" ? ", but not fast enough yet" : "")
         << ".\n";
+    if (outcome.left_out)
+        out << "The CPU backend ran one larger case of each shape: ./lab check " << rung.number << " --seed " << o.sample
+            << " runs the same ones again, ./lab test " << rung.number << " every one.\n";
     if (o.cpu && !speed.empty()) out << "Speed is measured on a GPU only: ./lab bench " << rung.number << " there.\n";
     if (const RungInfo* next = next_rung())
         out << "Next: rung " << next->id << " (" << next->title << "): ./lab check " << next->number
