@@ -41,10 +41,11 @@ int check_rung(const Kit& kit, const RungInfo& rung, const std::string& case_nam
     loop.case_name = case_name;
     if (loop.cpu && case_name.empty()) loop.sample = sample;
     // Where nvcc checks the kernel (a CPU tree on a machine with nvcc), that check is built apart, once
-    // the small cases pass: nvcc's seconds come after the first verdict, and before the rung is correct.
+    // the small cases pass and beside the larger ones: nvcc's seconds come after the first verdict,
+    // and before the rung is correct.
     if (loop.cpu && nvcc_checks(kit, preset))
-        loop.before_larger = [&kit, &rung, preset] {
-            kit.build_quietly(preset, {"rung_" + rung.id + "_nvcc"}, kit.tree(preset) + "/build-" + rung.id + "-nvcc.log");
+        loop.beside_larger = [&kit, &rung, preset] {
+            kit.build_quietly(preset, {"rung_" + rung.id + "_nvcc"}, kit.tree(preset) + "/build-" + rung.id + "-nvcc.log", true);
         };
     if (case_name.empty() && cases_seed_from_environment()) {
         // A grading's inputs (its report's seed): a check for finding what the grading found, not

@@ -70,7 +70,10 @@ public:
     Failure build_failure(const std::string& preset, const std::string& log) const;
     // The same, with the build's output in `log`, shown (without the build's progress lines) only
     // when the build fails: the student's loop, where a good build should say nothing.
-    void build_quietly(const std::string& preset, const std::vector<std::string>& targets, const std::string& log) const;
+    // With `errors_in_failure`, a failed build's messages go into the Failure it throws, not to the
+    // terminal (a build on another thread, whose caller says them in turn: ./lab check's nvcc check).
+    void build_quietly(const std::string& preset, const std::vector<std::string>& targets, const std::string& log,
+                       bool errors_in_failure = false) const;
     // lab-summary on a tree's results; returns its exit status.
     int summary(const std::string& preset, const std::vector<std::string>& args) const;
     // Builds lab-grade in the TREE ("solutions" or "exercises") for this machine and runs

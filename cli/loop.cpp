@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -232,16 +233,21 @@ int student_loop(const Loop& o, std::ostream& out)
         write_progress(o, outcome);
         return 1;
     }
-    if (o.before_larger) o.before_larger();
+    // The nvcc check (one core's work for a few seconds) beside the larger cases; a larger case
+    // that fails is the verdict, else nvcc's refusal is (get() throws it).
+    std::future<void> beside;
+    if (o.beside_larger) beside = std::async(std::launch::async, o.beside_larger);
     if (!large.empty()) {
         out << "rung " << rung.id << ": now the " << larger
             << (outcome.left_out ? " (drawn by seed " + o.sample + ")" : o.cpu ? " (most of a minute on the CPU backend)" : "")
             << "\n" << std::flush;
         if (!run_stage(o, out, large, "", outcome)) {
+            if (beside.valid()) beside.wait();
             write_progress(o, outcome);
             return 1;
         }
     }
+    if (beside.valid()) beside.get();
     if (!speed.empty() && !o.cpu) {
         out << "rung " << rung.id << ": correct; now its speed on this GPU\n" << std::flush;
         bool slow = false, fast = true;

@@ -22,9 +22,10 @@ struct Loop {
     // The CPU backend's sample of the larger cases (lab::cpu_sample: one of each shape), by this
     // seed as ./lab run prints it; "" runs every case.
     std::string sample;
-    // Run once the small cases pass, before the larger ones: the rung's nvcc check where it is a
-    // target apart (check.cpp). It throws, with nvcc's error, where nvcc refuses the kernel.
-    std::function<void()> before_larger;
+    // Run once the small cases pass, beside the larger ones (another thread), and waited for before
+    // the rung is correct: the rung's nvcc check where it is a target apart (check.cpp). It throws,
+    // with nvcc's error, where nvcc refuses the kernel.
+    std::function<void()> beside_larger;
 };
 
 // The loop's report goes to `out`; its exit status: 0 correct (and on a GPU fast enough), 1 not,
