@@ -23,6 +23,7 @@
 #include "lab/device.hpp"
 #include "lab/registry.hpp"
 #include "lab/text.hpp"
+#include "categories.hpp"
 #include "plan.hpp"
 #include "reuse.hpp"
 #include "rubric.hpp"

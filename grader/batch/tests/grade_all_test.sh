@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Kit.Grader.GradeAll: grade-all over a class made from the corpus, on this machine.
-#   grade_all_test.sh LAB_GRADE KIT WORK
+#   grade_all_test.sh LAB_GRADE_ALL KIT WORK
 # Checks: a second grade-all on the same output while one runs is refused; one killed with SIGKILL
 # takes its grading with it and the next run goes on; an interrupted run keeps what it finished and the next run goes on from there; a broken
 # submission is reported, not fatal, and tried again; a changed submission is graded again; OUT
@@ -118,7 +118,7 @@ cheat = next(s for s in state["students"] if s["id"] == "cheat")
 state["students"].append(dict(cheat, id="copier"))
 json.dump(state, open(sys.argv[1], "w"))
 PY
-"$grade" similarity "$work/similar" >"$work/similar.log" 2>&1 || fail "lab-grade similarity: $(cat "$work/similar.log")"
+"$grade" similarity "$work/similar" >"$work/similar.log" 2>&1 || fail "lab-grade-all similarity: $(cat "$work/similar.log")"
 grep -q 'similarity: 5 graded students compared; 1 pairs listed' "$work/similar.log" \
   && grep -q '^### cheat and copier: ' "$work/similar/similarity.md" \
   || fail "the copied file was not listed: $(cat "$work/similar.log"; grep -A3 '^## ' "$work/similar/similarity.md")"
