@@ -1,7 +1,7 @@
 // ./lab grade SUBMISSION ..., ./lab grade-all CLASS ... and the commands on a graded class
 // (./lab class-report OUT, ./lab similarity OUT, ./lab lms-export OUT --roster R): each handed to
-// the grader's lab-grade (grader/README.md, grader/batch/README.md), built in the reference
-// solutions' tree for this machine, which parses the arguments, --help included.
+// the grader's lab-grade, or for a class its lab-grade-all (grader/README.md, grader/batch/README.md),
+// built in the reference solutions' tree for this machine, which parses the arguments, --help included.
 
 #include "kit.hpp"
 
@@ -12,7 +12,7 @@ namespace {
 int hand_over(const Kit& kit, const std::string& command, const std::vector<std::string>& args, const std::string& usage)
 {
     if (args.empty()) throw Failure("usage: ./lab " + command + " " + usage + " (./lab " + command + " --help says more)", 2);
-    return kit.lab_grade("solutions", command, args);
+    return kit.lab_grade("solutions", command, args, command == "grade" ? "lab-grade" : "lab-grade-all");
 }
 
 }  // namespace

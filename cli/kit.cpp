@@ -439,26 +439,27 @@ int Kit::summary(const std::string& preset, const std::vector<std::string>& args
     return run(command);
 }
 
-int Kit::lab_grade(const std::string& tree_name, const std::string& subcommand, const std::vector<std::string>& args) const
+int Kit::lab_grade(const std::string& tree_name, const std::string& subcommand, const std::vector<std::string>& args,
+                   const std::string& grader) const
 {
     require_toolchain();
     const std::string preset = preset_for(tree_name);
     const bool help = std::find(args.begin(), args.end(), "--help") != args.end() ||
                       std::find(args.begin(), args.end(), "-h") != args.end();
     if (!help) {
-        build_with_progress(preset, {"lab-grade"});
+        build_with_progress(preset, {grader});
     } else {
         // The usage alone on the standard output: the build (a few minutes the first time) into a log,
         // a line on the standard error while it runs, and nothing more unless it fails.
-        if (!fs::exists(program(preset, "lab-grade"))) std::cerr << "lab: building the grader first (once)...\n";
+        if (!fs::exists(program(preset, grader))) std::cerr << "lab: building the grader first (once)...\n";
         const std::string log = build + "/help-" + preset + ".log";
         fs::create_directories(build);
         if (!fs::exists(tree(preset) + "/build.ninja") &&
             run_logged(configure_command(preset), log, {}, {}, root) != 0)
             throw Failure("configuring build/" + preset + " failed; the log: " + log);
-        if (build_targets(preset, {"lab-grade"}, log) != 0) throw build_failure(preset, log);
+        if (build_targets(preset, {grader}, log) != 0) throw build_failure(preset, log);
     }
-    std::vector<std::string> command{program(preset, "lab-grade"), subcommand};
+    std::vector<std::string> command{program(preset, grader), subcommand};
     command.insert(command.end(), args.begin(), args.end());
     // Its usage names the command as it was typed (./lab grade-all), not the build tree's program.
     return run(command, {{"LAB_COMMAND_NAME", "./lab"}});

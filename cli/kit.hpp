@@ -76,9 +76,10 @@ public:
                        bool errors_in_failure = false) const;
     // lab-summary on a tree's results; returns its exit status.
     int summary(const std::string& preset, const std::vector<std::string>& args) const;
-    // Builds lab-grade in the TREE ("solutions" or "exercises") for this machine and runs
-    // `lab-grade SUBCOMMAND ARGS...`; its exit code.
-    int lab_grade(const std::string& tree, const std::string& subcommand, const std::vector<std::string>& args) const;
+    // Builds the grader's PROGRAM (lab-grade, or lab-grade-all for a class) in the TREE ("solutions"
+    // or "exercises") for this machine and runs `PROGRAM SUBCOMMAND ARGS...`; its exit code.
+    int lab_grade(const std::string& tree, const std::string& subcommand, const std::vector<std::string>& args,
+                  const std::string& program = "lab-grade") const;
     // The python3 that imports `module`: Debian's (/usr/bin/python3, where ./lab installs
     // python3-matplotlib) first, then the first on PATH; Debian's, or "python3", when none does
     // (whose error then says what is missing).

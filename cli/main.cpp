@@ -175,7 +175,7 @@ int main(int argc, char** argv)
         grade_all_command->prefix_command()->set_help_flag();
         grade_all_command->callback([&] { kit.require_instructor_kit("grade-all"); status = grade_all(kit, grade_all_command->remaining()); });
 
-        // The commands on a class grade-all graded (its OUT), handed to lab-grade as grade and grade-all are.
+        // The commands on a class grade-all graded (its OUT), handed to lab-grade-all as grade-all is.
         const auto on_a_class = [&](const std::string& name, const std::string& summary, const std::string& details,
                                     int (*command_of)(const Kit&, const std::vector<std::string>&)) {
             CLI::App* sub = command(app, name, instructors, summary, details);

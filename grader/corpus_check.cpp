@@ -80,7 +80,7 @@ int main(int argc, char** argv)
         if (graded != expect.at("graded").get<std::vector<std::string>>())
             mismatch("(the grading)", "it graded " + nlohmann::json(graded).dump() + ", not " + expect.at("graded").dump());
     }
-    // Every grading's phases (grade.json "phases", grader/README.md) account for its time: their sum is
+    // Every grading's phases (grade.json "phases", grader/DEVELOPING.md) account for its time: their sum is
     // within the whole, and covers most of it; each rung's cases, runner start-up and checking likewise.
     // The spans that run beside others (the CPU backend's build, the sanitizer's and the lessons'
     // passes) are left out: the phases that follow each other are the grading's time.
@@ -94,7 +94,7 @@ int main(int argc, char** argv)
         if (sum > whole + 0.5 || sum < 0.6 * whole - 0.25)
             mismatch(what, "its phases add up to " + std::to_string(sum) + " s of its " + std::to_string(whole) + " s");
     };
-    time_accounted("the grading", phase_sum(grade.at("phases"), {"sanitizer_cpu_build", "sanitizer", "lessons"}),
+    time_accounted("the grading", phase_sum(grade.at("phases"), {"cpu_backend_build", "sanitizer", "lessons"}),
                    grade.at("seconds").get<double>());
     // Its cores (grade.json "cpu"): no more than every core for the whole grading, lab-grade's own
     // time counted, and the builds' and the runners' under their parts, where anything was built or run.
@@ -129,7 +129,7 @@ int main(int argc, char** argv)
                                  std::to_string(case_seconds) + " s");
             if (phases.value("large_cases", -1.0) < 0 || phases.value("large_cases", 0.0) > visible + hidden + 1e-6)
                 mismatch(id, "its large cases' phase is missing or more than all its cases'");
-            // A rung's phases are contiguous spans of its time (grader/README.md): they cover it to
+            // A rung's phases are contiguous spans of its time (grader/DEVELOPING.md): they cover it to
             // within a scheduler's hiccup, and a span of work left out of them shows here.
             const double whole = rung.at("seconds").get<double>();
             const double sum = phases.value("preparing", -1.0) + phases.value("runner_start", -1.0) + visible + hidden +

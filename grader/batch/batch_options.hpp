@@ -1,4 +1,4 @@
-// INSTRUCTOR SIDE. What `lab-grade grade-all` is asked to do (its command line, grade_all.hpp): the
+// INSTRUCTOR SIDE. What `lab-grade-all grade-all` is asked to do (its command line, grade_all.hpp): the
 // class, where its grades go, the workers and GPUs, the LMS roster, Slurm. Read by grade_all.cpp,
 // class_state.cpp and slurm.cpp.
 #pragma once
@@ -33,7 +33,7 @@ struct BatchOptions {
     std::string lms_roster;      // a roster of LMS ids: canvas.csv and moodle.csv are written at the end (lms.hpp)
     std::string lms_assignment;  // the assignment's name: the class page's title and the LMS export's column ("" keeps OUT's)
     bool no_reuse = false;       // grade every rung of a changed submission again (else unchanged rungs keep their grade)
-    std::string grader;          // this lab-grade's path
+    std::string grader;          // the lab-grade that grades each student (beside lab-grade-all)
     SlurmOptions slurm;
 };
 

@@ -1,4 +1,4 @@
-// INSTRUCTOR SIDE. `lab-grade grade-all`: a whole class, one submission at a time on this machine
+// INSTRUCTOR SIDE. `lab-grade-all grade-all`: a whole class, one submission at a time on this machine
 // or as a Slurm array job, each graded by a `lab-grade grade` of its own (see README.md).
 #pragma once
 
@@ -22,7 +22,7 @@ int grade_all(const BatchOptions& options);
 int class_report(const std::string& out);
 
 struct SimilarityOptions;
-// `lab-grade similarity OUT`: the same, with the options given (and the class lock held).
+// `lab-grade-all similarity OUT`: the same, with the options given (and the class lock held).
 int similarity_report(const std::string& out, const SimilarityOptions& options);
 
 struct LmsExport;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Where a grading's time went: grade.json's phases (grader/README.md, step 9) as a table by rung.
+"""Where a grading's time went: grade.json's phases (grader/DEVELOPING.md, "Where the time went") as a table by rung.
 
     python3 grader/batch/phase_table.py GRADE.json [GRADE.json ...]
 
@@ -12,7 +12,7 @@ GRADE_PHASES = ["intake", "build", "integrity", "cases", "after_cases", "speed_w
 # Spans beside the phases above (not part of their sum): the CPU backend's build, the sanitizer's and the
 # lessons' passes, which on a GPU run beside the cases, and the rungs' waits to share the GPU (within cases
 # and after_cases).
-BESIDE_PHASES = ["sanitizer_cpu_build", "sanitizer", "lessons", "gpu_wait"]
+BESIDE_PHASES = ["cpu_backend_build", "sanitizer", "lessons", "gpu_wait"]
 RUNG_PHASES = ["preparing", "runner_start", "visible_cases", "hidden_cases", "large_cases", "checking", "sanitizer", "lessons", "speed",
                "speed_kit", "speed_runner", "speed_checking"]
 

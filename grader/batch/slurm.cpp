@@ -1,5 +1,5 @@
 // INSTRUCTOR SIDE. grade-all --slurm: the class as Slurm array jobs, round after round, each task
-// grading its share with lab-grade grade-task; see README.md.
+// grading its share with lab-grade-all grade-task; see README.md.
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -44,7 +44,7 @@ std::string job_script(const BatchOptions& options, const std::string& round, st
 {
     const SlurmOptions& s = options.slurm;
     const std::string out = fs::absolute(options.out).string();
-    std::string text = "#!/bin/bash\n# Written by lab-grade grade-all --slurm: one array task per " +
+    std::string text = "#!/bin/bash\n# Written by lab-grade-all grade-all --slurm: one array task per " +
                        std::to_string(s.per_task) + " submission(s) of " + round + ".json.\n";
     text += "#SBATCH --job-name=lab-grade-all\n#SBATCH --array=0-" + std::to_string(tasks - 1) +
             (s.max_running > 0 ? "%" + std::to_string(s.max_running) : "") + "\n";
@@ -58,7 +58,8 @@ std::string job_script(const BatchOptions& options, const std::string& round, st
         text += "#SBATCH " + arg + "\n";
     }
     text += "set -euo pipefail\n";
-    std::string grader = quoted(options.grader);
+    // The task is lab-grade-all's grade-task, beside the lab-grade that grades each student.
+    std::string program = quoted((fs::path(options.grader).parent_path() / "lab-grade-all").string());
     if (!s.node_tree.empty()) {
         // A build tree of the kit on the node's own disk, one per task running there at once (the
         // first free slot, locked for the task's life), configured and built the first time.
@@ -66,14 +67,14 @@ std::string job_script(const BatchOptions& options, const std::string& round, st
         text += "base=" + quoted(s.node_tree) + "\nmkdir -p \"$(dirname \"$base\")\"\n"
                 "for slot in $(seq 0 63); do exec 9>\"$base-$slot.lock\"; flock -n 9 && break; done\n"
                 "tree=\"$base-$slot\"\n"
-                "if [[ ! -x \"$tree/bin/lab-grade\" ]]; then\n"
+                "if [[ ! -x \"$tree/bin/lab-grade-all\" ]]; then\n"
                 "  mapfile -t args < " + quoted(args_file) + "\n"
                 "  cmake \"${args[@]}\" -B \"$tree\" > \"$tree.configure.log\" 2>&1 || { cat \"$tree.configure.log\"; exit 1; }\n"
-                "  cmake --build \"$tree\" --target lab-grade >> \"$tree.configure.log\" 2>&1 || { cat \"$tree.configure.log\"; exit 1; }\n"
+                "  cmake --build \"$tree\" --target lab-grade-all >> \"$tree.configure.log\" 2>&1 || { cat \"$tree.configure.log\"; exit 1; }\n"
                 "fi\n";
-        grader = "\"$tree/bin/lab-grade\"";
+        program = "\"$tree/bin/lab-grade-all\"";
     }
-    text += "exec " + grader + " grade-task " + quoted(out) + " --round " + quoted(out + "/slurm/" + round + ".json") +
+    text += "exec " + program + " grade-task " + quoted(out) + " --round " + quoted(out + "/slurm/" + round + ".json") +
             " --task \"$SLURM_ARRAY_TASK_ID\" --per-task " + std::to_string(s.per_task) + " --jobs " +
             std::to_string(options.jobs) + "\n";
     return text;

@@ -3,11 +3,13 @@
 
     validate.py SCHEMAS REPORT_DIR [REPORT_DIR ...]
 
-JSON reports against their JSON Schemas (Debian's python3-jsonschema), Autolab's last line,
+JSON reports against their JSON Schemas (Debian's python3-jsonschema; grade.json's rungs against
+each grading category's fragment too, SCHEMAS/categories/NAME.schema.json), Autolab's last line,
 the JUnit file as XML, and the gradebook as one CSV row under its header. Exit 0 when all hold;
 else 1, naming each report and what is wrong with it.
 """
 import csv
+import glob
 import json
 import sys
 import xml.etree.ElementTree as ElementTree
@@ -17,9 +19,22 @@ import jsonschema
 
 def main(schemas, report):
     problems = []
+    # The grading categories' fragments, by their $id (grade.schema.json refers to each).
+    fragments = {fragment["$id"]: fragment for fragment in
+                 (json.load(open(path)) for path in sorted(glob.glob(f"{schemas}/categories/*.schema.json")))}
+
+    def validator_of(schema):
+        try:  # jsonschema 4.18 and later
+            import referencing
+            registry = referencing.Registry().with_resources(
+                (uri, referencing.Resource.from_contents(fragment)) for uri, fragment in fragments.items())
+            return jsonschema.Draft202012Validator(schema, registry=registry)
+        except ImportError:  # Debian 12's 4.10
+            resolver = jsonschema.RefResolver.from_schema(schema, store=fragments)
+            return jsonschema.Draft202012Validator(schema, resolver=resolver)
 
     def check(name, document, schema):
-        validator = jsonschema.Draft202012Validator(json.load(open(f"{schemas}/{schema}")))
+        validator = validator_of(json.load(open(f"{schemas}/{schema}")))
         for error in validator.iter_errors(document):
             problems.append(f"{name}: {'/'.join(map(str, error.absolute_path)) or '(top)'}: {error.message}")
 

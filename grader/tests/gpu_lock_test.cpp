@@ -18,6 +18,7 @@
 #include "judge.hpp"
 #include "lab/process.hpp"
 #include "lab/text.hpp"
+#include "categories.hpp"
 #include "plan.hpp"
 #include "rubric.hpp"
 #include "sanitizer.hpp"

@@ -23,6 +23,7 @@
 #include "lab/device.hpp"
 #include "lab/registry.hpp"
 #include "lab/text.hpp"
+#include "categories.hpp"
 #include "plan.hpp"
 #include "reuse.hpp"
 #include "rubric.hpp"
@@ -228,7 +229,7 @@ TEST(Integrity, ReadsTheFilesOwnLinesAfterPreprocessing)
     EXPECT_EQ(check_preprocessed(rung, text, compiled).size(), 2u);
 }
 
-// Rung 11's ticket rule in the PTX: a ticket (inc, or add of the constant 1, on a 32-bit counter)
+// Rung 11's ticket rule in the PTX: a ticket (inc, or add of one, literal or in a register, on a 32- or 64-bit counter)
 // needs a GPU-scope fence since the function's last ticket; the int atomic scheme's add of a register
 // is not a ticket; each function starts unfenced.
 TEST(Integrity, AFenceBeforeEveryTicketInThePtx)
@@ -271,6 +272,17 @@ TEST(Integrity, AFenceBeforeEveryTicketInThePtx)
     // A 64-bit ticket is a ticket; a release at GPU scope is its own fence.
     EXPECT_EQ(findings(entry + "\tst.global.u32 [%rd1], %r1;\n\tatom.global.add.u64 %rd3, [%rd3], 1;\n"), refused);
     EXPECT_EQ(findings(entry + "\tst.global.u32 [%rd1], %r1;\n\tatom.release.gpu.global.add.u32 %r3, [%rd3], 1;\n"),
+              none);
+    // libcu++'s atomic_ref<unsigned, thread_scope_device>::fetch_add(1, order), as nvcc writes it:
+    // inline assembly, its modifiers in any order, the one in a register a mov set. Relaxed is a
+    // ticket with no fence; acq_rel at GPU scope is its own fence.
+    const std::string libcu = "\tst.global.u32 [%rd65], %r184;\n\tmov.u32 \t%r136, 1;\n\t// begin inline asm\n";
+    EXPECT_EQ(findings(entry + libcu + "\tatom.add.relaxed.gpu.u32 %r135,[%rd27],%r136;\n"), refused);
+    EXPECT_EQ(findings(entry + libcu + "\tatom.add.acq_rel.gpu.u32 %r135,[%rd27],%r136;\n"), none);
+    // A register set again since its one (a block's sum), or a vector's, is no ticket's.
+    EXPECT_EQ(findings(entry + libcu + "\tadd.s32 \t%r136, %r136, %r7;\n\tatom.add.relaxed.gpu.u32 %r135,[%rd27],%r136;\n"),
+              none);
+    EXPECT_EQ(findings(entry + libcu + "\tmov.b64 \t{%r136, %r137}, %rd9;\n\tatom.global.add.u32 %r135, [%rd27], %r136;\n"),
               none);
     // Through a helper: the ticket in a __noinline__ function asks its caller for the fence (the call
     // over several lines, as nvcc writes it); a helper that fences passes that on.

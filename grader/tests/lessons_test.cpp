@@ -13,6 +13,7 @@
 #include "lab/text.hpp"
 #include "lessons.hpp"
 #include "as_it_is.hpp"
+#include "categories.hpp"
 #include "plan.hpp"
 #include "result.hpp"
 #include "rubric.hpp"

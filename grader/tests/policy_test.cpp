@@ -25,6 +25,7 @@
 #include "lab/process.hpp"
 #include "lab/registry.hpp"
 #include "lab/text.hpp"
+#include "categories.hpp"
 #include "plan.hpp"
 #include "reports.hpp"
 #include "rubric.hpp"

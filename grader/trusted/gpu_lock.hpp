@@ -1,8 +1,8 @@
 // TRUSTED SIDE. How gradings share a GPU (grade-all's three workers a GPU, and any lab-grade started
 // by hand): each rung's cases and sanitizer tools hold it shared while they run (GpuShare), so that
 // a grading waiting to have it alone for its speed (GpuLock) waits only for the rungs running then.
-// Why a verdict made while it was shared can stand, and which run again alone: grader/README.md,
-// step 9 (`again`). The lock is a file per GPU, named by its UUID, in the temporary folder, held
+// Why a verdict made while it was shared can stand, and which run again alone: grader/DEVELOPING.md,
+// "Where the time went" (`again`). The lock is a file per GPU, named by its UUID, in the temporary folder, held
 // with flock(2), so that it goes with its holder however that ends; a second file, the queue, taken
 // in turn by every request, puts a hold asked for after a wait to have the GPU alone behind it; a
 // third counts the holds taken, so that a grading can tell whether another held one beside its own.

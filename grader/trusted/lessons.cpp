@@ -143,13 +143,4 @@ double Lessons::measure(const std::string& id, LessonResult& l)
     return seconds_since(started);
 }
 
-void Lessons::keep(RungResult& r, LessonResult l, double seconds)
-{
-    r.lessons = std::move(l);
-    r.phases["lessons"] = seconds;
-    score_technique(r, rubric_);
-    std::printf("  %-20s lessons: %s\n", r.id.c_str(), r.lessons.note.c_str());
-    std::fflush(stdout);
-}
-
 }  // namespace lab::grading

@@ -6,7 +6,7 @@
 // elements, blocks of 256); the reference's program runs the same way, once per build of it
 // (reference_numbers). The numbers go into every
 // report as information, and into the technique part where the rubric grades it
-// ([[lessons.technique]], plan.hpp's score_technique).
+// ([[lessons.technique]], categories/lessons.cpp's score_technique).
 //
 // The measurement runs in the submission's process, as its cases do: a kernel could be written to
 // change the counts rather than to reduce. What stands in its way: the screen and the integrity
@@ -44,9 +44,10 @@ struct Explainers {
 std::map<std::string, double> reference_numbers(const RungInfo& rung, const std::string& program,
                                                 const std::string& dir, const Limits& limits, std::string& why);
 
-// The lessons of a grading, a rung at a time: on a GPU beside the cases (nothing here is timed,
-// and it runs on the CPU backend). measure() may be called from several threads at once, each with
-// a rung of its own, before the rung's cases are in; keep() scores it once they are.
+// The lessons of a grading, a rung at a time (the lessons category, categories/lessons.cpp, runs
+// them): on a GPU beside the cases (nothing here is timed, and it runs on the CPU backend).
+// measure() may be called from several threads at once, each with a rung of its own, before the
+// rung's cases are in.
 class Lessons {
 public:
     // `rungs`: the grading's, saying already which are built and which reused (the reference's
@@ -58,9 +59,6 @@ public:
     bool wanted(const RungResult& r) const;
     // Rung `id` measured into `l`, nothing else written; returns its seconds.
     double measure(const std::string& id, LessonResult& l);
-    // A measurement into its rung, and its technique part scored (which needs the rung's cases'
-    // verdicts: call it once they are in), and said.
-    void keep(RungResult& r, LessonResult l, double seconds);
 
 private:
     const Rubric& rubric_;

@@ -31,38 +31,6 @@ std::vector<std::string> groups_left_out(const Rubric& rubric, bool gpu);
 // group would otherwise quietly leave its cases out.
 void check_rubric_groups(const Rubric& rubric);
 
-// The speed part's verdict for one rung on a GPU (main.cpp measures it).
-struct SpeedVerdict {
-    bool passed = false;
-    std::string note;  // the figures, the thresholds and where they came from; or why none were taken
-};
-
-// Whether the rung has a speed part judged in this grading: the rubric gives it speed points, it
-// built and was graded here (not reused), and the kit's speed plan has cases for it.
-bool speed_graded_here(const RungResult& rung, const Rubric& rubric);
-// ... and its kernels are timed: every visible case passed (speed counts only then).
-bool speed_timed(const RungResult& rung, const Rubric& rubric);
-// Whether any rung of the grading is timed. Where none is and no rung runs again, the grading needs
-// no GPU alone (main.cpp): behind a kernel that holds the GPU to its case limit, it waited minutes
-// to time nothing.
-bool speed_to_time(const Grade& g, const Rubric& rubric);
-
-// Fills in rung.parts from its case results (nothing earned when it did not build); the speed part
-// from `speed` on a GPU (nullptr: not measured yet), by the rubric's no_gpu.speed without one. Every
-// part's max is the rubric's (Rubric::rung_max), whatever ran: a part that cannot be graded here is
-// there, not graded (`graded` false), its points in the maximum.
-void score_rung(RungResult& rung, const Rubric& rubric, bool gpu, const SpeedVerdict* speed = nullptr);
-
-// The sanitizer part (the rubric's [sanitizer]) from rung.sanitizer: its points when the pass found
-// nothing and every visible case passes; when it found something, nothing, less the rubric's
-// penalty (never below zero for the rung). score_rung calls it too.
-void score_sanitizer(RungResult& rung, const Rubric& rubric);
-
-// The rung's technique part (the rubric's [[lessons.technique]] criteria for it; none: no part):
-// each criterion's points where its lesson number is within its bound and every visible case
-// passes. score_rung calls it too.
-void score_technique(RungResult& rung, const Rubric& rubric);
-
 // The late policy's verdict (the rubric's [late]) on a submission handed in at `submitted_at` (as
 // given: an LMS's or a CI platform's record, never the submission's own files or commits, whose
 // times its author sets) by `student` (for the extensions). Throws on a time it cannot read.

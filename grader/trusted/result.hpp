@@ -56,6 +56,12 @@ struct LessonResult {
     bool measured() const { return !yours.empty(); }
 };
 
+// The speed category's verdict on one rung, on a GPU (categories/speed.cpp).
+struct SpeedVerdict {
+    bool passed = false;
+    std::string note;  // the figures, the thresholds and where they came from; or why none were taken
+};
+
 struct RungResult {
     std::string id, title;
     bool submitted = false, built = false;
@@ -64,17 +70,18 @@ struct RungResult {
     std::vector<std::string> findings;  // the integrity checks' findings: where, the rule, what
     SanitizerResult sanitizer;
     LessonResult lessons;
+    std::optional<SpeedVerdict> speed;  // once judged (not in the reports: its part says it)
     std::vector<CaseResult> cases;
     std::vector<Part> parts;
     double seconds = 0;
-    // Where the rung's time went, in seconds (grade.json's "phases"; grader/README.md says what each
+    // Where the rung's time went, in seconds (grade.json's "phases"; grader/DEVELOPING.md says what each
     // is): preparing, runner_start, visible_cases, hidden_cases, checking, which make `seconds`;
     // large_cases (n >= 2^24, also counted in visible and hidden); sanitizer and speed, which come
     // after. A phase that did not happen is absent.
     std::map<std::string, double> phases;
     double gbps = 0;  // the speed case's bandwidth, when measured
     // Grading a student again (lab-grade grade --reuse): what the rung's verdict depends on besides
-    // its file (main.cpp, reuse_key), set where its cases ran; and whether this result is an earlier
+    // its file (pipeline.cpp, reuse_key), set where its cases ran; and whether this result is an earlier
     // grading's, taken over because the file and all of that are unchanged. graded_at: when its
     // cases ran (UTC), carried over with it.
     std::string reuse_key, graded_at;
@@ -128,9 +135,10 @@ struct Grade {
     std::vector<std::string> taken, ignored, refused;  // intake: files used, left alone, refused (with why)
     std::vector<RungResult> rungs;
     double seconds = 0;
-    // The whole grading's phases, in seconds: intake (taking the files in, the screen, the device
-    // seen from inside the sandbox), build, integrity, cases (every rung's, side by side on a GPU),
-    // sanitizer (of which sanitizer_cpu_build, on a GPU), speed.
+    // The whole grading's phases, in seconds (pipeline.hpp): intake (taking the files in, the device
+    // seen from inside the sandbox), screen, build, integrity, then the categories phase's: cases
+    // (every rung's, side by side on a GPU), after_cases, sanitizer and lessons (spans beside them),
+    // cpu_backend_build (on a GPU), speed.
     std::map<std::string, double> phases;
     // Where the grading's cores went, in seconds of a core (cpu_of_this_grading): lab-grade's own
     // ("grader": its checks, its inputs' totals, its reports) and its children's by the part of

@@ -1,4 +1,4 @@
-// TRUSTED SIDE. Grading a student again (grader/README.md, step 10): a rung's earlier result
+// TRUSTED SIDE. Grading a student again (grader/DEVELOPING.md, "screen"): a rung's earlier result
 // stands for this grading's when nothing it depends on changed: the kit (its sources, data and
 // build configuration), the rubric, the seed, the device and the file, byte for byte.
 #pragma once

@@ -14,7 +14,7 @@
 # reference beside it runs short of memory, so its rungs run again with the GPU alone (lab-grade
 # says so: gpu_lock.hpp's run_again_alone) and earn every point; so does the one after the hog, on
 # the GPU the hog left.
-#   beside_a_memory_hog_test.sh LAB_GRADE KIT WORK
+#   beside_a_memory_hog_test.sh LAB_GRADE_ALL KIT WORK
 set -uo pipefail
 grade="$1" kit="$2" work="$3"
 class="$work/class" out="$work/out" rubric="$work/rubric.toml"

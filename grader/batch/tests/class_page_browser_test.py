@@ -2,7 +2,7 @@
 """Kit.Grader.ClassPageInBrowser: the class summary page that grade-all wrote, opened in headless
 Chromium as an instructor would open it from the output folder.
 
-    class_page_browser_test.py LAB_GRADE OUT WORK
+    class_page_browser_test.py LAB_GRADE_ALL OUT WORK
 
 OUT is a class grade-all graded (Kit.Grader.GradeAll's). Checks, in the browser:
   - no console message from the class page or a student's report (an error, a blocked resource);
@@ -14,7 +14,7 @@ OUT is a class grade-all graded (Kit.Grader.GradeAll's). Checks, in the browser:
   - every plot is drawn (the score histogram's bars, the speed plot's dots where speed was timed);
   - every link and image of the page, of the similarity page and of a student's report resolves
     to a file inside OUT, and the similarity page says that it is no verdict.
-Then a class of 1,000 students, made by copying OUT's gradings and written by `lab-grade
+Then a class of 1,000 students, made by copying OUT's gradings and written by `lab-grade-all
 class-report`: its page stays under 5 MB and the browser loads it in under 2 s (the fastest of three loads).
 Exits 77 (skipped) with the reason when no Chromium is installed.
 """
@@ -290,7 +290,7 @@ def check_class_page(chromium, out, work):
 
 
 def check_large_class(chromium, grade, out, work, size=1000):
-    """A class of SIZE students, each a copy of one of OUT's gradings, through lab-grade class-report."""
+    """A class of SIZE students, each a copy of one of OUT's gradings, through lab-grade-all class-report."""
     big = work / "large-class"
     shutil.rmtree(big, ignore_errors=True)
     (big / "students").mkdir(parents=True)

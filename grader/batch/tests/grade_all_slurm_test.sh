@@ -3,7 +3,7 @@
 # controller and one node on this machine), over the class Kit.Grader.GradeAll graded here, with
 # the same seed: the gradebook must equal the local one, row for row. Then a task that fails
 # (its node tree cannot be configured) is retried and, still failing, reported, never lost.
-#   grade_all_slurm_test.sh LAB_GRADE KIT WORK LOCAL_WORK
+#   grade_all_slurm_test.sh LAB_GRADE_ALL KIT WORK LOCAL_WORK
 set -uo pipefail
 grade="$1" kit="$2" work="$3" local_work="$4"
 fail() { echo "FAILED: $*" >&2; exit 1; }

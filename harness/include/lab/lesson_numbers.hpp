@@ -2,7 +2,7 @@
 // thread, barriers, launches), from one run of a rung's explain program (harness/explain/explain.cpp:
 // the kernel built for the CPU backend with every load and store counted). The grader reports them
 // for every rung beside the reference's, and a rubric may give points for them
-// (grader/README.md, "The lessons").
+// (grader/DEVELOPING.md, "categories: the lessons").
 #pragma once
 
 #include <map>
