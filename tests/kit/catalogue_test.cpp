@@ -177,9 +177,8 @@ TEST(Catalogue, OneSkipRuleForEveryJudge)
     }
 }
 
-// The row rungs (12, 13) run the row groups' cases, rows x cols matrices named by both, and only they
-// do; a group that names one rung (13's shapes) is that rung's alone. Rung 12's catalogue reaches one
-// column and 2^20, one row and thousands, and the numerical traps.
+// The row rungs (12, 13) run the row groups' cases (rows x cols, named by both), and only they do; a group
+// naming one rung is its alone. 12's reach one column and 2^20, one row and thousands, the numerical traps.
 TEST(Catalogue, TheRowRungRunsRowCasesAndOnlyIt)
 {
     const lab::RungInfo& rows = lab::Registry::kit().get("12");
