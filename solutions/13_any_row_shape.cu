@@ -236,7 +236,7 @@ struct Piece {
 template <unsigned G, unsigned K, typename Op>
 __global__ void group_rows(const float* x, float* out, std::size_t rows, std::size_t cols)
 {
-    // BEGIN TODO(13-short-rows, ~5 lines): each group of G consecutive lanes must serve one row of
+    // BEGIN TODO(13-short-rows, ~4 lines): each group of G consecutive lanes must serve one row of
     //   its own, and each lane its own share of that row, so that no group's values mix two rows.
     //   The grid may have more lanes than rows: a lane past the last row must still reach every
     //   shuffle of the group reduction (its group's lanes all wait there), with nothing to read
@@ -307,7 +307,7 @@ __global__ void slice_rows(const float* x, float* out, std::size_t cols, std::si
     Stats s = block_reduce<typename Op::Combine>(Op::fold(part));
 #if LAB_HAS_CLUSTERS
     if (blocks > 1) {
-        // BEGIN TODO(13-cluster-exchange, ~8 lines): every block of the cluster must end with the
+        // BEGIN TODO(13-cluster-exchange, ~6 lines): every block of the cluster must end with the
         //   whole row's Stats, built from all the blocks' partials in the same order in each block
         //   (so that all of them write with the same bits). A block may read another's shared
         //   memory only after that block has stored its partial there, and may not leave (its
