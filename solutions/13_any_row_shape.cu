@@ -17,8 +17,6 @@
 // Every scheme builds a row's result from its parts in a fixed order, so a call gives the same bits
 // every time it is made on the same input.
 // Preconditions: rows >= 1, cols >= 1, rows * cols floats in x (and y) and out, at any alignment.
-#include <cooperative_groups.h>
-
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -27,8 +25,6 @@
 #include "lab/row_parts.hpp"
 
 namespace ex13 {
-
-namespace cg = cooperative_groups;
 
 // layer_norm's epsilon, added to the variance before the square root (PyTorch's default).
 constexpr float kEpsilon = 1e-5f;
@@ -288,24 +284,20 @@ __global__ void block_dot(const float* x, const float* y, float* out, std::size_
 // cluster (and block, with a cluster of one): block `rank` of a row's cluster holds slice `rank` of
 // the row in its shared memory, `slice` floats long, and reduces it; the cluster's blocks then
 // exchange their partial Stats through distributed shared memory, so each ends with the row's.
-// Clusters exist from sm_90 on: compiled for an older GPU, the kernel is the one-block form, and
-// Rows never asks it for more (max_cluster is 1 there).
+// Clusters exist from sm_90 on: lab::this_cluster() is cooperative_groups::this_cluster() there, and
+// a cluster of one block when compiled for an older GPU, where Rows never asks for more (max_cluster
+// is 1 there).
 template <typename Op>
 __global__ void slice_rows(const float* x, float* out, std::size_t cols, std::size_t slice)
 {
     extern __shared__ float4 held[];
     __shared__ Stats mine;
-#if LAB_HAS_CLUSTERS
-    const cg::cluster_group cluster = cg::this_cluster();
+    const lab::cluster_group cluster = lab::this_cluster();
     const unsigned blocks = cluster.num_blocks(), rank = cluster.block_rank();
-#else
-    const unsigned blocks = 1, rank = 0;
-#endif
     const std::size_t start = std::size_t{blockIdx.x / blocks} * cols;
     const Piece piece(cols, rank, slice);
     const lab::SharedSlice part(held, x + start + piece.begin, piece.end - piece.begin);
     Stats s = block_reduce<typename Op::Combine>(Op::fold(part));
-#if LAB_HAS_CLUSTERS
     if (blocks > 1) {
         // BEGIN TODO(13-cluster-exchange, ~6 lines): every block of the cluster must end with the
         //   whole row's Stats, built from all the blocks' partials in the same order in each block
@@ -324,9 +316,6 @@ __global__ void slice_rows(const float* x, float* out, std::size_t cols, std::si
         // cluster.barrier_wait() after the write below, so the write overlaps the slowest block's
         // reads instead of waiting for them; this kit's CPU backend runs the whole barrier only.
     }
-#else
-    (void)mine;
-#endif
     part.write(out + start + piece.begin, Op::apply(s));
 }
 
