@@ -172,6 +172,18 @@ lab::Case row_case(lab::Op op, std::size_t n, std::size_t cols, unsigned block, 
     return c;
 }
 
+// A row rung's plan for a case: a rung that picks its own launches (13) runs in its first scheme
+// (with clusters), at its one block size, its Rows object kept between the timed calls.
+lab::LaunchPlan row_plan(const lab::RungInfo& rung, lab::Case c, const lab::GpuShape& gpu)
+{
+    if (rung.variants.empty()) return lab::plan_case(rung, c, gpu);
+    c.variant = rung.variants.front();
+    c.block = rung.block.min;
+    lab::LaunchPlan plan = lab::plan_case(rung, c, gpu);
+    plan.reuse = true;
+    return plan;
+}
+
 // The row rung's kernels (rung 12) over one matrix of rows x cols floats, each timed in turn with L2
 // flushed by reading (lab::L2Flush) and every answer checked, against the ceiling for the bytes it
 // must move, measured in this run over as many bytes with the same flush: a dot product reads two
@@ -196,7 +208,7 @@ bool bench_rows(std::size_t row_count, std::size_t cols, unsigned block, const l
             in.upload(input.values);
             lab::LaunchPlan plan;
             try {
-                plan = lab::plan_case(rung, c, device.shape);
+                plan = row_plan(rung, c, device.shape);
             } catch (const std::exception& e) {  // a block size the rung refuses: say so, time the rest
                 std::fprintf(stderr, "%s/%s at %s: not timed: %s\n", rung.id.c_str(), std::string(lab::name_of(op)).c_str(),
                              label.c_str(), e.what());
@@ -221,7 +233,7 @@ bool bench_rows(std::size_t row_count, std::size_t cols, unsigned block, const l
             const double bytes = 4.0 * (static_cast<double>(input.values.size()) + static_cast<double>(out.size()));
             Row row{name, label, lab::Dtype::f32, n, times[0].median_ms, times[0].min_ms,
                     bytes / (times[0].median_ms * 1e6), 1, bytes, reads_only ? ceiling.read_gbps : ceiling.copy_gbps};
-            row.block = block;
+            row.block = plan.block;
             rows.push_back(row);
         }
     }
@@ -241,49 +253,52 @@ bool bench_row_sweep(std::vector<Row>& rows, const lab::DeviceStatus& device)
     const std::size_t n = std::size_t{1} << 24;
     const lab::L2Flush flush(device.l2_bytes, device.shape);
     const lab::Ceiling ceiling = lab::measure_ceiling_at(2 * n * sizeof(float), n * sizeof(float), device.shape, flush);
-    const lab::RungBinding* binding = nullptr;
+    // Every row rung (12 and 13), each beside the CUB kernel; the CUB kernel's row is kept once.
+    std::vector<const lab::RungBinding*> bindings;
     for (const lab::RungBinding* b : lab::bound_rungs())
-        if (lab::Registry::kit().get(b->id).grid == lab::GridPolicy::rows) binding = b;
-    if (!binding) return true;
-    const auto& rung = lab::Registry::kit().get(binding->id);
+        if (lab::Registry::kit().get(b->id).grid == lab::GridPolicy::rows) bindings.push_back(b);
     bool all_right = true;
     for (const auto& shape : kShapes) {
         const std::size_t row_count = shape[0], cols = shape[1];
         const std::string label = std::to_string(row_count) + "x" + std::to_string(cols);
         std::fprintf(stderr, "sweep: %s ...\n", label.c_str());
-        for (const lab::Op op : rung.ops) {
-            const lab::Case c = row_case(op, n, cols, row_block(cols), 20261126);
-            const auto input = lab::make_input<float>(c);
-            lab::DeviceBuffer<float> in(input.values.size());
-            in.upload(input.values);
-            const lab::LaunchPlan plan = lab::plan_case(rung, c, device.shape);
-            lab::DeviceBuffer<float> mine(lab::output_count(plan, op)), theirs(lab::output_count(plan, op));
-            const auto checked = [&, op](lab::DeviceBuffer<float>& out) {
-                return [&, op]() {
-                    const lab::Verdict v = lab::check_output(rung, op, plan, input.values, out.download());
-                    return v.ok ? std::string() : v.first_wrong;
+        for (const lab::RungBinding* binding : bindings) {
+            const auto& rung = lab::Registry::kit().get(binding->id);
+            const bool first = binding == bindings.front();
+            for (const lab::Op op : rung.ops) {
+                const lab::Case c = row_case(op, n, cols, row_block(cols), 20261126);
+                const auto input = lab::make_input<float>(c);
+                lab::DeviceBuffer<float> in(input.values.size());
+                in.upload(input.values);
+                const lab::LaunchPlan plan = row_plan(rung, c, device.shape);
+                lab::DeviceBuffer<float> mine(lab::output_count(plan, op)), theirs(lab::output_count(plan, op));
+                const auto checked = [&, op](lab::DeviceBuffer<float>& out) {
+                    return [&, op]() {
+                        const lab::Verdict v = lab::check_output(rung, op, plan, input.values, out.download());
+                        return v.ok ? std::string() : v.first_wrong;
+                    };
                 };
-            };
-            const std::vector<lab::TimedWork> work{
-                {{}, [&] { binding->launch(op, lab::Dtype::f32, plan, in.data(), mine.data(), n); }, checked(mine)},
-                {{}, [&] { lab::launch_cub_rows(op, in.data(), theirs.data(), row_count, cols); }, checked(theirs)}};
-            std::vector<lab::Timing> times;
-            try {
-                times = lab::time_interleaved(work, 1, 10, [&] { flush(); });
-            } catch (const lab::WrongAnswer& e) {
-                std::fprintf(stderr, "sweep %s %s: WRONG (%s) %s\n", label.c_str(), std::string(lab::name_of(op)).c_str(),
-                             e.work == 0 ? "the reference" : "the CUB kernel", e.what());
-                all_right = false;
-                continue;
-            }
-            const double bytes = 4.0 * (static_cast<double>(input.values.size()) + static_cast<double>(mine.size()));
-            const double at = op == lab::Op::dot ? ceiling.read_gbps : ceiling.copy_gbps;
-            const std::string name(lab::name_of(op));
-            for (std::size_t k = 0; k < 2; ++k) {
-                Row row{(k == 0 ? rung.id : std::string("cub_block_reduce")) + "/" + name, label, lab::Dtype::f32, n,
-                        times[k].median_ms, times[k].min_ms, bytes / (times[k].median_ms * 1e6), 1, bytes, at};
-                row.block = k == 0 ? plan.block : lab::kCubRowBlock;
-                rows.push_back(row);
+                const std::vector<lab::TimedWork> work{
+                    {{}, [&] { binding->launch(op, lab::Dtype::f32, plan, in.data(), mine.data(), n); }, checked(mine)},
+                    {{}, [&] { lab::launch_cub_rows(op, in.data(), theirs.data(), row_count, cols); }, checked(theirs)}};
+                std::vector<lab::Timing> times;
+                try {
+                    times = lab::time_interleaved(work, 1, 10, [&] { flush(); });
+                } catch (const lab::WrongAnswer& e) {
+                    std::fprintf(stderr, "sweep %s %s: WRONG (%s) %s\n", label.c_str(), std::string(lab::name_of(op)).c_str(),
+                                 e.work == 0 ? "the reference" : "the CUB kernel", e.what());
+                    all_right = false;
+                    continue;
+                }
+                const double bytes = 4.0 * (static_cast<double>(input.values.size()) + static_cast<double>(mine.size()));
+                const double at = op == lab::Op::dot ? ceiling.read_gbps : ceiling.copy_gbps;
+                const std::string name(lab::name_of(op));
+                for (std::size_t k = 0; k < (first ? 2 : 1); ++k) {
+                    Row row{(k == 0 ? rung.id : std::string("cub_block_reduce")) + "/" + name, label, lab::Dtype::f32, n,
+                            times[k].median_ms, times[k].min_ms, bytes / (times[k].median_ms * 1e6), 1, bytes, at};
+                    row.block = k == 0 ? plan.block : lab::kCubRowBlock;
+                    rows.push_back(row);
+                }
             }
         }
     }
@@ -334,7 +349,7 @@ int calibrate(const std::string& path, int runs, const lab::DeviceStatus& device
             const lab::Op op = lab::parse_op(c.op);
             auto& made = row_inputs[c.op];
             if (!made) made = std::make_unique<lab::RowSpeedInputs>(op, plan.rows, plan.cols, 20261122);
-            m = lab::measure_row_speed(*binding, rung, op, *made, c.block, device);
+            m = lab::measure_row_speed(*binding, rung, op, *made, c.block, device, c.scheme);
         }
         if (!m.wrong.empty()) {
             std::fprintf(stderr, "lab-bench: the reference %s is wrong (%s): nothing calibrated\n", c.key().c_str(),

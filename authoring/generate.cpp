@@ -258,8 +258,8 @@ std::string ladder_section(const std::vector<Measured>& rows, const lab::Registr
         }
         md << '\n';
     }
-    md << "\nRungs not in the table have not been measured on a GPU yet. The row rung (12) computes rows, not one "
-          "sum: its figures are in its handout.\n" << full_tables(rows);
+    md << "\nRungs not in the table have not been measured on a GPU yet. The row rungs (12, 13) compute rows, not "
+          "one sum: their figures are in their handouts.\n" << full_tables(rows);
     return md.str();
 }
 

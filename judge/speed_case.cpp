@@ -93,7 +93,7 @@ void time_speed_cases(std::vector<SpeedCaseRun>& cases, std::uint64_t seed, cons
             const double at = row_ceiling(op, job.n, device.shape, flush);
             run.m.ceiling = Ceiling{at, at};
             try {
-                run.m.baseline_ms = measure_row_baseline(*run.rung, op, *item.rows, device, flush).median_ms;
+                run.m.baseline_ms = measure_row_baseline(*run.rung, op, *item.rows, device, flush, job.scheme).median_ms;
             } catch (const WrongAnswer& e) {
                 run.m.wrong = std::string("the kit's naive row kernel went wrong: ") + e.what();
             }
@@ -141,7 +141,7 @@ void time_speed_cases(std::vector<SpeedCaseRun>& cases, std::uint64_t seed, cons
         run.m.cpu_ms = cpu_ms.at(values.size());
         run.m.gbps = job.op.empty()
                          ? 4.0 * static_cast<double>(plan.n) / (run.m.ms * 1e6)
-                         : row_bytes(parse_op(job.op), plan_launch(*run.rung, job.n, job.block, device.shape, 0, "", job.cols), job.n) /
+                         : row_bytes(parse_op(job.op), plan_launch(*run.rung, job.n, job.block, device.shape, 0, job.scheme, job.cols), job.n) /
                                (run.m.ms * 1e6);
     }
 }

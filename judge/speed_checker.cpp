@@ -69,7 +69,7 @@ class RowLaunches {
 public:
     RowLaunches(const RungInfo& rung, const SpeedJob& job, const std::string& work_dir, RowSpeedInputs& replay)
         : rung_(rung), op_(parse_op(job.op)), dir_(work_dir), warmup_(job.warmup),
-          plan_(plan_launch(rung, job.n, job.block, device_status().shape, 0, "", job.cols)),
+          plan_(plan_launch(rung, job.n, job.block, device_status().shape, 0, job.scheme, job.cols)),
           got_(output_count(plan_, op_)), inputs_(&replay), results_(static_cast<std::size_t>(job.warmup + job.samples))
     {
     }

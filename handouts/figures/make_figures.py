@@ -563,11 +563,70 @@ def fig_12(path):
     f.save(path)
 
 
+# --- rung 13 --------------------------------------------------------------------------------------
+
+def fig_13(path):
+    """A cluster of four blocks per row: each holds a slice in its shared memory, stores its partial,
+    and after the cluster's barrier reads the others' partials through distributed shared memory."""
+    blocks = 4
+    f = Figure("13 any row shape: a cluster per long row, the partials exchanged through distributed shared memory",
+               25, [blocks + 1.4, blocks + 0.6], unit=0.37, caption=
+               "Top: one long row cut into four slices; block r of the row's cluster copies slice r into its own "
+               "shared memory, reduces it and stores its partial (Stats: a sum, a max and its sum of exponentials, "
+               "or a count, mean and M2) in its variable `mine`. Every block then reads all four `mine`s, its own "
+               "and its peers' (cluster.map_shared_rank(&mine, r)), and combines them in rank order, so all four "
+               "compute the same bits. Bottom: the order in time. The first cluster.sync() makes every partial "
+               "visible before anyone reads it (before it, a peer may not have stored its partial, or even "
+               "started); the second keeps every block's shared memory alive until no block reads it (a block "
+               "that exits takes its shared memory with it). Then each block writes its slice of the output from "
+               "the values it holds: the row crosses the memory bus once in, once out.")
+    ax = f.axes[0]
+    heading(ax, "where the data lies: a slice per block, a partial per block")
+    width = 5.2
+    for b in range(blocks):
+        x = b * (width + 0.6)
+        box(ax, x, 0, f"slice {b} of the row", colour(b), w=width, h=0.6, fontsize=7.5)
+        arrow(ax, x + width / 2, -0.32, x + width / 2, -0.78, colour(b), lw=0.8, scale=7)
+        box(ax, x, -1.1, f"block {b}: shared memory", SHARED, w=width, h=0.6, fontsize=7.5)
+        box(ax, x + width / 2 - 1.0, -2.2, f"mine ({b})", colour(b), w=2.0, h=0.55, fontsize=7.5)
+        arrow(ax, x + width / 2, -1.42, x + width / 2, -1.9, colour(b), lw=0.8, scale=7)
+    # Block 0 reading every partial, its own and its peers' (the others do the same).
+    reader = 0 * (width + 0.6) + width / 2
+    box(ax, reader - 2.4, -3.9, "block 0 combines mine(0), mine(1), mine(2), mine(3)", RIGHT, w=11.5, h=0.55, fontsize=7.5)
+    for b in range(blocks):
+        x = b * (width + 0.6) + width / 2
+        arrow(ax, x, -2.5, reader + 0.9 * b - 1.0, -3.6, colour(b), lw=0.9, scale=7)
+    label(ax, 12.2, -3.9, "(every block does the same: map_shared_rank(&mine, r), r = 0, 1, 2, 3)", ha="left", size=7.5)
+    label(ax, -0.2, 0, "global memory")
+    label(ax, -0.2, -1.1, "on chip")
+    label(ax, -0.2, -3.9, "distributed\nshared memory")
+
+    ax = f.axes[1]
+    heading(ax, "in time: two cluster barriers")
+    fill = {"load": "#8C8C8C", "reduce": "#4C72B0", "store": "#DD8452", "read": "#55A868", "write": "#8172B3"}
+    for b in range(blocks):
+        label(ax, -0.2, -b, f"block {b}")
+        ax.plot([0, 24.5], [-b, -b], color="#BBBBBB", linewidth=0.6, zorder=0)
+        late = 0.9 * b  # the blocks do not run in step
+        box(ax, 0.2 + late * 0.3, -b, "load slice", fill["load"], w=2.6 + late * 0.5, h=0.55, fontsize=7)
+        box(ax, 3.3 + late * 0.8, -b, "reduce", fill["reduce"], w=1.8, h=0.55, fontsize=7)
+        box(ax, 5.3 + late * 0.8, -b, "mine =", fill["store"], w=1.4, h=0.55, fontsize=7)
+        box(ax, 10.0, -b, "read 4 partials", fill["read"], w=3.6, h=0.55, fontsize=7)
+        box(ax, 15.8, -b, "write its slice", fill["write"], w=3.6, h=0.55, fontsize=7)
+    for x, text in [(9.3, "cluster.sync()"), (15.1, "cluster.sync()")]:
+        ax.plot([x, x], [0.45, -(blocks - 1) - 0.45], color=INK, linewidth=1.6)
+        label(ax, x + 0.15, 0.75, text, ha="left", size=7.5)
+    label(ax, 10.0, -blocks + 0.1, "no read before every mine is stored", ha="left", size=7, colour_=GREY)
+    label(ax, 15.3, -blocks + 0.1, "no exit while a peer may still read", ha="left", size=7, colour_=GREY)
+    f.save(path)
+
+
 # The rung's figure (NN_name.png) and its further ones (NN_name_what.png).
 FIGURES = {"01": [("", fig_01)], "02": [("", fig_02), ("_banks", fig_banks)], "03": [("", fig_03)],
            "04": [("", fig_04)], "05": [("", fig_05), ("_race", fig_05_race)], "06": [("", fig_06)],
            "07": [("", fig_07), ("_in_flight", fig_in_flight)], "08": [("", fig_08), ("_xor", fig_butterfly)],
-           "09": [("", fig_09)], "10": [("", fig_10)], "11": [("", fig_11)], "12": [("", fig_12)]}
+           "09": [("", fig_09)], "10": [("", fig_10)], "11": [("", fig_11)], "12": [("", fig_12)],
+           "13": [("", fig_13)]}
 
 
 def main():

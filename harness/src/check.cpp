@@ -84,7 +84,15 @@ std::size_t addition_depth(const RungInfo& rung, const LaunchPlan& plan, std::si
         const std::size_t threads = std::max<std::size_t>(grid * plan.block, 1);
         return (count + threads - 1) / threads + 4 + tree + 1;
     };
-    if (rung.check == CheckMode::rows) return strided(plan.cols, 1);  // one block strides over its row
+    if (rung.check == CheckMode::rows && rung.variants.empty()) return strided(plan.cols, 1);  // one block strides over its row
+    if (rung.check == CheckMode::rows) {
+        // A row rung that picks its own launches (rung 13): a row of up to 1024 floats may go to a
+        // group of lanes, each folding up to 32 of them, then up to 5 shuffle steps; a longer one to
+        // blocks striding over their share, whose partials are combined one after another (up to
+        // 16, a cluster's largest).
+        if (plan.cols <= 1024) return std::min<std::size_t>(plan.cols, 32) + 5 + 4 + 1;
+        return strided(plan.cols, 1) + 16;
+    }
     if (rung.grid != GridPolicy::one) return strided(n, plan.grid);
     // A driver's schemes (solutions/10_any_length.cu): the launches each element passes through.
     const std::size_t b = plan.block;
@@ -666,7 +674,12 @@ std::string describe_failure(const RungInfo& rung, const Case& c, const LaunchPl
         text += std::to_string(verdict.wrong) + " of " + std::to_string(verdict.checked) + " rows wrong\n";
     else text += "wrong result\n";
     text += "  first wrong: " + verdict.first_wrong + "\n";
-    if (rung.check == CheckMode::rows)
+    if (rung.check == CheckMode::rows && !plan.variant.empty())  // rung 13: the file's Rows picks the launches
+        text += "  call: Rows(" + std::to_string(c.rows()) + ", " + std::to_string(c.cols) + ", " +
+                (plan.variant == "no_clusters" ? "1" : "the GPU's cluster size") + ")." + std::string(name_of(c.op)) +
+                "(..., " + std::to_string(c.rows()) + ", " + std::to_string(c.cols) + ") (scheme " + plan.variant +
+                "); input: " + input_description + "; seed " + seed;
+    else if (rung.check == CheckMode::rows)
         text += "  launch: " + std::string(name_of(c.op)) + "<<<" + std::to_string(plan.grid) + ", " +
                 std::to_string(plan.block) + ">>> over " + std::to_string(c.rows()) + " rows of cols = " +
                 std::to_string(c.cols) + "; input: " + input_description + "; seed " + seed;

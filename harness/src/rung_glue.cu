@@ -8,7 +8,9 @@
 //   LAB_FORM_<form>  how its kernel is templated, from rungs.json's "form":
 //                    plain (on T), block_template (on the block size and T), operator (on Op and T),
 //                    driver (host code: a class Reducer<T> with one member function per scheme),
-//                    rows (floats: one kernel per row operation, launched with one block per row)
+//                    rows (floats: one kernel per row operation, launched with one block per row),
+//                    row_driver (host code: a class Rows with one member function per row operation,
+//                    which launches what it chooses for the shape)
 #include "lab/kernel.hpp"
 #include LAB_RUNG_SOURCE
 
@@ -242,6 +244,101 @@ __attribute__((init_priority(60000))) const lab::RungBinding binding{
      {Op::softmax, Dtype::f32, &launch_row<LAB_RUNG_NS::softmax>},
      {Op::softmax_online, Dtype::f32, &launch_row<LAB_RUNG_NS::softmax_online>},
      {Op::layer_norm, Dtype::f32, &launch_row<LAB_RUNG_NS::layer_norm>}}};
+
+#elif defined(LAB_FORM_ROW_DRIVER)
+// A row rung that picks its own launches: the file's class Rows(max_rows, max_cols, max_cluster)
+// has dot(x, y, out, rows, cols) and softmax, softmax_online and layer_norm(x, out, rows, cols),
+// each launching whatever the file chooses for a rows x cols matrix (plan.grid rows of plan.cols)
+// and returning without waiting. rungs.json's "variants" are "clusters" (max_cluster 8 where the
+// GPU launches clusters, sm_90 and later: the portable size, which every such GPU schedules; 1
+// elsewhere) and "no_clusters" (1: what a GPU before sm_90 runs). As for a driver rung, each call makes a Rows and destroys it, no call may allocate
+// device memory and the destructor frees what the constructor allocated (the CPU backend counts);
+// with plan.reuse (the benchmark) one Rows serves every call of a shape.
+std::size_t live_allocations()
+{
+#if defined(LAB_BACKEND_CPU)
+    return lab::cpu::live_allocations();
+#else
+    return 0;
+#endif
+}
+
+unsigned cluster_limit(const std::string& variant)
+{
+    if (variant == "no_clusters") return 1;
+    int device = 0;
+    cudaDeviceProp properties{};
+    LAB_CUDA_CHECK(cudaGetDevice(&device));
+    LAB_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
+    return properties.major >= 9 ? 8 : 1;
+}
+
+using RowCall = void (*)(LAB_RUNG_NS::Rows&, const float* x, const float* y, float* out, std::size_t rows, std::size_t cols);
+
+template <RowCall call>
+void launch_rows(const lab::LaunchPlan& plan, const void* in, void* out, std::size_t n)
+{
+    const float* x = input<float>(in);
+    const std::size_t rows = plan.grid, cols = plan.cols;
+    if (plan.reuse) {
+        static std::unique_ptr<LAB_RUNG_NS::Rows> kept;
+        static std::size_t kept_rows = 0, kept_cols = 0;
+        static std::string kept_variant;
+        if (!kept || kept_rows != rows || kept_cols != cols || kept_variant != plan.variant) {
+            kept.reset();
+            kept = std::make_unique<LAB_RUNG_NS::Rows>(rows, cols, cluster_limit(plan.variant));
+            kept_rows = rows, kept_cols = cols, kept_variant = plan.variant;
+        }
+        return call(*kept, x, x + n, output<float>(out), rows, cols);
+    }
+    const std::size_t before = live_allocations();
+    {
+        LAB_RUNG_NS::Rows matrix(rows, cols, cluster_limit(plan.variant));
+        LAB_CUDA_CHECK(cudaDeviceSynchronize());
+        const std::size_t held = live_allocations();
+        call(matrix, x, x + n, output<float>(out), rows, cols);
+        LAB_CUDA_CHECK(cudaGetLastError());
+        LAB_CUDA_CHECK(cudaDeviceSynchronize());
+        if (live_allocations() != held)
+            throw lab::UsageError("Rows allocated device memory in a call (" + std::to_string(live_allocations() - held) +
+                                  " allocation(s) more after it than before): allocate once, in the constructor, and "
+                                  "reuse it in every call");
+    }
+    if (live_allocations() != before)
+        throw lab::UsageError("Rows left " + std::to_string(live_allocations() - before) +
+                              " device allocation(s) unfreed: its destructor must cudaFree what its constructor allocated");
+}
+
+void dot_call(LAB_RUNG_NS::Rows& m, const float* x, const float* y, float* out, std::size_t rows, std::size_t cols)
+{
+    m.dot(x, y, out, rows, cols);
+}
+void softmax_call(LAB_RUNG_NS::Rows& m, const float* x, const float*, float* out, std::size_t rows, std::size_t cols)
+{
+    m.softmax(x, out, rows, cols);
+}
+void online_call(LAB_RUNG_NS::Rows& m, const float* x, const float*, float* out, std::size_t rows, std::size_t cols)
+{
+    m.softmax_online(x, out, rows, cols);
+}
+void layer_norm_call(LAB_RUNG_NS::Rows& m, const float* x, const float*, float* out, std::size_t rows, std::size_t cols)
+{
+    m.layer_norm(x, out, rows, cols);
+}
+
+std::vector<lab::RungEntry> row_driver_entries()
+{
+    std::vector<lab::RungEntry> entries;
+    for (const char* variant : {"clusters", "no_clusters"}) {
+        entries.push_back({Op::dot, Dtype::f32, &launch_rows<&dot_call>, variant});
+        entries.push_back({Op::softmax, Dtype::f32, &launch_rows<&softmax_call>, variant});
+        entries.push_back({Op::softmax_online, Dtype::f32, &launch_rows<&online_call>, variant});
+        entries.push_back({Op::layer_norm, Dtype::f32, &launch_rows<&layer_norm_call>, variant});
+    }
+    return entries;
+}
+
+__attribute__((init_priority(60000))) const lab::RungBinding binding{LAB_RUNG_ID, LAB_RUNG_ORIGINAL, row_driver_entries()};
 
 #else
 #error "rung_glue.cu: unknown kernel form; rungs.json's \"form\" must name one handled here"

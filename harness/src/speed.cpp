@@ -306,6 +306,15 @@ TimedWork timed_rows(const RungBinding& kernels, const RungInfo& rung, Op op, co
     return work;
 }
 
+// The naive row kernel's plan beside a row rung's: one block of 256 per row, in no scheme of the rung's.
+LaunchPlan naive_row_plan(const RungInfo& rung, std::size_t n, const DeviceStatus& device, const std::string& scheme,
+                          std::size_t cols)
+{
+    LaunchPlan naive = plan_launch(rung, n, 256, device.shape, 0, scheme, cols);
+    naive.variant.clear();
+    return naive;
+}
+
 }  // namespace
 
 double row_ceiling(Op op, std::size_t n, const GpuShape& gpu, const L2Flush& flush)
@@ -320,11 +329,12 @@ double row_bytes(Op op, const LaunchPlan& plan, std::size_t n)
 }
 
 SpeedMeasurement measure_row_speed(const RungBinding& binding, const RungInfo& rung, Op op, RowSpeedInputs& inputs,
-                                   unsigned block, const DeviceStatus& device)
+                                   unsigned block, const DeviceStatus& device, const std::string& scheme)
 {
     const std::size_t n = inputs.n();
-    const LaunchPlan mine = plan_launch(rung, n, block, device.shape, 0, "", inputs.cols());
-    const LaunchPlan naive = plan_launch(rung, n, 256, device.shape, 0, "", inputs.cols());
+    LaunchPlan mine = plan_launch(rung, n, block, device.shape, 0, scheme, inputs.cols());
+    mine.reuse = true;  // a row rung's host object (13's Rows) made once, as a program would
+    const LaunchPlan naive = naive_row_plan(rung, n, device, scheme, inputs.cols());
     DeviceBuffer<float> mine_out(output_count(mine, op)), naive_out(output_count(naive, op));
     const L2Flush flush(device.l2_bytes, device.shape);
     const double ceiling = row_ceiling(op, n, device.shape, flush);
@@ -346,9 +356,9 @@ SpeedMeasurement measure_row_speed(const RungBinding& binding, const RungInfo& r
 }
 
 Timing measure_row_baseline(const RungInfo& rung, Op op, RowSpeedInputs& inputs, const DeviceStatus& device,
-                            const L2Flush& flush)
+                            const L2Flush& flush, const std::string& scheme)
 {
-    const LaunchPlan naive = plan_launch(rung, inputs.n(), 256, device.shape, 0, "", inputs.cols());
+    const LaunchPlan naive = naive_row_plan(rung, inputs.n(), device, scheme, inputs.cols());
     DeviceBuffer<float> out(output_count(naive, op));
     TimedWork work = timed_rows(row_baseline_binding(), rung, op, naive, out, inputs, 1);
     auto checked = std::make_shared<bool>(false);

@@ -302,7 +302,9 @@ int run_speed(const lab::RungBinding& binding, const SpeedJob& job, const std::s
     } else {
         const lab::Op op = lab::parse_op(job.op);
         lab::RowSpeedInputs inputs(op, job.n / job.cols, job.cols, job.seed);
-        const lab::LaunchPlan plan = lab::plan_launch(rung, job.n, job.block, device.shape, 0, "", job.cols);
+        // A row rung with schemes (13) runs the speed plan's; its host object is kept between the launches.
+        lab::LaunchPlan plan = lab::plan_launch(rung, job.n, job.block, device.shape, 0, job.scheme, job.cols);
+        plan.reuse = true;
         lab::DeviceBuffer<float> out(lab::output_count(plan, op));
         std::vector<float> got(out.size());  // one host buffer for every launch's output, its pages mapped once
         const lab::L2Flush flush(device.l2_bytes, device.shape);

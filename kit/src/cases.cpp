@@ -164,6 +164,8 @@ Catalogue load_catalogue(const std::string& path, std::optional<std::uint64_t> s
                 throw UsageError("group " + group_name + ": a row rung launches one block per row; a group for rows names no grids");
             const auto grids = group.value("grids", std::vector<std::string>{""});
             const auto offsets = group.value("offsets", std::vector<std::size_t>{0});
+            // A group of one rung's own shapes (rung 13's sweep, scaled): the other rungs do not run it.
+            const std::string rung_only = group.value("rung", "");
             const auto size_of = [](const nlohmann::json& value, unsigned block) {
                 return value.is_number() ? value.get<std::size_t>() : eval_size(value.get<std::string>(), block);
             };
@@ -205,6 +207,7 @@ Catalogue load_catalogue(const std::string& path, std::optional<std::uint64_t> s
                                     c.gpu_only = gpu_only;
                                     c.grid_stride_only = scope == "grid_stride" || !grid.empty();
                                     c.driver_only = scope == "driver";
+                                    c.rung_only = rung_only;
                                     if (!grid.empty()) c.grid_blocks(1);  // a malformed expression fails here, not mid-run
                                     c.name = std::string(name_of(input)) +
                                              (cols ? "_r" + std::to_string(c.rows()) + "_c" + std::to_string(cols)
@@ -218,8 +221,9 @@ Catalogue load_catalogue(const std::string& path, std::optional<std::uint64_t> s
                                     if (offset) c.name += "_o" + std::to_string(offset);
                                     // The same case may come from two groups; it runs once. A driver
                                     // group's cases are the driver rungs' own, apart from the others'.
-                                    const std::string key =
-                                        (c.driver_only ? "driver/" : "") + std::string(name_of(op)) + "/" + c.name;
+                                    const std::string key = (c.driver_only ? "driver/" : "") +
+                                                            (rung_only.empty() ? "" : rung_only + "/") +
+                                                            std::string(name_of(op)) + "/" + c.name;
                                     if (!seen.insert(key).second) continue;
                                     c.seed = derive_seed(base_seed, key);
                                     catalogue.add(std::move(c));
@@ -265,7 +269,10 @@ std::vector<Case> Catalogue::select(const RungInfo& rung, Op op) const
         if (c.op != op || !rung.block.allows(c.block) || c.driver_only != driver) continue;
         if ((c.cols > 0) != (rung.grid == GridPolicy::rows)) continue;
         if (c.grid_stride_only && rung.grid != GridPolicy::sm_count) continue;
-        if (!driver) {
+        if (!c.rung_only.empty() && c.rung_only != rung.id) continue;
+        // A rung with schemes (a driver, or a row rung that picks its own launches) runs each case
+        // once per scheme, the scheme's name in front of the case's.
+        if (rung.variants.empty()) {
             chosen.push_back(c);
             continue;
         }

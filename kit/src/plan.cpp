@@ -41,7 +41,11 @@ LaunchPlan plan_launch(const RungInfo& rung, std::size_t n, unsigned block, cons
         set_scheme(plan, rung, variant);
         return plan;
     }
-    if (!variant.empty()) throw UsageError("rung " + rung.id + " has one kernel and no scheme '" + variant + "'");
+    // A row rung with schemes (rung 13: with clusters, without) runs in one of them; any other in none.
+    const bool schemes = !rung.variants.empty();
+    if (schemes && std::find(rung.variants.begin(), rung.variants.end(), variant) == rung.variants.end())
+        throw UsageError("rung " + rung.id + " has no scheme '" + variant + "'; its schemes: " + rung.describe_variants());
+    if (!schemes && !variant.empty()) throw UsageError("rung " + rung.id + " has one kernel and no scheme '" + variant + "'");
     if (n == 0) throw UsageError("rung " + rung.id + ": the input is empty (n = 0); reduce at least one element");
     if ((rung.grid == GridPolicy::rows) != (cols > 0))
         throw UsageError(rung.grid == GridPolicy::rows
@@ -57,6 +61,7 @@ LaunchPlan plan_launch(const RungInfo& rung, std::size_t n, unsigned block, cons
             throw UsageError("rung " + rung.id + ": " + std::to_string(rows) + " rows need more blocks than a grid can hold");
         LaunchPlan plan{static_cast<unsigned>(rows), block, 0};
         plan.cols = cols;
+        if (schemes) set_scheme(plan, rung, variant);
         return plan;
     }
     const std::size_t per_block = std::size_t{rung.items_per_thread} * block;

@@ -139,8 +139,11 @@ RungInfo parse_rung(const nlohmann::json& j)
     }
     r.forbids = j.at("forbids").get<std::vector<std::string>>();
     r.variants = j.value("variants", std::vector<std::string>{});
-    if ((r.grid == GridPolicy::one) != !r.variants.empty())
-        throw UsageError("rung " + r.id + ": a rung whose grid is \"one\" (a driver) names its schemes in \"variants\", and only it");
+    // A driver names its schemes; a row rung may (rung 13's with clusters and without them).
+    if (r.grid == GridPolicy::one && r.variants.empty())
+        throw UsageError("rung " + r.id + ": a rung whose grid is \"one\" (a driver) names its schemes in \"variants\"");
+    if (!r.variants.empty() && r.grid != GridPolicy::one && r.grid != GridPolicy::rows)
+        throw UsageError("rung " + r.id + ": only a driver rung (grid \"one\") or a row rung (grid \"rows\") has \"variants\"");
     if (r.grid == GridPolicy::one && r.check != CheckMode::total)
         throw UsageError("rung " + r.id + ": a driver rung leaves one value, so its check is \"total\"");
     for (const auto& v : r.variants)

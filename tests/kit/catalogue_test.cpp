@@ -177,15 +177,29 @@ TEST(Catalogue, OneSkipRuleForEveryJudge)
     }
 }
 
-// The row rung (12) runs the row groups' cases, rows x cols matrices named by both, and only it does;
-// its catalogue reaches one column and 2^20, one row and thousands, and the numerical traps.
+// The row rungs (12, 13) run the row groups' cases (rows x cols, named by both), and only they do; a group
+// naming one rung is its alone. 12's reach one column and 2^20, one row and thousands, the numerical traps.
 TEST(Catalogue, TheRowRungRunsRowCasesAndOnlyIt)
 {
     const lab::RungInfo& rows = lab::Registry::kit().get("12");
     for (const auto& rung : lab::Registry::kit().rungs())
         for (const lab::Op op : lab::kAllOps)
-            for (const Case& c : Catalogue::kit().select(rung, op))
-                EXPECT_EQ(c.cols > 0, &rung == &rows) << rung.id << " runs " << c.name;
+            for (const Case& c : Catalogue::kit().select(rung, op)) {
+                EXPECT_EQ(c.cols > 0, rung.grid == lab::GridPolicy::rows) << rung.id << " runs " << c.name;
+                EXPECT_TRUE(c.rung_only.empty() || c.rung_only == rung.id) << rung.id << " runs " << c.name;
+            }
+    // Rung 13 runs each of its cases once with clusters and once without.
+    const lab::RungInfo& shapes = lab::Registry::kit().get("13");
+    for (const lab::Op op : shapes.ops) {
+        std::size_t clusters = 0, without = 0;
+        for (const Case& c : Catalogue::kit().select(shapes, op)) {
+            clusters += c.variant == "clusters";
+            without += c.variant == "no_clusters";
+            EXPECT_EQ(c.name.rfind(c.variant + "_", 0), 0u) << c.name;
+        }
+        EXPECT_GT(clusters, 0u) << lab::name_of(op);
+        EXPECT_EQ(clusters, without) << lab::name_of(op);
+    }
     std::size_t least_cols = SIZE_MAX, most_cols = 0, most_rows = 0;
     std::set<InputKind> kinds;
     for (const lab::Op op : rows.ops) {

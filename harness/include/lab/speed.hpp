@@ -206,8 +206,9 @@ struct DeviceStatus;
 // the one for its traffic over as many bytes (measure_ceiling_at): the read ceiling for a dot
 // product, the copy ceiling for the others; both of SpeedMeasurement::ceiling hold it. gbps counts
 // what the kernel must move: its input once and its output once.
+// `scheme`: a row rung's with schemes (rung 13's "clusters"), "" for the others.
 SpeedMeasurement measure_row_speed(const RungBinding& binding, const RungInfo& rung, Op op, RowSpeedInputs& inputs,
-                                   unsigned block, const DeviceStatus& device);
+                                   unsigned block, const DeviceStatus& device, const std::string& scheme = "");
 
 // A row kernel's speed test times kRowWarmup + kRowSamples launches of it (each one's output, 64 MB
 // over the plan's matrix, is checked whole: more samples would cost more checking than timing).
@@ -224,7 +225,7 @@ double row_bytes(Op op, const LaunchPlan& plan, std::size_t n);
 // answer is checked whole (the kit's own kernel: a guard against a broken kit, not a submission's
 // test); throws WrongAnswer if it is wrong.
 Timing measure_row_baseline(const RungInfo& rung, Op op, RowSpeedInputs& inputs, const DeviceStatus& device,
-                            const L2Flush& flush);
+                            const L2Flush& flush, const std::string& scheme = "");
 
 // The kit's baseline alone, timed as measure_speed times it (every answer checked): for a process
 // that must not load a rung's code, such as the grader, which times the rung in another process.

@@ -57,6 +57,7 @@ struct Case {
     bool grid_stride_only = false;  // only for rungs whose threads stride over the input
     bool gpu_only = false;    // too large for the CPU backend
     bool driver_only = false; // from a group for driver rungs ("for": "driver"), which run only those
+    std::string rung_only;    // from a group that names one rung ("rung": its id): only it runs the case
     std::string variant;      // a driver rung's scheme, set by Catalogue::select; part of the name
     std::size_t cols = 0;     // a row case's row length (n / cols rows); 0 for an array
 

@@ -67,8 +67,8 @@ struct RungInfo {
     // What a submission of this rung may not use, by the grader's rule names (grader/trusted/
     // integrity.hpp): "libraries" (CUB, Thrust, cooperative groups' reduce), "atomics".
     std::vector<std::string> forbids;
-    // A driver rung's schemes (rungs.json "variants"): each case runs once per scheme, named
-    // "<scheme>_<case>". Empty for a rung with one kernel.
+    // A driver rung's schemes, or a row rung's that picks its own launches (rungs.json "variants"):
+    // each case runs once per scheme, named "<scheme>_<case>". Empty for a rung with one kernel.
     std::vector<std::string> variants;
     // The schemes whose float answer may change from run to run (rungs.json "unordered": rung 11's
     // atomic, whose blocks add in whatever order they finish); every other scheme must give the same
