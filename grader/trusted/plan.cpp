@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <set>
@@ -61,6 +62,16 @@ std::vector<PlannedCase> plan_cases(const RungInfo& rung, const Rubric& rubric, 
               gpu ? rubric.gpu_visible_groups : rubric.cpu_visible_groups, false, rubric.cpu_max_n, cases);
     add_cases(rung, Catalogue::load(kit_path("grader/hidden_cases.json"), hidden_seed),
               gpu ? rubric.gpu_hidden_groups : rubric.cpu_hidden_groups, true, rubric.cpu_max_n, cases);
+    return cases;
+}
+
+std::vector<PlannedCase> plan_visible_as_on_a_gpu(const RungInfo& rung, const Rubric& rubric, std::uint64_t seed)
+{
+    std::vector<PlannedCase> cases;
+    if (!rubric.assigned(rung.id)) return cases;
+    // The same catalogue and seed as plan_cases: a case both plan has the same inputs in both.
+    add_cases(rung, Catalogue::load(kit_path("tests/cases.json"), seed), rubric.gpu_visible_groups, false,
+              std::numeric_limits<double>::infinity(), cases);
     return cases;
 }
 

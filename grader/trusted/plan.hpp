@@ -17,6 +17,12 @@ namespace lab::grading {
 // derived from `seed`, the hidden ones' from `hidden_seed`. None for a rung the rubric does not assign.
 std::vector<PlannedCase> plan_cases(const RungInfo& rung, const Rubric& rubric, std::uint64_t seed, std::uint64_t hidden_seed);
 
+// The visible cases a grading on a GPU plans for `rung` (the rubric's [gpu] visible_groups), none
+// left out for [no_gpu] max_n, on every machine: the sanitizer's pass chooses its cases from these,
+// so that a grading on the CPU backend runs the thread orders on the cases a GPU grading's
+// CPU-backend half runs them on. (Cases the CPU backend cannot run at all, gpu_only, stay skipped.)
+std::vector<PlannedCase> plan_visible_as_on_a_gpu(const RungInfo& rung, const Rubric& rubric, std::uint64_t seed);
+
 // The seed of a grading's hidden inputs: the rubric's ([hidden].seed), or drawn from the grading's
 // `seed` and the hidden catalogue's bytes, which a student does not have: the seed every report
 // prints replays the visible inputs (LAB_CASES_SEED), never the hidden ones.

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -15,6 +16,7 @@
 #include "categories.hpp"
 #include "lab/device.hpp"
 #include "lab/registry.hpp"
+#include "plan.hpp"
 #include "sanitizer.hpp"
 
 namespace lab::grading {
@@ -27,6 +29,17 @@ class Sanitizer final : public Category {
 public:
     std::string name() const override { return "sanitizer"; }
     When when() const override { return When::beside_cases; }
+
+    // The pass's cases, chosen at intake as a GPU grading chooses them, on every machine: without a
+    // GPU the cases category leaves out what is over [no_gpu] max_n (16384 rows of one column, rung
+    // 12's many_rows, launch 2^19 threads) or not in [no_gpu] visible_groups, and a pass chosen from
+    // those would miss what the GPU grading's CPU-backend half finds there (a read past the end of a
+    // short row, whose last row ends at a 256-byte boundary only there).
+    void plan(Grading& run) override
+    {
+        for (const RungInfo& rung : Registry::kit().rungs())
+            cases_[rung.id] = sanitizer_cases(plan_visible_as_on_a_gpu(rung, run.rubric, run.g.seed), run.rubric.sanitizer);
+    }
 
     BuildNeeds needs(const Grading& run) const override
     {
@@ -158,7 +171,7 @@ private:
         const std::string& id = run_->rung(k).id;
         Passes& p = passes_[k];
         const auto run_half = tools ? run_sanitizer_tools : run_sanitizer_orders;
-        run_half(run_->rung(k), run_for(id), sanitizer_cases(run_->planned.at(id), run_->rubric.sanitizer), limits_,
+        run_half(run_->rung(k), run_for(id), cases_.at(id), limits_,
                  run_->work + "/" + id + "-sanitizer", tools ? p.tools : p.orders);
         const std::lock_guard<std::mutex> lock(spans_);
         if (!p.from || started < *p.from) p.from = started;
@@ -167,6 +180,7 @@ private:
     }
 
     Grading* run_ = nullptr;
+    std::map<std::string, std::vector<PlannedCase>> cases_;  // by rung id, from plan()
     std::vector<Passes> passes_;
     std::mutex spans_;
     Limits limits_;
