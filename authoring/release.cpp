@@ -198,6 +198,7 @@ struct Answer {
 
 // Every answer line of the TODOs of the rungs up to `through`, trimmed: a line of a region's code,
 // of four characters or more, that no exercise of its rung or an earlier one shows outside a TODO.
+// A preprocessor line (05's `#pragma unroll`) answers nothing, and the kit's own headers have them.
 std::map<std::string, Answer> answer_lines(const std::string& root, const lab::Registry& registry, const std::string& through)
 {
     std::map<std::string, Answer> answers;
@@ -211,7 +212,7 @@ std::map<std::string, Answer> answer_lines(const std::string& root, const lab::R
         for (const auto& todo : skeleton.todos) {
             std::istringstream code(todo.code);
             for (std::string line; std::getline(code, line);)
-                if (const std::string t = trimmed(line); t.size() >= 4 && !shown.count(t) && !answers.count(t))
+                if (const std::string t = trimmed(line); t.size() >= 4 && t[0] != '#' && !shown.count(t) && !answers.count(t))
                     answers[t] = {todo.name, rung.number};
         }
     }

@@ -4,7 +4,6 @@
 #include <chrono>
 #include <iostream>
 
-#include "grading.hpp"
 #include "lab/process.hpp"
 #include "result.hpp"
 

@@ -14,6 +14,13 @@
 
 namespace lab::grading {
 
+// Puts the calling thread, and the processes it starts from now on (they inherit it), below the
+// work that feeds the GPU in priority (nice 10: nice is per thread on Linux): on a GPU the runners
+// and the checks of their answers come first, and CPU-only work (the CPU backend's build, its thread
+// orders, the lessons) takes the cores they leave.
+// (Defined in pipeline.cpp.)
+void below_the_gpu_work();
+
 class CpuBackendBuild {
 public:
     // `files`: rung id -> the file, for every rung to build; `runners`, `explainers`: what to build.

@@ -67,10 +67,6 @@ struct Grading {
 // The device graded on, as reports name it.
 std::string device_name();
 
-// Puts the calling thread, and the processes it starts from now on (they inherit it), below the
-// work that feeds the GPU in priority (nice 10: nice is per thread on Linux): on a GPU the runners
-// and the checks of their answers come first, and CPU-only work (the CPU backend's build, its thread
-// orders, the lessons) takes the cores they leave.
-void below_the_gpu_work();
+// below_the_gpu_work(): cpu_backend_build.hpp, whose build runs below that work.
 
 }  // namespace lab::grading

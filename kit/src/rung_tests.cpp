@@ -34,7 +34,7 @@ std::vector<SpeedCase> speed_cases(const RungInfo& rung)
     std::vector<SpeedCase> cases;
     for (const SpeedPlan::Case* c : plan.cases_of(rung.id)) {
         if (c->op.empty()) cases.push_back({plan.n, c->block, c->scheme, "", 0});
-        else cases.push_back({plan.rows * plan.cols, c->block, "", c->op, plan.cols});
+        else cases.push_back({plan.rows * plan.cols, c->block, c->scheme, c->op, plan.cols});  // rung 13 names one
     }
     return cases;
 }

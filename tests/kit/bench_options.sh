@@ -29,8 +29,8 @@ refused() {  # refused WORDS ARGS...: exit status 2, and the message says WORDS
   [[ $status -eq 2 ]] || fail "lab-bench $* exited $status, not 2: $(cat "$work/refused")"
   grep -qF -- "$says" "$work/refused" || fail "lab-bench $* did not say '$says': $(cat "$work/refused")"
 }
-refused "no rung '13'" --rungs 13
-refused "the rungs: 01_interleaved" --rungs 11,13
+refused "no rung '14'" --rungs 14
+refused "the rungs: 01_interleaved" --rungs 11,14
 refused "--calibrate excludes --rungs" --rungs 11 --calibrate "$work/speed.json"
 refused "--full excludes --sizes" --sizes 10 --full
 refused "not in range" --sizes 40

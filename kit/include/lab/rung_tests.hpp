@@ -58,7 +58,7 @@ std::vector<unsigned> rejected_block_sizes(const RungInfo& rung);
 struct SpeedCase {
     std::size_t n = 0;
     unsigned block = 0;
-    std::string scheme;        // a driver rung's scheme (tests/speed.json); "" for the others
+    std::string scheme;        // a driver rung's scheme, or rung 13's (tests/speed.json); "" for the others
     std::string op;            // a row rung's kernel ("dot"); "" for the others
     std::size_t cols = 0;      // a row rung's row length: n / cols rows
     // "float_n67108864_b256", "ticket_float_n67108864_b256", "dot_float_r4096_c4096_b256"
