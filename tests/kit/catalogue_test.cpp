@@ -18,6 +18,7 @@
 #include "lab/registry.hpp"
 #include "lab/speed_plan.hpp"
 #include "lab/rung_tests.hpp"
+#include "lab/shape.hpp"
 #include "lab/usage_error.hpp"
 
 namespace {
@@ -75,7 +76,7 @@ TEST(Catalogue, DriverRungsRunTheirOwnCasesOncePerScheme)
     const lab::RungInfo* driver = nullptr;
     for (const auto& rung : registry.rungs()) {
         const auto cases = Catalogue::kit().select(rung, lab::Op::sum);
-        if (rung.grid != lab::GridPolicy::one) {
+        if (rung.shape->name() != "driver") {
             for (const Case& c : cases) EXPECT_FALSE(c.driver_only) << rung.id << " runs the driver case " << c.name;
             continue;
         }
@@ -492,7 +493,7 @@ TEST(SpeedPlan, HasOneLinePerRungOfTheRegistryAndEveryCalibrationPassesItsRefere
         const auto cases = plan.cases_of(rung.id);
         ASSERT_FALSE(cases.empty()) << rung.id << " has no speed test in tests/speed.json";
         // A row rung has a speed test per kernel, over the plan's matrix; every other rung, one.
-        if (rung.grid == lab::GridPolicy::rows) {
+        if (rung.shape->works_on_rows()) {
             EXPECT_EQ(cases.size(), rung.ops.size()) << rung.id << ": a speed test for each of its kernels";
             for (const lab::Op op : rung.ops)
                 EXPECT_TRUE(std::any_of(cases.begin(), cases.end(), [&](const auto* c) { return c->op == lab::name_of(op); }))
@@ -503,13 +504,13 @@ TEST(SpeedPlan, HasOneLinePerRungOfTheRegistryAndEveryCalibrationPassesItsRefere
         }
         for (const lab::SpeedPlan::Case* c : cases) {
             // A driver rung's speed test times one of its schemes, named; no other rung names one.
-            if (rung.grid == lab::GridPolicy::one)
+            if (rung.shape->name() == "driver")
                 EXPECT_NE(std::find(rung.variants.begin(), rung.variants.end(), c->scheme), rung.variants.end())
                     << rung.id << ": its speed test must name one of its schemes (" << rung.describe_variants()
                     << "), not '" << c->scheme << "'";
             else
                 EXPECT_EQ(c->scheme, "") << rung.id << " has one kernel, but its speed test names a scheme";
-            EXPECT_EQ(c->op.empty(), rung.grid != lab::GridPolicy::rows) << c->key();
+            EXPECT_EQ(c->op.empty(), !rung.shape->works_on_rows()) << c->key();
             EXPECT_TRUE(rung.block.allows(c->block)) << rung.id << ": its speed block size is not one it runs with";
             int calibrated = 0;
             for (const auto& calibration : plan.calibrations) {

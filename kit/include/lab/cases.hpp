@@ -82,10 +82,11 @@ public:
     static const Catalogue& kit();
 
     const std::vector<Case>& cases() const { return cases_; }
-    // The cases a rung runs for one operator: those whose block size the rung allows. A driver rung
-    // (lab/registry.hpp, GridPolicy::one) runs the driver groups' cases, once per scheme, each
-    // named "<scheme>_<case>" with the same input; other rungs never run those. A row rung
-    // (GridPolicy::rows) runs the row groups' cases ("for": "rows"), and no other rung does.
+    // The cases a rung runs for one operator: those whose block size the rung allows and that its
+    // shape runs (lab/shape.hpp, Shape::runs). A driver rung runs the driver groups' cases ("for":
+    // "driver"), and other rungs never run those; a row rung the row groups' ("for": "rows"), and no
+    // other rung does. A rung with schemes runs each case once per scheme, named
+    // "<scheme>_<case>", with the same input.
     std::vector<Case> select(const RungInfo& rung, Op op) const;
 
     void add(Case c) { cases_.push_back(std::move(c)); }
