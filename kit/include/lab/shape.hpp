@@ -11,9 +11,11 @@
 //           "variants"), that launches what it needs and leaves one value (10-11)
 //   rows    one kernel per row operation (dot, softmax, softmax_online, layer_norm) over a
 //           rows x cols matrix of floats, one block per row (12)
-// A new shape is its file, its line in kShapes (kit/src/shape.cpp), its glue
-// (harness/src/glue/NAME.cuh: the code that binds the kernel file to lab/rung.hpp's entry shape)
-// and its rungs' entries in rungs.json.
+// A new shape is its file (kit/CMakeLists.txt compiles every file there), its line in kShapes
+// (kit/src/shape.cpp), its glue (harness/src/glue/NAME.cuh: the code that binds the kernel file to
+// lab/rung.hpp's entry shape) and its rungs' entries in rungs.json (Kit.ShapesInTheirFiles.
+// NewShapeRecipe). A shape over the rows of a matrix derives from RowShape below and gives only
+// what differs: its name, its order of additions, how a failure shows its launch.
 #pragma once
 
 #include <cstddef>
@@ -114,6 +116,22 @@ void read_shape_text(RungInfo& rung, std::string_view entry_text);
 std::string shape_names();
 
 // --- For the shape files (kit/src/shapes/) -------------------------------------------------------
+
+// What every shape over the rows of a rows x cols matrix of floats shares (kit/src/shapes/rows.cpp):
+// the row operations' cases ("for": "rows"), a plan whose grid is the number of rows (plan.grid
+// rows of plan.cols: what the checker and the glue read; how many blocks run them is the glue's
+// or the kernel file's to choose), every row's output (one value, or a whole row) checked on its
+// own, and racecheck on the layer norm case (two sums in a row over one shared array).
+class RowShape : public Shape {
+public:
+    bool runs(const Case& c) const override;
+    LaunchPlan plan(const RungInfo& rung, const LaunchRequest& ask) const override;
+    bool works_on_rows() const override { return true; }
+    SlotLayout slot_layout(const RungInfo&, const LaunchPlan&) const override { return {SlotLayout::Kind::rows, 0}; }
+    Watched racecheck_case() const override;
+    // For a row shape's reader: throws unless every operator of the rung is a row operation.
+    static void check_row_ops(const RungInfo& rung);
+};
 
 // Throws unless `variant` is one of the rung's schemes, or empty for a rung that has none.
 void check_scheme(const RungInfo& rung, const std::string& variant);
