@@ -2,8 +2,7 @@
 //   exercises/NN_name.cu   from solutions/NN_name.cu (see skeleton.hpp)
 //   exercises/.hints/NN_name.json, the code level of ./lab hint for each TODO (lab/hints.hpp); every
 //   TODO must have the registry's two other levels, or name the earlier TODOs whose code it carries
-//   README.md's rung table, between <!-- rungs:begin --> and <!-- rungs:end -->, and its speed
-//   table (<!-- speed:begin -->, <!-- speed:end -->) from the committed benchmark results
+//   README.md's rung table, between <!-- rungs:begin --> and <!-- rungs:end -->
 //   each handout's measured numbers, between <!-- numbers:begin --> and <!-- numbers:end -->, and the
 //   overview's rung table and ladder (<!-- rungs:... -->, <!-- ladder:... -->), from the registry and
 //   the committed benchmark results (handouts/benchmark/GPU/results.csv)
@@ -264,70 +263,6 @@ std::string ladder_section(const std::vector<Measured>& rows, const lab::Registr
     return md.str();
 }
 
-// README.md's speed table: each rung's (or scheme's) GB/s at 2^24 and 2^28 floats on every GPU measured,
-// then CUB, one CPU thread and the in-run ceiling, and for each GPU the fastest rung against CUB.
-std::string readme_speed_section(const std::vector<Measured>& rows, const lab::Registry& registry)
-{
-    const std::vector<std::string> gpus = measured_gpus(rows);
-    if (gpus.empty()) return "Not measured on a GPU yet: `./lab bench` on a GPU machine, then `./lab generate`.\n";
-    const char* sizes[] = {"2^24", "2^28"};
-    const std::vector<std::string> rungs = ladder_kernels(rows, registry);
-    std::ostringstream md;
-    md << "Bandwidth in GB/s (the input's bytes over the time; floats; medians of 20 runs at these sizes; each GPU's "
-          "results.md says how it was measured), from handouts/benchmark/GPU/results.csv:\n\n| kernel |";
-    for (const auto& gpu : gpus)
-        for (const char* size : sizes) md << ' ' << gpu << ' ' << size << " |";
-    md << "\n|---|";
-    for (std::size_t i = 0; i < gpus.size() * 2; ++i) md << "---:|";
-    md << '\n';
-    std::vector<std::string> lines = rungs;
-    lines.push_back("cub");
-    lines.push_back("cpu");
-    for (const auto& kernel : lines) {
-        md << "| " << (kernel == "cub" ? "CUB" : kernel == "cpu" ? "1 CPU thread" : kernel) << " |";
-        for (const auto& gpu : gpus)
-            for (const char* size : sizes) {
-                const auto* m = find_measured(rows, gpu, kernel, size);
-                md << ' ' << (m ? fixed(m->gbps, m->gbps < 10 ? 1 : 0) : "-") << " |";
-            }
-        md << '\n';
-    }
-    // One ceiling a run, given under 2^28 (every row of a GPU's run carries it).
-    md << "| in-run ceiling (streaming read or copy) |";
-    for (const auto& gpu : gpus) {
-        const auto* cub = find_measured(rows, gpu, "cub", "2^28");
-        md << "  | " << (cub && cub->ceiling_gbps > 0 ? fixed(cub->ceiling_gbps, 0) : "") << " |";
-    }
-    md << "\n\nThe fastest rung against CUB (CUB's time over the rung's; above 1 is faster than CUB):";
-    // The fastest of the rungs' kernels at one size on one GPU, nullptr where none was measured.
-    const auto fastest = [&](const std::string& gpu, const char* size) {
-        const Measured* best = nullptr;
-        for (const auto& kernel : rungs) {
-            const auto* m = find_measured(rows, gpu, kernel, size);
-            if (m && (!best || m->ms < best->ms)) best = m;
-        }
-        return best;
-    };
-    for (const auto& gpu : gpus) {
-        md << (gpu == gpus.front() ? " " : "; ") << "on the " << gpu;
-        const char* separator = " ";
-        for (const char* size : {"2^20", "2^24", "2^26", "2^28"}) {
-            const auto* best = fastest(gpu, size);
-            const auto* cub = find_measured(rows, gpu, "cub", size);
-            if (!best || !cub) continue;
-            md << separator << fixed(cub->ms / best->ms, 2) << " at " << size;
-            separator = ", ";
-        }
-        const auto* first = find_measured(rows, gpu, registry.rungs().front().id, "2^28");
-        const auto* best = fastest(gpu, "2^28");
-        if (first && best)
-            md << "; at 2^28 the fastest (" << best->kernel << ") is " << fixed(first->ms / best->ms, 1) << " times as fast as "
-               << first->kernel;
-    }
-    md << ".\n" << full_tables(rows, "handouts/");
-    return md.str();
-}
-
 std::string numbers_section(const std::vector<Measured>& rows, const lab::Registry& registry, const lab::RungInfo& rung,
                             const lab::SpeedPlan& speed)
 {
@@ -446,8 +381,7 @@ int main(int argc, char** argv)
             in_sync &= sync_file(lab::hint_code_path(root, rung.id), hint_code_of(rung, made.at(rung.id)), check);
         const auto measured = read_benchmarks(root);
         in_sync &= sync_file(root + "/README.md",
-                             with_section(with_section(read_or_fail(root + "/README.md"), "rungs", rung_table(registry, "handouts/"), "README.md"),
-                                          "speed", readme_speed_section(measured, registry), "README.md"),
+                             with_section(read_or_fail(root + "/README.md"), "rungs", rung_table(registry, "handouts/"), "README.md"),
                              check);
         const std::string speed_path = root + "/tests/speed.json";
         const auto speed = lab::SpeedPlan::parse(read_or_fail(speed_path), speed_path);

@@ -438,10 +438,25 @@ int Kit::lab_grade(const std::string& tree_name, const std::string& subcommand, 
 {
     require_toolchain();
     const std::string preset = preset_for(tree_name);
-    configure_and_build(preset, {"lab-grade"});
+    const bool help = std::find(args.begin(), args.end(), "--help") != args.end() ||
+                      std::find(args.begin(), args.end(), "-h") != args.end();
+    if (!help) {
+        build_with_progress(preset, {"lab-grade"});
+    } else {
+        // The usage alone on the standard output: the build (a few minutes the first time) into a log,
+        // a line on the standard error while it runs, and nothing more unless it fails.
+        if (!fs::exists(program(preset, "lab-grade"))) std::cerr << "lab: building the grader first (once)...\n";
+        const std::string log = build + "/help-" + preset + ".log";
+        fs::create_directories(build);
+        if (!fs::exists(tree(preset) + "/build.ninja") &&
+            run_logged(configure_command(preset), log, {}, {}, root) != 0)
+            throw Failure("configuring build/" + preset + " failed; the log: " + log);
+        if (build_targets(preset, {"lab-grade"}, log) != 0) throw build_failure(preset, log);
+    }
     std::vector<std::string> command{program(preset, "lab-grade"), subcommand};
     command.insert(command.end(), args.begin(), args.end());
-    return run(command);
+    // Its usage names the command as it was typed (./lab grade-all), not the build tree's program.
+    return run(command, {{"LAB_COMMAND_NAME", "./lab"}});
 }
 
 }  // namespace lab::cli

@@ -112,6 +112,9 @@ int handouts(const Kit& kit, const std::string& out_dir);  // "" for build/hando
 int replay(const Kit& kit, const std::vector<std::string>& args);
 int grade(const Kit& kit, const std::vector<std::string>& args);
 int grade_all(const Kit& kit, const std::vector<std::string>& args);
+int class_report(const Kit& kit, const std::vector<std::string>& args);
+int similarity(const Kit& kit, const std::vector<std::string>& args);
+int lms_export(const Kit& kit, const std::vector<std::string>& args);
 int generate(const Kit& kit, bool force);
 int release(const Kit& kit, const std::vector<std::string>& args);
 int calibrate(const Kit& kit);

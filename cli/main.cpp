@@ -168,6 +168,28 @@ int main(int argc, char** argv)
         grade_all_command->prefix_command()->set_help_flag();
         grade_all_command->callback([&] { kit.require_instructor_kit("grade-all"); status = grade_all(kit, grade_all_command->remaining()); });
 
+        // The commands on a class grade-all graded (its OUT), handed to lab-grade as grade and grade-all are.
+        const auto on_a_class = [&](const std::string& name, const std::string& summary, const std::string& details,
+                                    int (*command_of)(const Kit&, const std::vector<std::string>&)) {
+            CLI::App* sub = command(app, name, instructors, summary, details);
+            sub->prefix_command()->set_help_flag();
+            sub->callback([&kit, &status, sub, name, command_of] {
+                kit.require_instructor_kit(name);
+                status = command_of(kit, sub->remaining());
+            });
+        };
+        on_a_class("class-report", "OUT: write a graded class's gradebook and class summary again from its grades",
+                   "OUT is grade-all's --out. The gradebook, class-summary.md and .html (and the similarity report) written\n"
+                   "again from the grades there, without grading anyone.",
+                   class_report);
+        on_a_class("similarity", "OUT [--threshold F] [--min-shared N]: pairs of a graded class's submissions alike",
+                   "OUT/similarity.html and .md again, with other limits: evidence for a person to read, never a verdict.",
+                   similarity);
+        on_a_class("lms-export", "OUT --roster ROSTER.csv [--assignment NAME]: a graded class's totals for Canvas and Moodle",
+                   "OUT/canvas.csv and OUT/moodle.csv from OUT's gradebook and a roster of LMS ids\n"
+                   "(grader/batch/README.md, \"Into the LMS\").",
+                   lms_export);
+
         static bool force_generate = false;
         CLI::App* generate_command = command(
             app, "generate", instructors, "rewrite exercises/ and the README's rung table from solutions/ and rungs.json",

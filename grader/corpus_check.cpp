@@ -4,7 +4,7 @@
 //   lab-corpus-check EXPECT.json GRADE.json
 //
 // expect.json's "expect" maps a rung id to:
-//   "score":   "full" (every graded point), "zero" or "partial" (more than zero, less than full)
+//   "score":   "full" (every point graded here), "zero" or "partial" (more than zero, less than full)
 //   "unrun":   a text the rung's reason for not running must contain ("refused", "unfinished", ...)
 //   "failing": a regular expression every failing case's "op/name" must match, and at least one must
 //   "passing": a regular expression some passing case's "op/name" must match
@@ -23,7 +23,9 @@
 // Any of these may instead be an object of values by backend, {"cuda": ..., "cpu": ...}: a GPU's
 // tools and the CPU backend's thread orders see different things. A backend it does not name has
 // no such expectation.
-// A rung not named there must get no points at all. Whatever the entry, the grading's phase times
+// A rung not named there must get no points at all. Beside "expect":
+//   "max":     the grading's maximum, which is the rubric's on every machine (held points included)
+//   "graded":  the rungs the grading holds, and no other (the rungs the rubric assigns) Whatever the entry, the grading's phase times
 // must account for its time (see time_accounted below).
 #include <CLI/CLI.hpp>
 
@@ -69,6 +71,15 @@ int main(int argc, char** argv)
         std::cout << said.back() << '\n';
         ++mismatches;
     };
+    if (expect.contains("max") && std::abs(grade.at("max").get<double>() - expect.at("max").get<double>()) > 1e-9)
+        mismatch("(the grading)", "its maximum is " + std::to_string(grade.at("max").get<double>()) + ", the rubric's " +
+                                      std::to_string(expect.at("max").get<double>()));
+    if (expect.contains("graded")) {
+        std::vector<std::string> graded;
+        for (const auto& rung : grade.at("rungs")) graded.push_back(rung.at("id").get<std::string>());
+        if (graded != expect.at("graded").get<std::vector<std::string>>())
+            mismatch("(the grading)", "it graded " + nlohmann::json(graded).dump() + ", not " + expect.at("graded").dump());
+    }
     // Every grading's phases (grade.json "phases", grader/README.md) account for its time: their sum is
     // within the whole, and covers most of it; each rung's cases, runner start-up and checking likewise.
     // The spans that run beside others (the CPU backend's build, the sanitizer's and the lessons'
@@ -134,9 +145,15 @@ int main(int argc, char** argv)
     }
     for (const auto& rung : grade.at("rungs")) {
         const std::string id = rung.at("id");
-        const double score = rung.at("score"), max = rung.at("max");
+        const double score = rung.at("score");
+        // The points graded here: the rung's maximum less its parts not graded here (speed without
+        // a GPU), which stay in the maximum for a re-grade (grader/rubric.toml).
+        double max = 0;
+        for (const auto& part : rung.at("parts"))
+            if (part.at("graded").get<bool>()) max += part.at("max").get<double>();
         const std::string unrun = rung.at("unrun");
-        std::cout << id << ": " << score << " / " << max << (unrun.empty() ? "" : " (" + unrun + ")") << '\n';
+        std::cout << id << ": " << score << " / " << rung.at("max").get<double>() << " (" << max << " graded here)"
+                  << (unrun.empty() ? "" : " (" + unrun + ")") << '\n';
         if (!wanted.contains(id)) {
             if (score != 0) mismatch(id, "not in expect.json, so it must earn nothing; it earned " + std::to_string(score));
             continue;

@@ -29,6 +29,10 @@ struct CaseResult {
     // The patterns lab/diagnosis.hpp recognised in its failure (reads_past_end, fails_reverse_only,
     // ...): what the class summary groups a class's failures by.
     std::vector<std::string> causes;
+    // How it failed, in the words a student's report gives a hidden case ("wrong value", "crash",
+    // "time limit", "sanitizer"): set by the grader (grader/trusted/report_facts.hpp, failure_kind)
+    // from the fields here, and kept in grade.json, where the fields it is drawn from are not.
+    std::string kind;
     double seconds = -1;  // the runner's time in this case (every thread order); -1 when it did not run
     // Failed because the runner was stopped at a limit (time, its folder's disk), or not run after
     // such stops or past the rung's time: not for a wrong answer or a crash. Not in the reports

@@ -31,7 +31,7 @@ struct BatchOptions {
     int per_gpu = 3;             // workers sharing one GPU: their cases and tools share it, each speed has it alone
     std::vector<std::string> gpus;  // the GPUs lab-grade may use, as CUDA_VISIBLE_DEVICES names them; none on the CPU backend
     std::string lms_roster;      // a roster of LMS ids: canvas.csv and moodle.csv are written at the end (lms.hpp)
-    std::string lms_assignment = "CUDA reduction lab";
+    std::string lms_assignment;  // the assignment's name: the class page's title and the LMS export's column ("" keeps OUT's)
     bool no_reuse = false;       // grade every rung of a changed submission again (else unchanged rungs keep their grade)
     std::string grader;          // this lab-grade's path
     SlurmOptions slurm;

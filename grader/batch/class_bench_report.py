@@ -10,9 +10,9 @@ students, phases, rung_phases, cpu = [], {}, {}, {}
 device = ""
 for sid in sorted(os.listdir(os.path.join(out, "grades", "students"))):
     folder = os.path.join(out, "grades", "students", sid)
-    if sid.startswith(".") or not os.path.isfile(os.path.join(folder, "grade.json")):
+    if sid.startswith(".") or not os.path.isfile(os.path.join(folder, "instructor", "grade.json")):
         continue
-    grade = json.load(open(os.path.join(folder, "grade.json")))
+    grade = json.load(open(os.path.join(folder, "instructor", "grade.json")))
     batch = json.load(open(os.path.join(folder, "batch.json")))
     device = grade["device"]
     # Each speed case's ratio against what it needed, from the speed part's note (a row rung has one

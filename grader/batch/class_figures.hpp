@@ -51,6 +51,8 @@ extern const char* const kRungNote;
 std::vector<std::vector<std::string>> rung_rows(const ClassFigures& f);
 std::vector<std::vector<std::string>> cause_rows(const ClassFigures& f);
 std::string bin_label(int bin);  // "30-39%"
+// "2 of 3 submissions graded", and how many students of the LMS roster handed nothing in.
+std::string graded_count(const std::vector<Outcome>& outcomes, const ClassFigures& f);
 
 // A rung's state in a grading, as the student table shows and filters it.
 struct RungState {

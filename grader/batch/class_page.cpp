@@ -243,7 +243,7 @@ std::string class_summary_html(const std::vector<Outcome>& outcomes, const std::
     out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" << lab::xml_escape(title)
         << "</title><style>body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}"
            "td,th{border:1px solid #ccc;padding:.3em .6em}td.n{text-align:right}</style></head><body>\n<h1>"
-        << lab::xml_escape(title) << "</h1>\n<p>" << f.graded.size() << " of " << outcomes.size() << " submissions graded";
+        << lab::xml_escape(title) << "</h1>\n<p>" << lab::xml_escape(graded_count(outcomes, f));
     if (!f.graded.empty())
         out << "; out of " << points(f.max) << " points: mean " << points(f.mean) << ", median " << points(f.median)
             << ", lowest " << points(f.low) << ", highest " << points(f.high);

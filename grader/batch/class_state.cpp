@@ -6,11 +6,13 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <stdexcept>
 
 #include "lab/json_text.hpp"
 #include "lab/random.hpp"
 #include "lab/text.hpp"
+#include "lms.hpp"
 #include "similarity.hpp"
 
 namespace lab::batch {
@@ -84,7 +86,8 @@ json to_json(const ClassState& state)
     json students = json::array();
     for (const Student& s : state.students) students.push_back({{"id", s.id}, {"path", s.path}, {"submitted_at", s.submitted_at}});
     return {{"seed", lab::seed_text(state.seed)}, {"rubric", state.rubric}, {"rubric_hash", state.rubric_hash},
-            {"generation", state.generation}, {"reuse", state.reuse}, {"students", students}};
+            {"generation", state.generation}, {"reuse", state.reuse}, {"assignment", state.assignment},
+            {"lms_students", state.lms_students}, {"students", students}};
 }
 
 ClassState read_state(const std::string& out)
@@ -96,6 +99,8 @@ ClassState read_state(const std::string& out)
     state.rubric_hash = j.at("rubric_hash").get<std::string>();
     state.generation = j.at("generation").get<int>();
     state.reuse = j.value("reuse", true);
+    state.assignment = j.value("assignment", std::string(kDefaultAssignment));
+    state.lms_students = j.value("lms_students", std::vector<std::string>{});
     for (const json& s : j.at("students")) state.students.push_back({s.at("id"), s.at("path"), s.value("submitted_at", "")});
     return state;
 }
@@ -109,7 +114,7 @@ bool is_graded(const std::string& out, const ClassState& state, const Student& s
 {
     const std::string& print = state.print_of(s);
     const std::string dir = graded_dir(out, s.id);
-    if (!fs::exists(dir + "/grade.json") || !fs::exists(dir + "/batch.json")) return false;
+    if (!fs::exists(record_in(dir)) || !fs::exists(dir + "/batch.json")) return false;
     try {
         const json batch = json::parse(lab::read_file(dir + "/batch.json"));
         return batch.at("fingerprint") == print && batch.at("generation") == state.generation;
@@ -166,6 +171,8 @@ ClassState prepare(const BatchOptions& options, std::vector<Student> students)
     const bool resuming = fs::exists(options.out + "/class.json");
     if (resuming) {
         const ClassState before = read_state(options.out);
+        state.assignment = before.assignment;
+        state.lms_students = before.lms_students;
         state.seed = before.seed;
         state.generation = before.generation + (options.force ? 1 : 0);
         if (!options.force) {
@@ -178,6 +185,8 @@ ClassState prepare(const BatchOptions& options, std::vector<Student> students)
                                          "): give the same one to go on, or add --force to grade everyone again");
         }
     }
+    if (!options.lms_assignment.empty()) state.assignment = options.lms_assignment;
+    if (!options.lms_roster.empty()) state.lms_students = lms_roster_students(options.lms_roster);
     if (!options.seed.empty()) state.seed = parse_seed(options.seed);
     else if (!resuming || options.force) {
         std::random_device device;
@@ -221,7 +230,7 @@ std::vector<Outcome> outcomes(const std::string& out, const ClassState& state,
         const std::string dir = graded_dir(out, s.id);
         try {
             if (is_graded(out, state, s)) {
-                o.grade = json::parse(lab::read_file(dir + "/grade.json"));
+                o.grade = json::parse(lab::read_file(record_in(dir)));
                 const json batch = json::parse(lab::read_file(dir + "/batch.json"));
                 o.host = batch.at("host");
                 o.seconds = batch.at("seconds");
@@ -243,6 +252,17 @@ std::vector<Outcome> outcomes(const std::string& out, const ClassState& state,
         }
         all.push_back(std::move(o));
     }
+    // On the LMS's roster and not in the class: nothing handed in.
+    std::set<std::string> in_class;
+    for (const Student& s : state.students) in_class.insert(s.id);
+    for (const std::string& id : state.lms_students)
+        if (!in_class.count(id)) {
+            Outcome o;
+            o.id = id;
+            o.no_submission = true;
+            o.why_not = "no submission";
+            all.push_back(std::move(o));
+        }
     return all;
 }
 
@@ -262,29 +282,36 @@ int write_similarity_reports(const std::string& out, const std::vector<std::stri
     return found.listed;
 }
 
-void write_class_reports(const std::string& out, const std::vector<Outcome>& all)
+void write_class_reports(const std::string& out, const std::vector<Outcome>& all, const std::string& assignment)
 {
-    const std::string title = "Class grades: " + fs::path(out).filename().string();
+    const std::string title = assignment + ": class grades";
     write_text(out + "/gradebook.csv", gradebook_csv(all));
     write_text(out + "/class-summary.md", class_summary_markdown(all, title));
     write_text(out + "/class-summary.html", class_summary_html(all, title));
     const std::vector<std::string> graded = graded_ids(all);
     const int listed = write_similarity_reports(out, graded, SimilarityOptions{});
+    std::string none;
+    std::size_t students = 0;
+    for (const Outcome& o : all) {
+        if (o.no_submission) none += (none.empty() ? "" : ", ") + o.id;
+        else ++students;
+    }
     std::printf("grade-all: %zu of %zu graded; gradebook: %s/gradebook.csv; class summary: %s/class-summary.html; "
                 "similar pairs: %d (%s/similarity.html)\n",
-                graded.size(), all.size(), out.c_str(), out.c_str(), listed, out.c_str());
+                graded.size(), students, out.c_str(), out.c_str(), listed, out.c_str());
+    if (!none.empty()) std::printf("grade-all: no submission (on the LMS roster, not in the class): %s\n", none.c_str());
     std::fflush(stdout);
 }
 
 int finish(const std::string& out, const ClassState& state, const std::map<std::string, std::string>& why_not)
 {
     const std::vector<Outcome> all = outcomes(out, state, why_not);
-    write_class_reports(out, all);
+    write_class_reports(out, all, state.assignment);
     if (stop_requested) {
         std::printf("grade-all: stopped; every finished grade is kept: run the same command again to go on\n");
         return 130;
     }
-    return std::all_of(all.begin(), all.end(), [](const Outcome& o) { return o.graded; }) ? 0 : 1;
+    return std::all_of(all.begin(), all.end(), [](const Outcome& o) { return o.graded || o.no_submission; }) ? 0 : 1;
 }
 
 }  // namespace lab::batch

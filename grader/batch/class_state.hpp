@@ -34,6 +34,11 @@ std::string fingerprint(const std::string& path);
 
 // The folders of OUT.
 std::string graded_dir(const std::string& out, const std::string& id);
+// The instructor's record of a grading in a student's folder (the file lab-grade writes as
+// OUT/instructor/grade.json: every case, the hidden ones too); its grade.json is the student's copy.
+inline std::string record_in(const std::string& dir) { return dir + "/instructor/grade.json"; }
+// The assignment's name when none was ever given (--assignment).
+inline const char* const kDefaultAssignment = "CUDA reduction lab";
 std::string failed_dir(const std::string& out, const std::string& id);
 
 // The class's own state in OUT (class.json): its seed and rubric, kept between runs, and the
@@ -46,6 +51,10 @@ struct ClassState {
     // generation; --no-reuse (this run's, kept for its Slurm tasks) grades every rung again.
     bool reuse = true;
     std::vector<Student> students;
+    std::string assignment = kDefaultAssignment;  // its name: the class page's title, the LMS export's column
+    // The LMS roster's students (--lms-roster), kept between runs: those without a submission are
+    // named in the summary and the gradebook ("no submission").
+    std::vector<std::string> lms_students;
     // Each submission's fingerprint, read once per run (Slurm's watch asks for it at every look).
     mutable std::map<std::string, std::string> prints;
     const std::string& print_of(const Student& s) const
@@ -121,7 +130,7 @@ std::vector<Student> to_grade(const BatchOptions& options, const ClassState& sta
 std::vector<Outcome> outcomes(const std::string& out, const ClassState& state, const std::map<std::string, std::string>& why_not = {});
 std::vector<std::string> graded_ids(const std::vector<Outcome>& all);
 // The gradebook, the class summary and the similarity report, from the outcomes.
-void write_class_reports(const std::string& out, const std::vector<Outcome>& all);
+void write_class_reports(const std::string& out, const std::vector<Outcome>& all, const std::string& assignment);
 struct SimilarityOptions;
 // OUT/similarity.md and .html: the graded students' files compared rung by rung (similarity.hpp);
 // returns how many pairs were listed. grade-all and class-report write them with the defaults.

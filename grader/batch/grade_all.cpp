@@ -83,7 +83,7 @@ json history_after(const std::string& out, const std::string& id, const json& gr
     json history = json::array();
     try {
         if (const auto text = lab::try_read_file(dir + "/history.json")) history = json::parse(*text);
-        else if (const auto earlier = lab::try_read_file(dir + "/grade.json")) {
+        else if (const auto earlier = lab::try_read_file(record_in(dir))) {
             const json batch = json::parse(lab::read_file(dir + "/batch.json"));
             history.push_back(history_entry(json::parse(*earlier), batch.at("generation").get<int>()));
         }
@@ -120,7 +120,7 @@ Graded grade_one(const std::string& out, const Student& s, const ClassState& sta
     // Graded before in this generation (so with this seed and rubric) and changed since: the rungs
     // whose files did not change keep their grades, as lab-grade decides (it checks the file, the
     // kit, the rubric, the seed and the device).
-    if (state.reuse && fs::exists(graded_dir(out, s.id) + "/grade.json")) {
+    if (state.reuse && fs::exists(record_in(graded_dir(out, s.id)))) {
         try {
             const json before = json::parse(lab::read_file(graded_dir(out, s.id) + "/batch.json"));
             if (before.at("generation") == state.generation) {
@@ -154,11 +154,11 @@ Graded grade_one(const std::string& out, const Student& s, const ClassState& sta
     json grade;
     std::string why;
     try {
-        grade = json::parse(lab::read_file(partial + "/report/grade.json"));
+        grade = json::parse(lab::read_file(record_in(partial + "/report")));
         g.score = grade.at("score").get<double>();
         g.max = grade.at("max").get<double>();
     } catch (const std::exception&) {
-        why = "no readable grade.json";
+        why = "no readable instructor/grade.json";
     }
     if (code != 0) why = "lab-grade exited with " + std::to_string(code);
     const json batch = {{"student", s.id},       {"submission", s.path}, {"fingerprint", print},
@@ -316,7 +316,7 @@ int grade_all(const BatchOptions& options)
     remove_leftovers(options.out);
     catch_stops();
     const int code = options.slurm.on ? grade_on_slurm(options, state) : grade_here(options, state);
-    if (!options.lms_roster.empty()) print_lms_export(export_lms(options.out, options.lms_roster, options.lms_assignment));
+    if (!options.lms_roster.empty()) print_lms_export(export_lms(options.out, options.lms_roster, state.assignment));
     return code;
 }
 
@@ -341,9 +341,16 @@ std::vector<Outcome> graded_class(const std::string& out)
 
 }  // namespace
 
+std::string class_assignment(const std::string& out)
+{
+    if (!fs::exists(out + "/class.json"))
+        throw std::runtime_error(out + " holds no class grade-all graded (no class.json): give grade-all's --out");
+    return read_state(out).assignment;
+}
+
 int class_report(const std::string& out)
 {
-    write_class_reports(out, graded_class(out));
+    write_class_reports(out, graded_class(out), read_state(out).assignment);
     std::printf("class-report: %s/gradebook.csv, %s/class-summary.md and .html written again from the grades there\n", out.c_str(),
                 out.c_str());
     return 0;

@@ -26,6 +26,9 @@ struct SimilarityOptions;
 int similarity_report(const std::string& out, const SimilarityOptions& options);
 
 struct LmsExport;
+// The assignment's name OUT's class was graded under (--assignment, kept in class.json).
+std::string class_assignment(const std::string& out);
+
 // What export_lms wrote and warned of, on stdout.
 void print_lms_export(const LmsExport& done);
 

@@ -102,6 +102,15 @@ static std::vector<std::string> causes_of(const json& c)
     return {"wrong results, in no pattern the kit knows"};
 }
 
+std::string graded_count(const std::vector<Outcome>& outcomes, const ClassFigures& f)
+{
+    const auto none = std::count_if(outcomes.begin(), outcomes.end(), [](const Outcome& o) { return o.no_submission; });
+    return std::to_string(f.graded.size()) + " of " + std::to_string(outcomes.size() - static_cast<std::size_t>(none)) +
+           " submissions graded" +
+           (none ? " (and " + std::to_string(none) + " student" + (none == 1 ? "" : "s") + " of the LMS roster handed nothing in)"
+                 : std::string());
+}
+
 ClassFigures figures(const std::vector<Outcome>& outcomes)
 {
     ClassFigures f;
@@ -291,8 +300,15 @@ std::string gradebook_csv(const std::vector<Outcome>& outcomes)
     for (const std::string& id : rungs) text += "," + id;
     for (const std::string& c : kCategories) text += "," + c;
     text += ",late_penalty,seed,host,device\n";
+    std::string max;  // the rubric's, the same for every student
+    for (const Outcome& o : outcomes)
+        if (o.graded && max.empty()) max = points(o.grade.at("max").get<double>());
     for (const Outcome& o : outcomes) {
         text += lab::csv_field(o.id);
+        if (o.no_submission) {
+            text += ",no submission,0.00," + max + std::string(rungs.size() + kCategories.size() + 4, ',') + "\n";
+            continue;
+        }
         if (!o.graded) {
             text += "," + lab::csv_field("not graded: " + o.why_not) + ",,";
             text += std::string(rungs.size() + kCategories.size() + 4, ',') + "\n";
@@ -320,7 +336,7 @@ std::string class_summary_markdown(const std::vector<Outcome>& outcomes, const s
     const ClassFigures f = figures(outcomes);
     std::ostringstream out;
     out << "# " << title << "\n\n"
-        << f.graded.size() << " of " << outcomes.size() << " submissions graded";
+        << graded_count(outcomes, f);
     if (!f.graded.empty())
         out << "; out of " << points(f.max) << " points: mean " << points(f.mean) << ", median " << points(f.median)
             << ", lowest " << points(f.low) << ", highest " << points(f.high);

@@ -11,8 +11,9 @@ namespace lab::batch {
 struct Outcome {
     std::string id;
     bool graded = false;
+    bool no_submission = false;  // on the LMS roster, and nothing handed in (not graded, 0 points)
     std::string why_not;      // when not graded: what went wrong, where its log is
-    nlohmann::json grade;     // grade.json, when graded
+    nlohmann::json grade;     // the instructor's record (instructor/grade.json), when graded
     std::string host;         // the machine that graded it
     double seconds = 0;       // the grading's wall time, build included
     // Every grading of this student that grade-all kept (history.json in its folder), oldest

@@ -67,6 +67,17 @@ std::string row_of(const std::vector<std::string>& fields)
 
 }  // namespace
 
+std::vector<std::string> lms_roster_students(const std::string& roster_path)
+{
+    const Table roster = read_table(roster_path, "the roster");
+    const int student = column(roster, "student");
+    if (student < 0) throw std::runtime_error(roster_path + ": no \"student\" column (the id grade-all knows each student by)");
+    std::vector<std::string> ids;
+    for (const auto& r : roster.rows)
+        if (!r[static_cast<std::size_t>(student)].empty()) ids.push_back(r[static_cast<std::size_t>(student)]);
+    return ids;
+}
+
 LmsExport export_lms(const std::string& out, const std::string& roster_path, const std::string& assignment)
 {
     const Table roster = read_table(roster_path, "the roster");
@@ -135,7 +146,7 @@ LmsExport export_lms(const std::string& out, const std::string& roster_path, con
         const std::string& id = r[static_cast<std::size_t>(student)];
         listed.insert(id);
         const auto found = results.find(id);
-        if (found == results.end()) {
+        if (found == results.end() || found->second.status == "no submission") {
             line.grade = "0";
             line.feedback = "no submission";
         } else if (found->second.status == "graded") {

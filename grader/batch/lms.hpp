@@ -27,4 +27,8 @@ struct LmsExport {
 // column, a student or an id given twice, a row with the wrong number of fields.
 LmsExport export_lms(const std::string& out, const std::string& roster, const std::string& assignment);
 
+// The roster's students (its `student` column), for grade-all to name those with no submission.
+// Throws on a roster without that column.
+std::vector<std::string> lms_roster_students(const std::string& roster);
+
 }  // namespace lab::batch

@@ -57,7 +57,7 @@ std::vector<Student> read_roster(const std::string& source, std::vector<std::str
             }
             if (!valid_id(id))
                 throw std::runtime_error(source + ": \"" + name + "\" is no usable student id (letters, digits, . _ - @; rename it, or list the class in a CSV)");
-            students.push_back({id, entry.path().lexically_normal().string()});
+            students.push_back({id, entry.path().lexically_normal().string(), ""});
         }
     } else if (fs::is_regular_file(root, error)) {
         std::ifstream in(root);

@@ -138,7 +138,7 @@ int grade_on_slurm(const BatchOptions& options, const ClassState& state)
                     host = batch.at("host");
                     if (!graded) g.why = why_not_graded(options.out, p.id);
                     if (graded) {
-                        const json grade = json::parse(lab::read_file(dir + "/grade.json"));
+                        const json grade = json::parse(lab::read_file(record_in(dir)));
                         g.score = grade.at("score");
                         g.max = grade.at("max");
                     }

@@ -26,6 +26,7 @@ def main(schemas, report):
     check("results.json", json.load(open(f"{report}/results.json")), "gradescope.schema.json")
     check("prairielearn.json", json.load(open(f"{report}/prairielearn.json")), "prairielearn.schema.json")
     check("grade.json", json.load(open(f"{report}/grade.json")), "grade.schema.json")
+    check("instructor/grade.json", json.load(open(f"{report}/instructor/grade.json")), "grade.schema.json")
     lines = open(f"{report}/autolab.txt").read().splitlines()
     check("autolab.txt (last line)", json.loads(lines[-1]), "autolab.schema.json")
     root = ElementTree.parse(f"{report}/junit.xml").getroot()

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include "integrity.hpp"
 #include "builder.hpp"
 #include "judge.hpp"
+#include "lab/device.hpp"
 #include "lab/registry.hpp"
 #include "lab/text.hpp"
 #include "plan.hpp"
@@ -407,7 +409,202 @@ TEST(Rubric, TheDefaultLoads)
     // One entry per rung of the registry, each named by its id.
     EXPECT_EQ(r.rungs.size(), lab::Registry::kit().rungs().size());
     for (const auto& rung : lab::Registry::kit().rungs()) EXPECT_EQ(r.rungs.count(rung.id), 1u) << rung.id;
-    EXPECT_FALSE(r.speed_zero_without_gpu);
+    EXPECT_EQ(r.speed_without_gpu, NotGradedHere::held);
+    EXPECT_FALSE(r.hidden_details);
+    EXPECT_FALSE(r.hidden_seed_pinned);
+    // Every group on the CPU backend (bounded by max_n), none left out without a word.
+    EXPECT_TRUE(r.cpu_hidden_groups.empty());
+    EXPECT_TRUE(groups_left_out(r, false).empty());
+    EXPECT_TRUE(groups_left_out(r, true).empty());
+}
+
+// A rubric of one key is the kit's rubric but for that key: every other has the kit's value.
+TEST(Rubric, AKeyLeftOutIsTheKitsRubrics)
+{
+    const auto dir = scratch("rubric-defaults");
+    std::ofstream(dir / "r.toml", std::ios::trunc) << "[course]\nname = \"CUDA parallel reduction\"\n";
+    const Rubric mine = load_rubric((dir / "r.toml").string());
+    const Rubric kit = load_rubric(std::string(LAB_SOURCE_DIR) + "/grader/rubric.toml");
+    EXPECT_DOUBLE_EQ(mine.max(), kit.max());
+    for (const auto& [id, p] : kit.rungs) {
+        const RungPoints& m = mine.for_rung(id);
+        EXPECT_EQ(std::vector<double>({m.visible, m.hidden, m.speed, m.sanitizer}),
+                  std::vector<double>({p.visible, p.hidden, p.speed, p.sanitizer})) << id;
+    }
+    EXPECT_EQ(mine.proportional, kit.proportional);
+    EXPECT_EQ(std::vector<double>({mine.case_seconds, mine.rung_seconds, mine.cpu_seconds, mine.memory_mib, mine.processes,
+                                   mine.cpu_max_n, mine.sanitizer.penalty, mine.sanitizer.max_n, mine.sanitizer.cases}),
+              std::vector<double>({kit.case_seconds, kit.rung_seconds, kit.cpu_seconds, kit.memory_mib, kit.processes,
+                                   kit.cpu_max_n, kit.sanitizer.penalty, kit.sanitizer.max_n, kit.sanitizer.cases}));
+    EXPECT_EQ(mine.sanitizer.tools, kit.sanitizer.tools);
+    EXPECT_EQ(mine.lessons.measure, kit.lessons.measure);
+    EXPECT_EQ(mine.speed_without_gpu, kit.speed_without_gpu);
+    EXPECT_EQ(mine.cpu_visible_groups, kit.cpu_visible_groups);
+    EXPECT_EQ(mine.gpu_hidden_groups, kit.gpu_hidden_groups);
+}
+
+// A rung graded as a machine grades it: `visible` and `hidden` cases passing (one group each), its
+// sanitizer pass clean; on a GPU its speed measured and met.
+RungResult graded_rung(const Rubric& rubric, const std::string& id, bool gpu, int visible, int hidden)
+{
+    RungResult r;
+    r.id = id;
+    r.submitted = r.built = true;
+    for (int k = 0; k < visible + hidden; ++k) {
+        CaseResult c;
+        c.name = "int_n" + std::to_string(k + 1) + "_b64";
+        c.group = k < visible ? "edges" : "hidden_sizes";
+        c.hidden = k >= visible;
+        c.status = "passed";
+        r.cases.push_back(c);
+    }
+    r.sanitizer.checks = {gpu ? "racecheck" : "thread orders"};
+    SpeedVerdict met{true, "fast enough"};
+    score_rung(r, rubric, gpu, gpu ? &met : nullptr);
+    return r;
+}
+
+// The maximum is the rubric's, the same on every machine: a course of rungs 01-03 with the kit's
+// points is 3 x (5 + 3 + 2 + 1) = 33 on the CPU backend (speed not graded here, its points held)
+// and on a GPU alike, whatever ran; the rungs it does not assign carry nothing, the sanitizer point
+// included. With no_gpu.speed = "excluded", speed leaves the maximum on both: 27.
+TEST(Rubric, TheMaximumIsTheRubricsOnEveryMachine)
+{
+    const auto dir = scratch("rubric-max");
+    std::ofstream(dir / "course.toml", std::ios::trunc) << "[course]\nrungs = [\"01\", \"02_strided_index\", \"03\"]\n";
+    const Rubric course = load_rubric((dir / "course.toml").string());
+    EXPECT_DOUBLE_EQ(course.max(), 33);
+    EXPECT_TRUE(course.assigned("03_sequential"));
+    EXPECT_FALSE(course.assigned("04_first_add"));
+    EXPECT_EQ(course.rung_max("04_first_add"), 0);
+    EXPECT_FALSE(course.sanitizer_on("12_real_kernels"));
+    for (const std::string id : {"01_interleaved", "02_strided_index", "03_sequential"}) {
+        const RungResult cpu = graded_rung(course, id, false, 3, 2), gpu = graded_rung(course, id, true, 3, 2);
+        EXPECT_DOUBLE_EQ(cpu.max(), course.rung_max(id)) << id;
+        EXPECT_DOUBLE_EQ(gpu.max(), course.rung_max(id)) << id;
+        EXPECT_DOUBLE_EQ(gpu.score(), 11) << id;
+        EXPECT_DOUBLE_EQ(cpu.score(), 9) << id;  // every point but speed's, which is held
+        EXPECT_DOUBLE_EQ(cpu.held(), 2) << id;
+        // Not submitted, or nothing of it run here: the same maximum.
+        RungResult missing;
+        missing.id = id;
+        missing.unrun = "not submitted";
+        score_rung(missing, course, false);
+        EXPECT_DOUBLE_EQ(missing.max(), course.rung_max(id)) << id;
+        const RungResult none_here = graded_rung(course, id, false, 0, 0);
+        EXPECT_DOUBLE_EQ(none_here.max(), course.rung_max(id)) << id;
+    }
+    std::ofstream(dir / "excluded.toml", std::ios::trunc) << "[course]\nrungs = [\"01\", \"02\", \"03\"]\n[no_gpu]\nspeed = \"excluded\"\n";
+    const Rubric excluded = load_rubric((dir / "excluded.toml").string());
+    EXPECT_DOUBLE_EQ(excluded.max(), 27);
+    EXPECT_EQ(graded_rung(excluded, "03_sequential", true, 3, 2).part("speed"), nullptr);
+    EXPECT_DOUBLE_EQ(graded_rung(excluded, "03_sequential", true, 3, 2).max(), 9);
+    // The kit's default: every rung, 12 x 11 = 132, on either machine.
+    const Rubric kit = load_rubric(std::string(LAB_SOURCE_DIR) + "/grader/rubric.toml");
+    EXPECT_DOUBLE_EQ(kit.max(), 11.0 * lab::Registry::kit().rungs().size());
+}
+
+// Any category of a rung may be 0, its sanitizer point and technique included; a rung whose every
+// category is 0 is not assigned.
+TEST(Rubric, ARungsTableSetsAnyCategoryToZero)
+{
+    const auto dir = scratch("rubric-zero");
+    std::ofstream(dir / "r.toml", std::ios::trunc)
+        << "[rungs.04_first_add]\nvisible = 0\nhidden = 0\nspeed = 0\nsanitizer = 0\n"
+           "[rungs.05_unroll_last_warp]\nsanitizer = 0\ntechnique = 0\n"
+           "[sanitizer]\npenalty = 1.0\n"
+           "[[lessons.technique]]\nrung = \"05_unroll_last_warp\"\nmetric = \"barriers_per_block\"\nat_most = 3\npoints = 1\n"
+           "[[lessons.technique]]\nrung = \"03_sequential\"\nmetric = \"wavefronts_per_request\"\nat_most = 1\npoints = 0.5\n";
+    const Rubric r = load_rubric((dir / "r.toml").string());
+    EXPECT_FALSE(r.assigned("04_first_add"));
+    EXPECT_FALSE(r.sanitizer_on("04_first_add"));  // no penalty either
+    EXPECT_FALSE(r.sanitizer_on("05_unroll_last_warp"));
+    EXPECT_TRUE(r.technique_of("05_unroll_last_warp").empty());
+    EXPECT_DOUBLE_EQ(r.rung_max("05_unroll_last_warp"), 10);
+    EXPECT_DOUBLE_EQ(r.rung_max("03_sequential"), 11.5);
+    EXPECT_DOUBLE_EQ(r.max(), 11.0 * 11 - 1 + 0.5);
+}
+
+TEST(Rubric, RefusesWhatACourseCannotMean)
+{
+    const auto dir = scratch("rubric-refused");
+    const auto refused = [&](const std::string& text, const std::string& says) {
+        std::ofstream(dir / "r.toml", std::ios::trunc) << text;
+        try {
+            load_rubric((dir / "r.toml").string());
+            ADD_FAILURE() << "accepted:\n" << text;
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("r.toml:"), std::string::npos) << e.what();  // its file and line
+        }
+    };
+    refused("[no_gpu]\nspeed = \"not_graded\"\n", "\"held\"");
+    refused("[no_gpu]\nspeed = \"zero\"\n", "\"excluded\"");
+    refused("[course]\nrungs = [\"13\"]\n", "no rung \"13\"");
+    refused("[course]\nrungs = [\"03\", \"03_sequential\"]\n", "listed twice");
+    refused("[course]\nrungs = []\n", "assigns no rung");
+    refused("[course]\nrungs = [\"03\"]\n[rungs.04_first_add]\nvisible = 1\n", "does not assign");
+    refused("[rungs.04_first_add]\ntechnique = 2\n", "only 0 here");
+    refused("[hidden]\nseed = \"twelve\"\n", "must be a seed");
+    refused("[hidden]\nshow = true\n", "not a key the grader knows");
+}
+
+// Hidden inputs: a seed no report gives, drawn from the grading's and the hidden catalogue's bytes
+// (so the report's seed alone does not give them), a new one each grading; or the rubric's.
+TEST(Rubric, TheHiddenSeedIsNotTheReportsAndCanBePinned)
+{
+    const Rubric kit = load_rubric(std::string(LAB_SOURCE_DIR) + "/grader/rubric.toml");
+    const std::uint64_t a = hidden_seed(kit, 1), b = hidden_seed(kit, 2);
+    EXPECT_NE(a, b);
+    EXPECT_EQ(a, hidden_seed(kit, 1));
+    for (const std::uint64_t seed : {std::uint64_t{1}, std::uint64_t{2}}) {
+        EXPECT_NE(hidden_seed(kit, seed), seed);
+        EXPECT_NE(hidden_seed(kit, seed), seed ^ 0x9e3779b97f4a7c15ull);  // what it once was: the report's seed gave it
+    }
+    const auto dir = scratch("rubric-hidden-seed");
+    std::ofstream(dir / "r.toml", std::ios::trunc) << "[hidden]\ndetails = true\nseed = \"0x00000000000000ff\"\n";
+    const Rubric pinned = load_rubric((dir / "r.toml").string());
+    EXPECT_TRUE(pinned.hidden_details);
+    EXPECT_EQ(hidden_seed(pinned, 1), 0xffu);
+    EXPECT_EQ(hidden_seed(pinned, 2), 0xffu);
+}
+
+// Without a GPU a case is left to a GPU when it is large in elements or in threads launched (16384
+// rows of one column: 16384 blocks, half a minute a case on the CPU backend), and says so; the
+// kit's rubric runs every other case of every group, the hidden ones included.
+TEST(Plan, TheCpuBackendLeavesToAGpuWhatIsLargeInElementsOrInThreads)
+{
+    if (!lab::device_status().emulated) GTEST_SKIP() << "on a GPU every case runs";
+    const Rubric kit = load_rubric(std::string(LAB_SOURCE_DIR) + "/grader/rubric.toml");
+    const auto cases = plan_cases(lab::Registry::kit().get("12_real_kernels"), kit, 1, 2);
+    int many_rows = 0, long_rows = 0, hidden = 0;
+    for (const PlannedCase& p : cases) {
+        if (p.c.group == "many_rows") {
+            ++many_rows;
+            EXPECT_NE(p.skip.find("threads launched"), std::string::npos) << p.c.name << ": " << p.skip;
+        }
+        if (p.c.group == "long_rows" && p.c.n <= 262144) {
+            EXPECT_TRUE(p.skip.empty()) << p.c.name << ": " << p.skip;
+            ++long_rows;
+        }
+        hidden += p.hidden && p.skip.empty();
+    }
+    EXPECT_GT(many_rows, 0);
+    EXPECT_GT(long_rows, 0);
+    EXPECT_GT(hidden, 0);
+}
+
+// A rubric that lists the CPU backend's groups names every other one at grading time.
+TEST(Rubric, AGroupLeftOutIsNamed)
+{
+    const auto dir = scratch("rubric-left-out");
+    std::ofstream(dir / "r.toml", std::ios::trunc) << "[no_gpu]\nhidden_groups = [\"hidden_sizes\"]\n";
+    const Rubric r = load_rubric((dir / "r.toml").string());
+    const auto left_out = groups_left_out(r, false);
+    EXPECT_NE(std::find(left_out.begin(), left_out.end(), "hidden group hidden_spikes (not in the rubric's no_gpu.hidden_groups)"),
+              left_out.end());
+    for (const std::string& group : left_out) EXPECT_EQ(group.find("hidden_sizes "), std::string::npos) << group;
+    EXPECT_TRUE(groups_left_out(r, true).empty());
 }
 
 // The late policy: a time in its zone, days late counted past the grace period (a part of a day

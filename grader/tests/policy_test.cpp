@@ -491,13 +491,93 @@ TEST(Reports, AreWrittenWhateverBytesALogOrAKernelGave)
     fs::remove_all(dir);
     ASSERT_NO_THROW(write_reports(g, dir));
     for (const char* name : {"grade.json", "results.json", "prairielearn.json", "autolab.txt", "junit.xml", "summary.md",
-                             "gradebook.csv", "report.html"}) {
+                             "gradebook.csv", "report.html", "instructor/grade.json", "instructor/report.html"}) {
         const auto text = lab::try_read_file(dir + "/" + name);
         ASSERT_TRUE(text.has_value()) << name << " was not written";
         EXPECT_EQ(lab::valid_utf8(*text), *text) << name << " holds bytes that are not UTF-8";
     }
     const auto grade = nlohmann::json::parse(lab::read_file(dir + "/grade.json"));
     EXPECT_NE(grade.dump().find("r\xEF\xBF\xBDsultat"), std::string::npos) << "the Latin-1 byte became U+FFFD";
+    fs::remove_all(dir);
+}
+
+// What a student may see of a failing hidden case: its group, how many of the group passed and how
+// the others failed, never its n, block, input, seed, message or replay line (nor the hidden
+// inputs' seed, nor a path of the grading machine); the instructor's record keeps all of it. With
+// the rubric's [hidden].details, the student sees it as a visible case.
+TEST(Reports, KeepTheHiddenCasesFromTheStudent)
+{
+    const std::string dir = ::testing::TempDir() + "lab_reports_hidden";
+    Grade g;
+    g.submission = dir + "/submitted/ana";
+    g.backend = "cpu";
+    g.device = "CPU backend";
+    g.seed = 0x1111111111111111ull;
+    g.hidden_seed = 0x2222222222222222ull;
+    g.rubric = dir + "/course/rubric.toml (CUDA)";
+    g.rubric_name = "rubric.toml (CUDA)";
+    RungResult r;
+    r.id = "03_sequential";
+    r.submitted = r.built = true;
+    CaseResult visible, hidden;
+    visible.name = "int_n33_b64";
+    visible.group = "edges";
+    visible.op = "sum";
+    visible.n = 33;
+    visible.block = 64;
+    visible.status = "failed";
+    visible.expected = "12";
+    visible.got = "7";
+    visible.message = "rung 03_sequential, case int_n33_b64: wrong\n  Likely cause: the tree stopped one step early. In this rung: TODO 03-loop";
+    visible.replay = "./lab replay 03 --op sum --input int --n 33 --block 64 --seed 0x3333333333333333";
+    hidden = visible;
+    hidden.name = "float_spike_n4093_b128";
+    hidden.group = "hidden_spikes";
+    hidden.hidden = true;
+    hidden.n = 4093;
+    hidden.block = 128;
+    hidden.seed = 0x4444444444444444ull;
+    hidden.message = "rung 03_sequential, case float_spike_n4093_b128: expected 1e30, got 2; input from " + dir + "/x";
+    hidden.replay = "./lab replay 03 --op sum --input float_spike --n 4093 --block 128 --seed 0x4444444444444444";
+    r.cases = {visible, hidden};
+    const Rubric rubric = load_rubric(std::string(LAB_SOURCE_DIR) + "/grader/rubric.toml");
+    score_rung(r, rubric, false);
+    g.rungs = {r};
+    const std::vector<std::string> secrets{"float_spike_n4093_b128", "4444444444444444", "2222222222222222", "n = 4093",
+                                           "--n 4093", "input float_spike", dir};
+    const std::vector<std::string> student{"grade.json", "results.json", "prairielearn.json", "autolab.txt", "junit.xml",
+                                           "summary.md", "gradebook.csv", "report.html"};
+    for (const bool details : {false, true}) {
+        g.hidden_details = details;
+        fs::remove_all(dir);
+        write_reports(g, dir);
+        for (const std::string& name : student) {
+            const std::string text = lab::read_file(dir + "/" + name);
+            for (const std::string& secret : secrets) {
+                if (details && secret != dir && secret != "2222222222222222") continue;  // shown on purpose, but never these
+                EXPECT_EQ(text.find(secret), std::string::npos) << name << " holds " << secret << (details ? " (details on)" : "");
+            }
+            // What it does say: the hidden group, its count and how its case failed; the visible case in full.
+            if (name != "gradebook.csv") EXPECT_NE(text.find("hidden_spikes"), std::string::npos) << name;
+            if (name != "gradebook.csv" && name != "autolab.txt") {
+                EXPECT_NE(text.find("int_n33_b64"), std::string::npos) << name;
+                if (!details && name != "grade.json") EXPECT_NE(text.find("wrong value"), std::string::npos) << name;
+            }
+        }
+        const std::string record = lab::read_file(dir + "/instructor/grade.json");
+        for (const std::string& secret : {"float_spike_n4093_b128", "0x4444444444444444", "0x2222222222222222"})
+            EXPECT_NE(record.find(secret), std::string::npos) << "the instructor's record lacks " << secret;
+        const auto copy = nlohmann::json::parse(lab::read_file(dir + "/grade.json"));
+        EXPECT_EQ(copy["rungs"][0]["cases"].size(), details ? 2u : 1u);
+        if (!details) {
+            for (const auto& part : copy["rungs"][0]["parts"])
+                if (part["name"] == "hidden") EXPECT_EQ(part["groups"][0]["failures"]["wrong value"], 1);
+            // The summary gives the likely cause and the next hint of the failing visible case.
+            const std::string summary = lab::read_file(dir + "/summary.md");
+            EXPECT_NE(summary.find("tree stopped one step early"), std::string::npos);
+            EXPECT_NE(summary.find("./lab hint 03"), std::string::npos);
+        }
+    }
     fs::remove_all(dir);
 }
 

@@ -89,7 +89,8 @@ SanitizerPasses::SanitizerPasses(const Rubric& rubric, const Built& built,
 bool SanitizerPasses::wanted(const RungResult& r) const
 {
     const SanitizerRules& rules = rubric_.sanitizer;
-    return rules.on() && r.built && !r.reused && (rules.penalty > 0 || (r.count("failed", 0) == 0 && r.count("passed", 0) > 0));
+    return rubric_.sanitizer_on(r.id) && r.built && !r.reused &&
+           (rules.penalty > 0 || (r.count("failed", 0) == 0 && r.count("passed", 0) > 0));
 }
 
 // On a GPU the CPU backend's build may still be running: the tools start at once, and the thread

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <chrono>
 #include <mutex>
@@ -46,6 +47,7 @@
 #include "lab/todos.hpp"
 #include "plan.hpp"
 #include "replay.hpp"
+#include "report_facts.hpp"
 #include "reports.hpp"
 #include "rubric.hpp"
 #include "sandbox.hpp"
@@ -201,39 +203,6 @@ void case_phases(RungResult& r, const RungTimes& times)
     r.phases["checking"] = times.checking;
 }
 
-// The late policy's verdict (rubric.hpp), from the time the submission was handed in: given by
-// whoever received it (--submitted-at: an LMS's or a CI platform's record), never read from the
-// submission's own files or commits, whose times its author sets.
-LateResult late_verdict(const Rubric& rubric, const std::string& submitted_at, const std::string& student)
-{
-    LateResult late;
-    late.policy = rubric.late.on;
-    if (!submitted_at.empty()) late.submitted_at = format_time(parse_time(submitted_at));
-    if (!rubric.late.on) {
-        if (!submitted_at.empty()) late.note = "handed in at " + late.submitted_at + "; the rubric has no late policy";
-        return late;
-    }
-    if (submitted_at.empty()) {
-        late.due = format_time(rubric.late.due);
-        late.note = "the rubric has a late policy (due " + late.due +
-                    "), but no submission time was given (--submitted-at, or grade-all's roster): no penalty taken";
-        return late;
-    }
-    const Lateness l = lateness(rubric.late, student, parse_time(submitted_at));
-    late.due = format_time(l.due);
-    late.extended = l.extended;
-    late.days = l.days;
-    late.fraction = l.fraction;
-    std::ostringstream note;
-    note << "handed in at " << late.submitted_at << ", due " << late.due << (l.extended ? " (an extension)" : "");
-    if (l.days == 0) note << ": on time";
-    else
-        note << ": " << l.days << " day" << (l.days == 1 ? "" : "s") << " late, " << std::lround(l.fraction * 100)
-             << "% of the points earned taken off";
-    late.note = note.str();
-    return late;
-}
-
 int grade(const std::string& submission, const std::string& rubric_path, const std::string& out_dir,
           const std::string& seed_text, int jobs, bool skip_integrity, const std::string& reuse_dir,
           const std::string& submitted_at, const std::string& student)
@@ -253,20 +222,43 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     g.device = device_name();
     g.seed = seed_text.empty() ? fresh_seed() : parse_seed(seed_text);
     g.rubric = rubric.path + (rubric.course.empty() ? "" : " (" + rubric.course + ")");
+    g.rubric_name = fs::path(rubric.path).filename().string() + (rubric.course.empty() ? "" : " (" + rubric.course + ")");
+    g.hidden_seed = hidden_seed(rubric, g.seed);
+    g.hidden_details = rubric.hidden_details;
+    g.proportional = rubric.proportional;
+    g.left_out = groups_left_out(rubric, !device.emulated);
     g.graded_at = utc_now();
     g.late = late_verdict(rubric, submitted_at, student);  // a bad time is refused before anything runs
     std::cout << "lab-grade: " << submission << ", seed " << g.seed_text() << ", on " << g.device << '\n';
 
-    const Intake intake = take_in(submission);
-    for (const auto& [id, contents] : intake.files) g.taken.push_back("exercises/" + id + ".cu");
+    Intake intake = take_in(submission);
     g.ignored = intake.ignored;
+    // A rung the course does not assign is neither built nor graded, and missing from every report.
+    for (auto it = intake.files.begin(); it != intake.files.end();)
+        if (!rubric.assigned(it->first)) {
+            g.ignored.push_back("exercises/" + it->first + ".cu (a rung the rubric does not assign)");
+            it = intake.files.erase(it);
+        } else {
+            ++it;
+        }
+    for (const auto& [id, contents] : intake.files) g.taken.push_back("exercises/" + id + ".cu");
     g.refused = intake.refused;
     for (const auto& r : g.refused) std::cout << "  refused: " << r << '\n';
     std::cout << "  taken: " << g.taken.size() << " rung files; ignored: " << g.ignored.size() << " other paths\n";
 
     // Every rung's cases are chosen before any submitted code runs: nothing a runner does can change them.
     std::map<std::string, std::vector<PlannedCase>> planned;
-    for (const lab::RungInfo& rung : lab::Registry::kit().rungs()) planned[rung.id] = plan_cases(rung, rubric, g.seed);
+    std::size_t gpu_only = 0;
+    for (const lab::RungInfo& rung : lab::Registry::kit().rungs()) {
+        planned[rung.id] = plan_cases(rung, rubric, g.seed, g.hidden_seed);
+        if (intake.files.count(rung.id))
+            for (const PlannedCase& p : planned[rung.id]) gpu_only += !p.skip.empty();
+    }
+    // What this machine leaves out, said before anything runs: no group is dropped without a word.
+    for (const std::string& group : g.left_out) std::cout << "  left out here: " << group << '\n';
+    if (gpu_only)
+        std::cout << "  not run here: " << gpu_only << " cases (graded on a GPU only, or too large for this machine); "
+                  << "each report lists them by group\n";
     // This run's reports and rubric are out of the sandbox's sight too (sandbox.hpp).
     std::filesystem::create_directories(out_dir);
     hide_in_sandbox(out_dir);
@@ -417,10 +409,10 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
     const auto grade_cases = [&](std::size_t k, bool again) {
         const lab::RungInfo& rung = rungs[k];
         RungResult& r = g.rungs[k];
+        if (!rubric.assigned(rung.id)) return;  // (dropped before the reports)
         if (r.reused) {
             const std::lock_guard<std::mutex> lock(printing);
-            std::printf("  %-20s %7.2f / %5.2f   reused (unchanged since %s)\n", r.id.c_str(), r.score(), r.max(),
-                        r.graded_at.c_str());
+            std::printf("  %-20s reused (unchanged since %s)\n", r.id.c_str(), r.graded_at.c_str());
             return;
         }
         // The rung's time is run_and_check's, which its phases (case_phases) cover part by part.
@@ -438,12 +430,13 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
         }
         score_rung(r, rubric, !device.emulated);
         {
+            // The cases only: the points come once every part is in (the table at the end, as the reports give them).
             const std::lock_guard<std::mutex> lock(printing);
-            std::printf("  %-20s %7.2f / %5.2f   %s%s\n", r.id.c_str(), r.score(), r.max(), again ? "again, the GPU alone: " : "",
+            std::printf("  %-20s %s%s\n", r.id.c_str(), again ? "again, the GPU alone: " : "",
                         !r.built ? r.unrun.c_str()
-                                 : (std::to_string(r.count("passed")) + " passed, " + std::to_string(r.count("failed")) +
-                                    " failed, " + std::to_string(r.count("skipped")) + " not run here (" +
-                                    std::to_string(static_cast<int>(r.seconds)) + " s)")
+                                 : ("cases: " + std::to_string(r.count("passed")) + " passed, " + std::to_string(r.count("failed")) +
+                                    " failed" + (r.count("skipped") ? ", " + std::to_string(r.count("skipped")) + " not run here" : "") +
+                                    " (" + std::to_string(static_cast<int>(r.seconds)) + " s)")
                                        .c_str());
             std::fflush(stdout);
         }
@@ -495,12 +488,18 @@ int grade(const std::string& submission, const std::string& rubric_path, const s
         beside.finish();
         g.phases["after_speed"] = seconds_since(phase_started);
     }
-    g.hints = hints_verdict(intake.hints_record, g.rungs, [&](int level) { return rubric.hints.cost(level); });
     g.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     g.cpu = cpu_of_this_grading();
-    if (!g.late.note.empty()) std::cout << "  late policy: " << g.late.note << '\n';
+    // Only the rungs the course assigns are graded and reported.
+    g.rungs.erase(std::remove_if(g.rungs.begin(), g.rungs.end(), [&](const RungResult& r) { return !rubric.assigned(r.id); }),
+                  g.rungs.end());
+    if (std::fabs(g.max() - rubric.max()) > 1e-6)
+        throw std::logic_error("the grading's maximum (" + std::to_string(g.max()) + ") is not the rubric's (" +
+                               std::to_string(rubric.max()) + "): a part is missing or has other points");
+    g.hints = hints_verdict(intake.hints_record, g.rungs, [&](int level) { return rubric.hints.cost(level); });
     if (g.hints.total_off() > 0) std::cout << "  hints: " << g.hints.total_off() << " points off (the rubric's [hints])\n";
     write_reports(g, out_dir);
+    std::cout << console_table(g);
     std::printf("lab-grade: %.2f / %.2f points in %.0f s; reports in %s (replay this run with --seed %s)\n", g.score(),
                 g.max(), g.seconds, out_dir.c_str(), g.seed_text().c_str());
     return 0;
@@ -514,7 +513,11 @@ int main(int argc, char** argv)
     // sandbox gives every runner and tool (sandbox.cpp, passed_environment, says why).
     const auto [queues, count] = lab::process::cuda_work_queues();
     ::setenv(queues.c_str(), count.c_str(), 1);
-    CLI::App app{"lab-grade: grades CUDA reduction submissions out of process (grader/README.md)"};
+    // Named as it was called: ./lab hands its commands here (LAB_COMMAND_NAME), and a usage should
+    // say `./lab grade-all`, never the build tree's program.
+    const char* called = std::getenv("LAB_COMMAND_NAME");
+    CLI::App app{"lab-grade: grades CUDA reduction submissions out of process (grader/README.md)",
+                 called && *called ? called : "lab-grade"};
     app.require_subcommand(1);
     std::string submission, rubric, out = "grade-report", seed;
     int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -579,7 +582,9 @@ int main(int argc, char** argv)
     all_cmd->add_option("--lms-roster", batch.lms_roster,
                         "a roster CSV of LMS ids (student, and canvas_id / sis_user_id / sis_login_id, email / idnumber): "
                         "writes OUT/canvas.csv and OUT/moodle.csv for the LMS's grade import");
-    all_cmd->add_option("--assignment", batch.lms_assignment, "the assignment's name in the LMS export")->capture_default_str();
+    all_cmd->add_option("--assignment", batch.lms_assignment,
+                        "the assignment's name: the class page's title and the LMS export's column (kept in OUT; first "
+                        "default: CUDA reduction lab)");
     std::string report_out;
     auto* report_cmd = app.add_subcommand("class-report", "write a graded class's gradebook and summary again from its grades");
     report_cmd->add_option("out", report_out, "grade-all's output folder")->required();
@@ -592,11 +597,11 @@ int main(int argc, char** argv)
         ->capture_default_str()->check(CLI::Range(0.0, 1.0));
     similarity_cmd->add_option("--min-shared", similarity.min_shared, "the fewest shared fingerprints listed")
         ->capture_default_str()->check(CLI::Range(1, 100000));
-    std::string lms_out, lms_roster, lms_assignment = "CUDA reduction lab";
+    std::string lms_out, lms_roster, lms_assignment;
     auto* lms_cmd = app.add_subcommand("lms-export", "a graded class's totals for Canvas and Moodle (OUT/canvas.csv, OUT/moodle.csv)");
     lms_cmd->add_option("out", lms_out, "grade-all's output folder")->required();
     lms_cmd->add_option("--roster", lms_roster, "the roster CSV of LMS ids (grader/batch/README.md)")->required();
-    lms_cmd->add_option("--assignment", lms_assignment, "the assignment's name in the LMS")->capture_default_str();
+    lms_cmd->add_option("--assignment", lms_assignment, "the assignment's name in the LMS (default: the one OUT was graded with)");
     std::string workers = "1";
     all_cmd->add_option("--workers", workers,
                         "gradings at once: a number, or gpus (--per-gpu on each visible GPU); each worker after the first "
@@ -672,7 +677,8 @@ int main(int argc, char** argv)
         if (*report_cmd) return lab::batch::class_report(report_out);
         if (*similarity_cmd) return lab::batch::similarity_report(similarity_out, similarity);
         if (*lms_cmd) {
-            const lab::batch::LmsExport done = lab::batch::export_lms(lms_out, lms_roster, lms_assignment);
+            const lab::batch::LmsExport done = lab::batch::export_lms(
+                lms_out, lms_roster, lms_assignment.empty() ? lab::batch::class_assignment(lms_out) : lms_assignment);
             lab::batch::print_lms_export(done);
             return 0;
         }

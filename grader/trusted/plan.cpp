@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <sstream>
 #include <set>
 #include <stdexcept>
 
@@ -12,6 +13,7 @@
 #include "lab/device.hpp"
 #include "lab/lesson_numbers.hpp"
 #include "lab/plan.hpp"
+#include "lab/random.hpp"
 #include "lab/rung_tests.hpp"
 #include "lab/shape.hpp"
 #include "lab/speed_plan.hpp"
@@ -39,24 +41,55 @@ void add_cases(const RungInfo& rung, const Catalogue& catalogue, const std::vect
             p.plan = plan_case(rung, c, device.shape);
             if (const auto reason = kit_skip_reason(c.gpu_only, device_bytes(c), device.emulated, free_device_bytes))
                 p.skip = *reason;
-            else if (device.emulated && static_cast<double>(c.n) > cpu_max_n)
-                p.skip = "graded on a GPU only: larger than the rubric's no_gpu.max_n";
+            // The CPU backend's time goes with the threads it runs as much as with the elements: 16384
+            // rows of one column are 16384 blocks (many_rows: 30 s a case here, 257 s of rung 12's 269).
+            else if (device.emulated &&
+                     std::max(static_cast<double>(c.n), static_cast<double>(p.plan.grid) * p.plan.block) > cpu_max_n)
+                p.skip = "graded on a GPU only: larger than the rubric's no_gpu.max_n (elements, or threads launched)";
             out.push_back(std::move(p));
         }
 }
 
 }  // namespace
 
-std::vector<PlannedCase> plan_cases(const RungInfo& rung, const Rubric& rubric, std::uint64_t seed)
+std::vector<PlannedCase> plan_cases(const RungInfo& rung, const Rubric& rubric, std::uint64_t seed, std::uint64_t hidden_seed)
 {
     const bool gpu = !device_status().emulated;
     std::vector<PlannedCase> cases;
+    if (!rubric.assigned(rung.id)) return cases;
     // Fresh inputs every run: every case's seed comes from the run's, never from the file's.
     add_cases(rung, Catalogue::load(kit_path("tests/cases.json"), seed),
               gpu ? rubric.gpu_visible_groups : rubric.cpu_visible_groups, false, rubric.cpu_max_n, cases);
-    add_cases(rung, Catalogue::load(kit_path("grader/hidden_cases.json"), seed ^ 0x9e3779b97f4a7c15ull),
+    add_cases(rung, Catalogue::load(kit_path("grader/hidden_cases.json"), hidden_seed),
               gpu ? rubric.gpu_hidden_groups : rubric.cpu_hidden_groups, true, rubric.cpu_max_n, cases);
     return cases;
+}
+
+std::uint64_t hidden_seed(const Rubric& rubric, std::uint64_t seed)
+{
+    if (rubric.hidden_seed_pinned) return rubric.hidden_seed;
+    // The catalogue's bytes are what the students lack: with the grading's seed alone (every report
+    // prints it) the hidden inputs cannot be drawn again. Not a cryptographic hash: the seed is no
+    // key, and a kit whose hidden_cases.json is public has no hidden cases to keep.
+    return lab::splitmix_mix(seed ^ lab::fnv1a(lab::read_file(kit_path("grader/hidden_cases.json"))));
+}
+
+std::vector<std::string> groups_left_out(const Rubric& rubric, bool gpu)
+{
+    std::vector<std::string> left_out;
+    const auto listed = [&](const std::vector<std::string>& groups, const Catalogue& catalogue, const std::string& part,
+                            const std::string& key) {
+        if (groups.empty()) return;
+        std::set<std::string> seen;
+        for (const Case& c : catalogue.cases())
+            if (seen.insert(c.group).second && !wanted(groups, c.group))
+                left_out.push_back(part + " group " + c.group + " (not in the rubric's " + key + ")");
+    };
+    listed(gpu ? rubric.gpu_visible_groups : rubric.cpu_visible_groups, Catalogue::kit(), "visible",
+           gpu ? "gpu.visible_groups" : "no_gpu.visible_groups");
+    listed(gpu ? rubric.gpu_hidden_groups : rubric.cpu_hidden_groups, Catalogue::load(kit_path("grader/hidden_cases.json")),
+           "hidden", gpu ? "gpu.hidden_groups" : "no_gpu.hidden_groups");
+    return left_out;
 }
 
 void check_rubric_groups(const Rubric& rubric)
@@ -79,7 +112,7 @@ void check_rubric_groups(const Rubric& rubric)
 
 bool speed_graded_here(const RungResult& rung, const Rubric& rubric)
 {
-    return rubric.for_rung(rung.id).speed > 0 && rung.built && !rung.reused && !lab::SpeedPlan::kit().cases_of(rung.id).empty();
+    return rubric.speed_counts(rung.id) && rung.built && !rung.reused;
 }
 
 bool speed_timed(const RungResult& rung, const Rubric& rubric)
@@ -102,6 +135,7 @@ void score_rung(RungResult& rung, const Rubric& rubric, bool gpu, const SpeedVer
         Part part;
         part.name = hidden ? "hidden" : "visible";
         part.max = hidden ? points.hidden : points.visible;
+        if (part.max <= 0) continue;
         std::map<std::string, GroupScore> groups;
         std::vector<std::string> order;
         for (const CaseResult& c : rung.cases) {
@@ -110,42 +144,50 @@ void score_rung(RungResult& rung, const Rubric& rubric, bool gpu, const SpeedVer
             GroupScore& g = groups[c.group];
             (c.status == "passed" ? g.passed : c.status == "failed" ? g.failed : g.skipped)++;
         }
-        std::vector<GroupScore> graded;
-        for (const auto& name : order)
-            if (groups[name].passed + groups[name].failed > 0) graded.push_back(groups[name]);
-        if (graded.empty()) {
-            part.graded = false;
-            part.note = rung.built ? "no cases of this part run here" : "";
-        }
-        for (GroupScore& g : graded) {
-            g.max = part.max / static_cast<double>(graded.size());
-            const double fraction = static_cast<double>(g.passed) / (g.passed + g.failed);
-            g.score = !rung.built ? 0 : rubric.proportional ? g.max * fraction : (g.failed == 0 ? g.max : 0);
-            part.score += g.score;
+        // The part's points are shared by the groups that ran here; a group none of whose cases ran
+        // here is listed with its cases not run, and no share.
+        std::size_t ran = 0;
+        for (const auto& name : order) ran += groups[name].passed + groups[name].failed > 0;
+        for (const auto& name : order) {
+            GroupScore g = groups[name];
+            if (g.passed + g.failed > 0) {
+                g.max = part.max / static_cast<double>(ran);
+                const double fraction = static_cast<double>(g.passed) / (g.passed + g.failed);
+                g.score = !rung.built ? 0 : rubric.proportional ? g.max * fraction : (g.failed == 0 ? g.max : 0);
+                part.score += g.score;
+            }
+            part.groups.push_back(g);
         }
         // Shares of a part add up to it exactly as printed: no 7.999999999999998 for 8.
         part.score = std::round(part.score * 1e6) / 1e6;
-        part.groups = graded;
-        if (!rung.built) part.graded = true, part.note = rung.unrun;
+        if (!rung.built) {
+            part.note = rung.unrun;
+        } else if (ran == 0) {
+            // Its points stay in the maximum (the same on every machine): a re-grade where its cases run earns them.
+            part.graded = false;
+            part.note = "not graded here: none of its cases runs on this machine";
+        }
         rung.parts.push_back(part);
     }
-    Part speed;
-    speed.name = "speed";
-    speed.max = points.speed;
-    if (!gpu) {
-        speed.graded = rubric.speed_zero_without_gpu;
-        speed.note = rubric.speed_zero_without_gpu ? "no GPU here: the rubric gives no speed points without one"
-                                                   : "not graded: no GPU here (the rubric's no_gpu.speed)";
-    } else if (!rung.built) {
-        speed.note = rung.unrun;
-    } else if (verdict) {
-        speed.score = verdict->passed ? speed.max : 0;
-        speed.note = verdict->note;
-    } else {
-        speed.graded = false;
-        speed.note = "not measured";
+    if (rubric.speed_counts(rung.id)) {
+        Part speed;
+        speed.name = "speed";
+        speed.max = points.speed;
+        if (!gpu) {
+            speed.graded = false;
+            speed.note = "not graded here: no GPU (the rubric's no_gpu.speed = \"held\": these points stay in the maximum, "
+                         "for a re-grade on a GPU)";
+        } else if (!rung.built) {
+            speed.note = rung.unrun;
+        } else if (verdict) {
+            speed.score = verdict->passed ? speed.max : 0;
+            speed.note = verdict->note;
+        } else {
+            speed.graded = false;
+            speed.note = "not graded here: not measured";
+        }
+        rung.parts.push_back(speed);
     }
-    if (speed.max > 0) rung.parts.push_back(speed);
     score_sanitizer(rung, rubric);
     score_technique(rung, rubric);
 }
@@ -164,9 +206,7 @@ void score_technique(RungResult& rung, const Rubric& rubric)
 {
     rung.parts.erase(std::remove_if(rung.parts.begin(), rung.parts.end(), [](const Part& p) { return p.name == "technique"; }),
                      rung.parts.end());
-    std::vector<const TechniqueCriterion*> criteria;
-    for (const TechniqueCriterion& c : rubric.lessons.technique)
-        if (c.rung == rung.id) criteria.push_back(&c);
+    const std::vector<const TechniqueCriterion*> criteria = rubric.technique_of(rung.id);
     if (criteria.empty()) return;
     Part part;
     part.name = "technique";
@@ -217,10 +257,10 @@ void score_sanitizer(RungResult& rung, const Rubric& rubric)
     const SanitizerRules& rules = rubric.sanitizer;
     rung.parts.erase(std::remove_if(rung.parts.begin(), rung.parts.end(), [](const Part& p) { return p.name == "sanitizer"; }),
                      rung.parts.end());
-    if (!rules.on()) return;
+    if (!rubric.sanitizer_on(rung.id)) return;
     Part part;
     part.name = "sanitizer";
-    part.max = rules.points;
+    part.max = rubric.for_rung(rung.id).sanitizer;
     const SanitizerResult& s = rung.sanitizer;
     const bool visible_pass = rung.count("failed", 0) == 0 && rung.count("passed", 0) > 0;
     if (!rung.built) {
@@ -239,17 +279,50 @@ void score_sanitizer(RungResult& rung, const Rubric& rubric)
     } else if (!s.ran()) {
         part.graded = !visible_pass;
         part.note = !visible_pass ? "not earned: the sanitizer pass counts once every visible case passes"
-                                  : "not run here" + (s.note.empty() ? std::string() : ": " + s.note);
+                                  : "not graded here" + (s.note.empty() ? std::string() : ": " + s.note);
     } else if (!visible_pass) {
         part.note = "nothing found, but not earned: the sanitizer pass counts once every visible case passes";
     } else {
-        part.score = rules.points;
+        part.score = part.max;
         std::string checks;
         for (const std::string& c : s.checks) checks += (checks.empty() ? "" : ", ") + c;
         part.note = "nothing found by " + checks + (s.note.empty() ? "" : ". " + s.note);
     }
     part.score = std::round(part.score * 1e6) / 1e6;
     rung.parts.push_back(part);
+}
+
+// The late policy's verdict (rubric.hpp), from the time the submission was handed in: given by
+// whoever received it (--submitted-at: an LMS's or a CI platform's record), never read from the
+// submission's own files or commits, whose times its author sets.
+LateResult late_verdict(const Rubric& rubric, const std::string& submitted_at, const std::string& student)
+{
+    LateResult late;
+    late.policy = rubric.late.on;
+    if (!submitted_at.empty()) late.submitted_at = format_time(parse_time(submitted_at));
+    if (!rubric.late.on) {
+        if (!submitted_at.empty()) late.note = "handed in at " + late.submitted_at + "; the rubric has no late policy";
+        return late;
+    }
+    if (submitted_at.empty()) {
+        late.due = format_time(rubric.late.due);
+        late.note = "the rubric has a late policy (due " + late.due +
+                    "), but no submission time was given (--submitted-at, or grade-all's roster): no penalty taken";
+        return late;
+    }
+    const Lateness l = lateness(rubric.late, student, parse_time(submitted_at));
+    late.due = format_time(l.due);
+    late.extended = l.extended;
+    late.days = l.days;
+    late.fraction = l.fraction;
+    std::ostringstream note;
+    note << "handed in at " << late.submitted_at << ", due " << late.due << (l.extended ? " (an extension)" : "");
+    if (l.days == 0) note << ": on time";
+    else
+        note << ": " << l.days << " day" << (l.days == 1 ? "" : "s") << " late, " << std::lround(l.fraction * 100)
+             << "% of the points earned taken off";
+    late.note = note.str();
+    return late;
 }
 
 std::string replay_command(const RungInfo& rung, const Case& c, const LaunchPlan& plan)

@@ -13,9 +13,19 @@
 namespace lab::grading {
 
 // The visible (tests/cases.json) and hidden (grader/hidden_cases.json) cases of `rung`, from the
-// groups the rubric names for this machine, each with its launch plan and every seed derived from
-// `seed`. `only` (a case name) keeps that one case.
-std::vector<PlannedCase> plan_cases(const RungInfo& rung, const Rubric& rubric, std::uint64_t seed);
+// groups the rubric names for this machine, each with its launch plan; the visible inputs' seeds
+// derived from `seed`, the hidden ones' from `hidden_seed`. None for a rung the rubric does not assign.
+std::vector<PlannedCase> plan_cases(const RungInfo& rung, const Rubric& rubric, std::uint64_t seed, std::uint64_t hidden_seed);
+
+// The seed of a grading's hidden inputs: the rubric's ([hidden].seed), or drawn from the grading's
+// `seed` and the hidden catalogue's bytes, which a student does not have: the seed every report
+// prints replays the visible inputs (LAB_CASES_SEED), never the hidden ones.
+std::uint64_t hidden_seed(const Rubric& rubric, std::uint64_t seed);
+
+// The catalogues' groups the rubric leaves out on this machine ("hidden group hidden_x (not in the
+// rubric's no_gpu.hidden_groups)"), which a grading names: a group added to a catalogue and not to
+// a rubric's list is never left out without a word.
+std::vector<std::string> groups_left_out(const Rubric& rubric, bool gpu);
 
 // Throws std::runtime_error naming a group the rubric lists that neither catalogue has: a misspelt
 // group would otherwise quietly leave its cases out.
@@ -38,7 +48,9 @@ bool speed_timed(const RungResult& rung, const Rubric& rubric);
 bool speed_to_time(const Grade& g, const Rubric& rubric);
 
 // Fills in rung.parts from its case results (nothing earned when it did not build); the speed part
-// from `speed` on a GPU (nullptr: not measured yet), by the rubric's no_gpu.speed without one.
+// from `speed` on a GPU (nullptr: not measured yet), by the rubric's no_gpu.speed without one. Every
+// part's max is the rubric's (Rubric::rung_max), whatever ran: a part that cannot be graded here is
+// there, not graded (`graded` false), its points in the maximum.
 void score_rung(RungResult& rung, const Rubric& rubric, bool gpu, const SpeedVerdict* speed = nullptr);
 
 // The sanitizer part (the rubric's [sanitizer]) from rung.sanitizer: its points when the pass found
@@ -50,6 +62,11 @@ void score_sanitizer(RungResult& rung, const Rubric& rubric);
 // each criterion's points where its lesson number is within its bound and every visible case
 // passes. score_rung calls it too.
 void score_technique(RungResult& rung, const Rubric& rubric);
+
+// The late policy's verdict (the rubric's [late]) on a submission handed in at `submitted_at` (as
+// given: an LMS's or a CI platform's record, never the submission's own files or commits, whose
+// times its author sets) by `student` (for the extensions). Throws on a time it cannot read.
+LateResult late_verdict(const Rubric& rubric, const std::string& submitted_at, const std::string& student);
 
 // A lesson number as the reports show it (lab/lesson_numbers.hpp's digits).
 std::string lesson_text(const std::string& metric, double value);

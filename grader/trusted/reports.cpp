@@ -9,68 +9,64 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "builder.hpp"
 #include "lab/json_text.hpp"
 #include "lab/lesson_numbers.hpp"
+#include "lab/registry.hpp"
 #include "lab/text.hpp"
 #include "plan.hpp"
+#include "report_facts.hpp"
+#include "report_page.hpp"
 
 namespace lab::grading {
 
 namespace {
 
 using nlohmann::json;
-constexpr int kFailuresShown = 5;  // per group, in a test's output
+constexpr int kFailuresShown = 5;  // per rung, in a report's list of failing cases
 
 double rounded(double v) { return std::round(v * 1000.0) / 1000.0; }
 
-std::string points(double v)
+// The failing cases of one part (visible or hidden) as a report lists them: what came back, the
+// likely cause and the TODO it points to, and the replay line; then the next hint. Only cases the
+// reader may see in full: a hidden group's line says how its cases failed.
+std::string failure_text(const Grade& g, const RungResult& r, Reader reader, bool hidden)
 {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f", v);
-    return text;
-}
-
-std::string header(const Grade& g)
-{
-    return "Graded on " + g.device + ", seed " + g.seed_text() + ", rubric " + g.rubric + "; runners " + g.sandbox +
-           ". Replay this run with --seed " + g.seed_text() + ".";
-}
-
-std::string case_line(const CaseResult& c)
-{
-    std::string text = (c.hidden ? "hidden " : "") + c.op + " " + c.name + " (n = " + std::to_string(c.n) +
-                       ", block " + std::to_string(c.block) + ", grid " + std::to_string(c.grid) + ")";
-    if (!c.expected.empty() || !c.got.empty())
-        text += ": expected " + (c.expected.empty() ? std::string("?") : c.expected) + ", got " + c.got;
-    if (c.first_wrong_block >= 0) text += ", first wrong block " + std::to_string(c.first_wrong_block);
-    return text;
-}
-
-std::string failures_of(const RungResult& r, const std::string& part, const std::string& group)
-{
+    std::vector<const CaseResult*> failed;
+    for (const CaseResult* c : failures_in_full(g, r, reader))
+        if (c->hidden == hidden) failed.push_back(c);
     std::string text;
-    int shown = 0, more = 0;
-    for (const CaseResult& c : r.cases) {
-        if (c.status != "failed" || (c.hidden ? "hidden" : "visible") != part || c.group != group) continue;
-        if (shown++ >= kFailuresShown) {
-            ++more;
-            continue;
-        }
-        text += "- " + case_line(c) + "\n  " + c.message + "\n  replay: " + c.replay + "\n";
+    for (std::size_t k = 0; k < failed.size() && k < kFailuresShown; ++k) {
+        const CaseResult& c = *failed[k];
+        const std::string cause = likely_cause(c);
+        text += "- " + case_line(c) + "\n  likely cause: " +
+                (cause.empty() ? "none the kit recognises (compare expected and got, and replay it)" : cause) +
+                "\n  replay: " + c.replay + "\n";
     }
-    if (more) text += "... and " + std::to_string(more) + " more failing cases in this group\n";
+    if (failed.size() > kFailuresShown)
+        text += "- ... and " + std::to_string(failed.size() - kFailuresShown) + " more failing cases (`./lab check " +
+                r.id.substr(0, 2) + "` shows them one by one)\n";
+    if (!failed.empty() && !hidden) text += "\nStuck? `" + hint_command(r) + "` shows the next hint, one more each time.\n";
     return text;
 }
 
-std::string part_output(const RungResult& r, const Part& p)
+// What a part's test says on a platform (Gradescope, PrairieLearn): its arithmetic, each group's,
+// and for the visible part the failing cases.
+std::string part_output(const Grade& g, const RungResult& r, const Part& p, Reader reader)
 {
     if (!r.submitted) return "Not submitted: no exercises/" + r.id + ".cu in the submission.";
     if (!r.built) return "exercises/" + r.id + ".cu: " + r.unrun + ":\n" + r.build_log;
-    if (!p.note.empty() && p.groups.empty()) return p.note;
-    return "";
+    std::string text = part_title(p) + ": " + part_arithmetic(r, p) + "\n";
+    for (const GroupScore& grp : p.groups) text += "  " + group_arithmetic(r, p, grp) + "\n";
+    if (p.name == "sanitizer" || p.name == "technique") {
+        const auto rest = p.note.find('\n');
+        if (rest != std::string::npos) text += p.note.substr(rest + 1) + "\n";
+    }
+    if (p.name == "visible" || p.name == "hidden") text += failure_text(g, r, reader, p.name == "hidden");
+    return text;
 }
 
-json gradescope(const Grade& g)
+json gradescope(const Grade& g, Reader reader)
 {
     json tests = json::array();
     json leaderboard = json::array();
@@ -79,40 +75,30 @@ json gradescope(const Grade& g)
         ++number;
         int sub = 0;
         for (const Part& p : r.parts) {
-            if (!p.graded) continue;
-            const std::string visibility = p.name == "hidden" ? "after_published" : "visible";
-            if (p.groups.empty()) {
-                tests.push_back({{"name", r.id + " " + p.name},
-                                 {"number", std::to_string(number) + "." + std::to_string(++sub)},
-                                 // A penalty (the sanitizer's) shows as 0 here; the top-level score takes it off.
-                                 {"score", rounded(std::max(0.0, p.score))},
-                                 {"max_score", rounded(p.max)},
-                                 {"status", p.score >= p.max && (p.name != "sanitizer" || r.sanitizer.findings.empty()) ? "passed" : "failed"},
-                                 {"output", part_output(r, p)},
-                                 {"tags", {r.id, p.name}},
-                                 {"visibility", visibility}});
-                continue;
-            }
-            for (const GroupScore& grp : p.groups) {
-                std::string output = std::to_string(grp.passed) + " of " + std::to_string(grp.passed + grp.failed) +
-                                     " cases passed" +
-                                     (grp.skipped ? " (" + std::to_string(grp.skipped) + " not run here)" : "") + ".\n";
-                output += failures_of(r, p.name, grp.name);
-                tests.push_back({{"name", r.id + " " + p.name + ": " + grp.name},
-                                 {"number", std::to_string(number) + "." + std::to_string(++sub)},
-                                 {"score", rounded(grp.score)},
-                                 {"max_score", rounded(grp.max)},
-                                 {"status", grp.failed == 0 ? "passed" : "failed"},
-                                 {"output", output},
-                                 {"tags", {r.id, p.name, grp.name}},
-                                 {"visibility", visibility}});
-            }
+            // A hidden part's test appears once grades are published, so that a resubmission is no
+            // quick oracle of which hidden group it now passes.
+            const std::string visibility = p.name == "hidden" && !g.hidden_details ? "after_published" : "visible";
+            json test = {{"name", r.id + " " + part_title(p)},
+                         {"number", std::to_string(number) + "." + std::to_string(++sub)},
+                         // A penalty (the sanitizer's) shows as 0 here; the top-level score takes it off.
+                         {"score", rounded(std::max(0.0, p.score))},
+                         {"max_score", rounded(p.max)},
+                         {"output", part_output(g, r, p, reader)},
+                         {"tags", {r.id, p.name}},
+                         {"visibility", visibility}};
+            // A part not graded here is neither passed nor failed: its output says why.
+            if (p.graded)
+                test["status"] = p.score >= p.max && (p.name != "sanitizer" || r.sanitizer.findings.empty()) ? "passed" : "failed";
+            tests.push_back(std::move(test));
         }
         if (r.gbps > 0) leaderboard.push_back({{"name", r.id + " GB/s"}, {"value", rounded(r.gbps)}, {"order", "desc"}});
     }
+    std::string output = total_text(g) + " points. " + about_the_grading(g, reader);
+    if (const std::string held = held_text(g); !held.empty()) output += " " + held;
+    if (!g.late.note.empty()) output += " Late policy: " + g.late.note + ".";
     json doc = {{"score", rounded(g.score())},
                 {"execution_time", static_cast<int>(std::ceil(g.seconds))},
-                {"output", header(g)},
+                {"output", output},
                 {"output_format", "text"},
                 {"visibility", "visible"},
                 {"stdout_visibility", "hidden"},
@@ -123,25 +109,23 @@ json gradescope(const Grade& g)
     return doc;
 }
 
-json prairielearn(const Grade& g)
+json prairielearn(const Grade& g, Reader reader)
 {
     json tests = json::array();
     for (const RungResult& r : g.rungs)
-        for (const Part& p : r.parts) {
-            if (!p.graded) continue;
-            std::string output = part_output(r, p);
-            for (const GroupScore& grp : p.groups) output += failures_of(r, p.name, grp.name);
-            tests.push_back({{"name", r.id + " " + p.name},
+        for (const Part& p : r.parts)
+            tests.push_back({{"name", r.id + " " + part_title(p)},
                              {"points", rounded(std::max(0.0, p.score))},
                              {"max_points", rounded(p.max)},
-                             {"message", p.note},
-                             {"output", output}});
-        }
+                             {"message", part_arithmetic(r, p)},
+                             {"output", part_output(g, r, p, reader)}});
     const double max = g.max();
+    std::string message = about_the_grading(g, reader);
+    if (const std::string held = held_text(g); !held.empty()) message += " " + held;
     return {{"gradable", true},
             {"score", max > 0 ? std::min(1.0, std::max(0.0, g.score() / max)) : 0.0},
-            {"message", header(g)},
-            {"output", points(g.score()) + " of " + points(max) + " points"},
+            {"message", message},
+            {"output", points_text(g.score()) + " of " + points_text(max) + " points"},
             {"tests", tests}};
 }
 
@@ -166,6 +150,7 @@ json internal(const Grade& g)
                         {"first_wrong_block", c.first_wrong_block}, {"replay", c.replay}};
             if (c.seconds >= 0) one["seconds"] = c.seconds;
             if (!c.causes.empty()) one["causes"] = c.causes;
+            if (c.status == "failed") one["kind"] = failure_kind(c);
             cases.push_back(std::move(one));
         }
         const json sanitizer = {{"ran", r.sanitizer.ran()}, {"checks", r.sanitizer.checks},
@@ -178,7 +163,9 @@ json internal(const Grade& g)
                          {"reused", r.reused}, {"parts", parts}, {"cases", cases}});
     }
     return {{"submission", g.submission}, {"backend", g.backend}, {"device", g.device}, {"seed", g.seed_text()},
-            {"graded_at", g.graded_at},
+            {"hidden_seed", lab::seed_text(g.hidden_seed)}, {"hidden_details", g.hidden_details}, {"left_out", g.left_out},
+            {"partial", g.proportional ? "proportional" : "all_or_nothing"},
+            {"held", g.held()}, {"graded_at", g.graded_at},
             {"late", {{"policy", g.late.policy}, {"submitted_at", g.late.submitted_at}, {"due", g.late.due},
                       {"extended", g.late.extended}, {"days", g.late.days}, {"penalty", g.late.fraction},
                       {"earned", g.earned()}, {"note", g.late.note}}},
@@ -247,6 +234,7 @@ RungResult rung_from_json(const json& j)
         c.replay = one.at("replay").get<std::string>();
         c.seconds = one.value("seconds", -1.0);
         if (one.contains("causes")) c.causes = one.at("causes").get<std::vector<std::string>>();
+        c.kind = one.value("kind", std::string());
         r.cases.push_back(std::move(c));
     }
     return r;
@@ -254,49 +242,67 @@ RungResult rung_from_json(const json& j)
 
 namespace {
 
-std::string autolab(const Grade& g)
+std::string autolab(const Grade& g, Reader reader)
 {
-    std::string text = header(g) + "\n";
+    std::string text = total_text(g) + " points. " + about_the_grading(g, reader) + "\n";
+    if (const std::string held = held_text(g); !held.empty()) text += held + "\n";
     json scores = json::object();
     for (const RungResult& r : g.rungs) {
-        text += r.id + ": " + points(r.score()) + " / " + points(r.max()) + "\n";
+        text += r.id + ": " + points_text(r.score()) + " / " + points_text(r.max()) + "\n";
+        for (const Part& p : r.parts) {
+            text += "  " + part_title(p) + ": " + part_arithmetic(r, p) + "\n";
+            for (const GroupScore& grp : p.groups) text += "    " + group_arithmetic(r, p, grp) + "\n";
+        }
         scores[r.id] = rounded(r.score());
     }
     return text + lab::json_text(json{{"scores", scores}}) + "\n";
 }
 
-std::string junit(const Grade& g)
+// A test case per visible case; per hidden group one (its name says nothing of its cases' sizes),
+// failed when any of its cases failed, with how many and how, unless the reader sees them in full.
+std::string junit(const Grade& g, Reader reader)
 {
     std::ostringstream out;
     out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"lab-grade\">\n";
     for (const RungResult& r : g.rungs) {
-        const int failures = r.count("failed") + (r.submitted && !r.built ? 1 : 0) + (r.sanitizer.findings.empty() ? 0 : 1);
-        out << "  <testsuite name=\"" << lab::xml_escape(r.id) << "\" tests=\"" << r.cases.size() + (r.built ? 0 : 1) + (r.sanitizer.ran() ? 1 : 0)
-            << "\" failures=\"" << failures << "\" skipped=\"" << r.count("skipped") << "\" time=\"" << r.seconds
-            << "\">\n";
-        if (!r.built)
-            out << "    <testcase classname=\"" << lab::xml_escape(r.id) << "\" name=\"build\"><failure message=\""
-                << lab::xml_escape(r.unrun) << "\">" << lab::xml_escape(r.build_log)
-                << "</failure></testcase>\n";
-        if (r.sanitizer.ran()) {
-            out << "    <testcase classname=\"" << lab::xml_escape(r.id + ".sanitizer") << "\" name=\"sanitizer\">";
-            if (!r.sanitizer.findings.empty()) {
-                std::string text;
-                for (const std::string& f : r.sanitizer.findings) text += f + "\n";
-                out << "<failure message=\"" << lab::xml_escape(r.sanitizer.findings.front()) << "\">" << lab::xml_escape(text) << "</failure>";
+        std::vector<std::string> cases;
+        int failures = 0, skipped = 0;
+        const auto testcase = [&](const std::string& classname, const std::string& name, const std::string& failure,
+                                  const std::string& detail, bool skip) {
+            std::string text = "    <testcase classname=\"" + lab::xml_escape(classname) + "\" name=\"" + lab::xml_escape(name) + "\">";
+            if (!failure.empty()) {
+                text += "<failure message=\"" + lab::xml_escape(failure) + "\">" + lab::xml_escape(detail) + "</failure>";
+                ++failures;
+            } else if (skip) {
+                text += "<skipped message=\"" + lab::xml_escape(detail) + "\"/>";
+                ++skipped;
             }
-            out << "</testcase>\n";
+            cases.push_back(text + "</testcase>\n");
+        };
+        if (!r.built) testcase(r.id, "build", r.unrun, r.build_log, false);
+        if (r.sanitizer.ran()) {
+            std::string text;
+            for (const std::string& f : r.sanitizer.findings) text += f + "\n";
+            testcase(r.id + ".sanitizer", "sanitizer", r.sanitizer.findings.empty() ? "" : r.sanitizer.findings.front(), text, false);
         }
+        for (const Part& p : r.parts)
+            if (!p.graded) testcase(r.id + "." + p.name, p.name, "", part_arithmetic(r, p), true);
         for (const CaseResult& c : r.cases) {
-            out << "    <testcase classname=\"" << lab::xml_escape(r.id + (c.hidden ? ".hidden" : ".visible")) << "\" name=\""
-                << lab::xml_escape(c.op + "/" + c.name) << "\">";
-            if (c.status == "failed")
-                out << "<failure message=\"" << lab::xml_escape(case_line(c)) << "\">" << lab::xml_escape(c.message + "\nreplay: " + c.replay)
-                    << "</failure>";
-            else if (c.status == "skipped")
-                out << "<skipped message=\"" << lab::xml_escape(c.message) << "\"/>";
-            out << "</testcase>\n";
+            if (!shown_in_full(g, c, reader)) continue;
+            const std::string cause = likely_cause(c);
+            testcase(r.id + (c.hidden ? ".hidden." : ".visible.") + c.group, c.op + "/" + c.name, c.status == "failed" ? case_line(c) : "",
+                     c.status == "failed" ? c.message + (cause.empty() ? "" : "\nlikely cause: " + cause) + "\nreplay: " + c.replay +
+                                                "\nnext hint: " + hint_command(r)
+                                          : c.message,
+                     c.status == "skipped");
         }
+        if (const Part* hidden = r.part("hidden"); hidden && !hidden_shown(g, reader))
+            for (const GroupScore& grp : hidden->groups)
+                testcase(r.id + ".hidden", grp.name, grp.failed ? group_arithmetic(r, *hidden, grp) : "",
+                         group_arithmetic(r, *hidden, grp), grp.passed + grp.failed == 0);
+        out << "  <testsuite name=\"" << lab::xml_escape(r.id) << "\" tests=\"" << cases.size() << "\" failures=\"" << failures
+            << "\" skipped=\"" << skipped << "\" time=\"" << r.seconds << "\">\n";
+        for (const std::string& c : cases) out << c;
         out << "  </testsuite>\n";
     }
     out << "</testsuites>\n";
@@ -338,39 +344,25 @@ std::string lessons_table(const Grade& g)
     return out.str();
 }
 
-std::string markdown(const Grade& g)
+// The Markdown summary (a CI job's summary page): the same facts as the HTML page.
+std::string markdown(const Grade& g, Reader reader)
 {
     std::ostringstream out;
-    out << "## Grade: " << points(g.score()) << " / " << points(g.max()) << "\n\n" << header(g) << "\n\n";
-    bool any_sanitizer = false, any_technique = false;
-    for (const RungResult& r : g.rungs)
-        any_sanitizer |= r.part("sanitizer") != nullptr, any_technique |= r.part("technique") != nullptr;
-    std::vector<std::string> columns{"visible", "hidden", "speed"};
-    if (any_sanitizer) columns.push_back("sanitizer");
-    if (any_technique) columns.push_back("technique");
-    out << "| Rung | Visible cases | Hidden cases | Speed " << (any_sanitizer ? "| Sanitizer " : "")
-        << (any_technique ? "| Technique " : "") << "| Points |\n|---|---|---|---|" << (any_sanitizer ? "---|" : "")
-        << (any_technique ? "---|" : "") << "---|\n";
-    for (const RungResult& r : g.rungs) {
-        out << "| " << r.id << " ";
-        for (const std::string& part : columns) {
-            const Part* p = r.part(part);
-            if (!p) out << "| - ";
-            else if (!r.built) out << "| " << r.unrun << " ";
-            else if (!p->graded) out << "| not graded ";
-            else if (part == "speed" || part == "technique") out << "| " << points(p->score) << " / " << points(p->max) << " ";
-            else if (part == "sanitizer")
-                out << "| " << points(p->score) << " / " << points(p->max)
-                    << (r.sanitizer.findings.empty() ? "" : " (" + std::to_string(r.sanitizer.findings.size()) + " found)") << " ";
-            else
-                out << "| " << r.count("passed", part == "hidden") << " of "
-                    << r.count("passed", part == "hidden") + r.count("failed", part == "hidden") << " passed ";
-        }
-        out << "| " << points(r.score()) << " / " << points(r.max()) << " |\n";
-    }
+    out << "## Grade: " << total_text(g) << "\n\n" << about_the_grading(g, reader) << "\n";
+    if (const std::string held = held_text(g); !held.empty()) out << "\n" << held << "\n";
     if (!g.late.note.empty())
         out << "\n**Late policy:** " << g.late.note
-            << (g.late.fraction > 0 ? " (" + points(g.earned()) + " points earned, " + points(g.score()) + " counted)" : "") << ".\n";
+            << (g.late.fraction > 0 ? " (" + points_text(g.earned()) + " points earned, " + points_text(g.score()) + " counted)" : "") << ".\n";
+    out << "\n| Rung | Points | What |\n|---|---|---|\n";
+    for (const RungResult& r : g.rungs) {
+        std::string what;
+        if (!r.built && !r.reused) what = r.unrun;
+        else
+            for (const Part& p : r.parts)
+                what += (what.empty() ? "" : "; ") + part_title(p) + " " +
+                        (p.graded ? points_text(p.score) + " of " + points_text(p.max) : "not graded here");
+        out << "| " << r.id << " | " << points_text(r.score()) << " / " << points_text(r.max()) << " | " << what << " |\n";
+    }
     out << lessons_table(g);
     std::string reused;
     for (const RungResult& r : g.rungs)
@@ -380,23 +372,31 @@ std::string markdown(const Grade& g)
                "unchanged: "
             << reused << ".\n";
     for (const RungResult& r : g.rungs) {
-        int shown = 0;
-        for (const CaseResult& c : r.cases) {
-            if (c.status != "failed") continue;
-            if (shown == 0) out << "\n### " << r.id << ": failing cases\n\n";
-            if (shown++ >= kFailuresShown) continue;
-            out << "- " << case_line(c) << "\n  `" << c.replay << "`\n";
+        if (!r.submitted && !r.reused) continue;
+        out << "\n### " << r.id << ": " << points_text(r.score()) << " / " << points_text(r.max()) << "\n\n";
+        if (r.submitted && !r.built && !r.reused) {
+            out << r.unrun << ":\n\n```\n" << r.build_log << "\n```\n";
+            continue;
         }
-        if (shown > kFailuresShown) out << "- ... and " << shown - kFailuresShown << " more\n";
-        if (r.submitted && !r.built) out << "\n### " << r.id << ": " << r.unrun << "\n\n```\n" << r.build_log << "\n```\n";
-        if (!r.sanitizer.findings.empty()) {
-            out << "\n### " << r.id << ": sanitizer findings\n\n";
-            for (const std::string& f : r.sanitizer.findings) out << "- " << f << "\n";
+        for (const Part& p : r.parts) {
+            out << "- " << part_title(p) << ": " << part_arithmetic(r, p) << "\n";
+            for (const GroupScore& grp : p.groups) out << "  - " << group_arithmetic(r, p, grp) << "\n";
+            if (p.name == "sanitizer" || p.name == "technique") {
+                std::istringstream lines(p.note);
+                std::string line;
+                std::getline(lines, line);  // (the first line is in the arithmetic)
+                while (std::getline(lines, line)) out << "  - " << (line.rfind("- ", 0) == 0 ? line.substr(2) : line) << "\n";
+            }
         }
-        if (const Part* p = r.part("technique"); p && r.built) {
-            out << "\n### " << r.id << ": technique, " << points(p->score) << " / " << points(p->max) << "\n\n";
-            std::istringstream lines(p->note);
-            for (std::string line; std::getline(lines, line);) out << "- " << line << "\n";
+        for (const bool hidden : {false, true}) {
+            const std::string failing = failure_text(g, r, reader, hidden);
+            if (failing.empty()) continue;
+            out << "\n" << (hidden ? "Failing hidden cases" : "Failing visible cases") << ":\n\n";
+            std::istringstream lines(failing);
+            for (std::string line; std::getline(lines, line);) {
+                if (line.rfind("  replay: ", 0) == 0) line = "  replay: `" + line.substr(10) + "`";
+                out << line << "\n";
+            }
         }
     }
     if (!g.refused.empty()) {
@@ -409,70 +409,42 @@ std::string markdown(const Grade& g)
 std::string gradebook(const Grade& g)
 {
     std::string head = "submission,seed,score,max_score", row;
-    row = lab::csv_field(g.submission) + "," + g.seed_text() + "," + points(g.score()) + "," + points(g.max());
+    row = lab::csv_field(std::filesystem::path(g.submission).filename().string()) + "," + g.seed_text() + "," +
+          points_text(g.score()) + "," + points_text(g.max());
     for (const RungResult& r : g.rungs) {
         head += "," + r.id;
-        row += "," + points(r.score());
+        row += "," + points_text(r.score());
     }
     return head + "\n" + row + "\n";
 }
 
-std::string html(const Grade& g, const std::string& md)
+// The grade.json a student may see: the instructor's record less what it holds of the hidden
+// cases (each one's parameters, seed, message and replay line, and the hidden inputs' seed) and
+// the grading machine's paths; in their place, each hidden group's failures by kind. With the
+// rubric's [hidden].details, the hidden cases stay, as the other reports show them.
+json student_copy(json record, const Grade& g)
 {
-    std::ostringstream out;
-    out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Grade: " << lab::xml_escape(g.submission)
-        << "</title><style>body{font-family:sans-serif;max-width:60em;margin:2em auto}pre{background:#f4f4f4;"
-           "padding:1em;white-space:pre-wrap}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em}"
-           "</style></head><body>\n<h1>"
-        << points(g.score()) << " / " << points(g.max()) << "</h1>\n<p>" << lab::xml_escape(header(g)) << "</p>\n";
-    bool any_speed = false;
-    for (const RungResult& r : g.rungs) any_speed |= r.gbps > 0;
-    if (any_speed) {
-        double top = 1;
-        for (const RungResult& r : g.rungs) top = std::max(top, r.gbps);
-        out << "<h2>GB/s per rung</h2>\n<svg width=\"640\" height=\"" << 24 * g.rungs.size() + 10 << "\">\n";
-        int row = 0;
-        for (const RungResult& r : g.rungs) {
-            const double width = 440 * r.gbps / top;
-            out << "<text x=\"0\" y=\"" << 24 * row + 16 << "\" font-size=\"12\">" << lab::xml_escape(r.id) << "</text><rect x=\"160\" y=\""
-                << 24 * row + 4 << "\" width=\"" << width << "\" height=\"16\" fill=\"#4a7\"/><text x=\"" << 165 + width
-                << "\" y=\"" << 24 * row + 16 << "\" font-size=\"12\">" << static_cast<int>(r.gbps) << "</text>\n";
-            ++row;
-        }
-        out << "</svg>\n";
-    } else {
-        out << "<p>No speed was measured in this run (no GPU, or speed not graded), so there is no chart of GB/s.</p>\n";
-    }
-    bool any_lessons = false;
-    for (const RungResult& r : g.rungs) any_lessons |= r.lessons.measured();
-    if (any_lessons) {
-        out << "<h2>The lessons, measured</h2>\n<p>Each kernel run once on the CPU backend at n = 2^20 in blocks of 256; "
-               "the reference's number in brackets. Information: points only where the rubric grades technique.</p>\n"
-               "<table><tr><th>Rung</th>";
-        for (const LessonNumber& number : lesson_numbers()) out << "<th>" << lab::xml_escape(number.what) << "</th>";
-        out << "</tr>\n";
-        for (const RungResult& r : g.rungs) {
-            if (!r.lessons.measured()) continue;
-            out << "<tr><td>" << lab::xml_escape(r.id) << "</td>";
-            for (const LessonNumber& number : lesson_numbers()) {
-                const auto yours = r.lessons.yours.find(number.name);
-                const auto reference = r.lessons.reference.find(number.name);
-                out << "<td>" << (yours == r.lessons.yours.end() ? "-" : lesson_text(number.name, yours->second))
-                    << (reference == r.lessons.reference.end() ? "" : " (" + lesson_text(number.name, reference->second) + ")")
-                    << "</td>";
+    record.erase("hidden_seed");
+    record.erase("sandbox");
+    record["rubric"] = g.rubric_name;
+    record["submission"] = std::filesystem::path(g.submission).filename().string();
+    if (g.hidden_details) return record;
+    for (json& rung : record["rungs"]) {
+        std::map<std::string, std::map<std::string, int>> kinds;  // by hidden group
+        json cases = json::array();
+        for (json& c : rung["cases"]) {
+            if (!c["hidden"].get<bool>()) {
+                cases.push_back(std::move(c));
+                continue;
             }
-            out << "</tr>\n";
+            if (c["status"] == "failed") ++kinds[c["group"].get<std::string>()][c["kind"].get<std::string>()];
         }
-        out << "</table>\n";
+        rung["cases"] = std::move(cases);
+        for (json& part : rung["parts"])
+            if (part["name"] == "hidden")
+                for (json& group : part["groups"]) group["failures"] = kinds[group["name"].get<std::string>()];
     }
-    out << "<h2>Summary</h2>\n<pre>" << lab::xml_escape(md) << "</pre>\n<h2>Every case</h2>\n<table><tr><th>Rung</th><th>Case</th>"
-        << "<th>Result</th><th>Message</th></tr>\n";
-    for (const RungResult& r : g.rungs)
-        for (const CaseResult& c : r.cases)
-            out << "<tr><td>" << lab::xml_escape(r.id) << "</td><td>" << lab::xml_escape((c.hidden ? "hidden " : "") + c.op + " " + c.name)
-                << "</td><td>" << c.status << "</td><td><pre>" << lab::xml_escape(c.message) << "</pre></td></tr>\n";
-    out << "</table>\n</body></html>\n";
-    return out.str();
+    return record;
 }
 
 void write(const std::string& path, const std::string& text)
@@ -482,20 +454,45 @@ void write(const std::string& path, const std::string& text)
     if (!out) throw std::runtime_error("cannot write " + path);
 }
 
+void replace_all(std::string& text, const std::string& from, const std::string& to)
+{
+    if (from.empty()) return;
+    for (std::size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size()) text.replace(at, from.size(), to);
+}
+
 }  // namespace
+
+std::string without_machine_paths(std::string text, const Grade& g, const std::string& out_dir)
+{
+    // Longest first: the build tree lies inside the kit, a report folder may too.
+    const std::string submission = std::filesystem::absolute(g.submission).lexically_normal().string();
+    replace_all(text, submission, std::filesystem::path(g.submission).filename().string());
+    replace_all(text, std::filesystem::absolute(out_dir).lexically_normal().string() + "/", "");
+    replace_all(text, grading_build_dir() + "/", "");
+    replace_all(text, lab::kit_root() + "/", "");
+    return text;
+}
 
 void write_reports(const Grade& grade, const std::string& dir)
 {
-    std::filesystem::create_directories(dir);
-    const std::string md = markdown(grade);
-    write(dir + "/grade.json", lab::json_text(internal(grade), 1) + "\n");
-    write(dir + "/results.json", lab::json_text(gradescope(grade), 2) + "\n");
-    write(dir + "/prairielearn.json", lab::json_text(prairielearn(grade), 2) + "\n");
-    write(dir + "/autolab.txt", lab::valid_utf8(autolab(grade)));
-    write(dir + "/junit.xml", junit(grade));
-    write(dir + "/summary.md", lab::valid_utf8(md));
-    write(dir + "/gradebook.csv", lab::valid_utf8(gradebook(grade)));
-    write(dir + "/report.html", html(grade, md));
+    std::filesystem::create_directories(dir + "/instructor");
+    const json record = internal(grade);
+    // The instructor's copy: everything, the hidden cases too.
+    write(dir + "/instructor/grade.json", lab::json_text(record, 1) + "\n");
+    write(dir + "/instructor/report.html", report_page(grade, Reader::instructor));
+    // What a student may see (every other file here): no hidden case's parameters or seed, unless
+    // the rubric says so, and no path of the grading machine.
+    const auto student = [&](const std::string& name, const std::string& text) {
+        write(dir + "/" + name, without_machine_paths(text, grade, dir));
+    };
+    student("grade.json", lab::json_text(student_copy(record, grade), 1) + "\n");
+    student("results.json", lab::json_text(gradescope(grade, Reader::student), 2) + "\n");
+    student("prairielearn.json", lab::json_text(prairielearn(grade, Reader::student), 2) + "\n");
+    student("autolab.txt", lab::valid_utf8(autolab(grade, Reader::student)));
+    student("junit.xml", junit(grade, Reader::student));
+    student("summary.md", lab::valid_utf8(markdown(grade, Reader::student)));
+    student("gradebook.csv", lab::valid_utf8(gradebook(grade)));
+    student("report.html", report_page(grade, Reader::student));
 }
 
 }  // namespace lab::grading

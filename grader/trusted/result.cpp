@@ -43,7 +43,14 @@ double RungResult::score() const
 double RungResult::max() const
 {
     double total = 0;
-    for (const Part& p : parts) total += p.graded ? p.max : 0;
+    for (const Part& p : parts) total += p.max;  // a part not graded here keeps its points in the maximum
+    return total;
+}
+
+double RungResult::held() const
+{
+    double total = 0;
+    for (const Part& p : parts) total += p.graded ? 0 : p.max;
     return total;
 }
 
@@ -107,6 +114,13 @@ double Grade::max() const
 {
     double total = 0;
     for (const RungResult& r : rungs) total += r.max();
+    return total;
+}
+
+double Grade::held() const
+{
+    double total = 0;
+    for (const RungResult& r : rungs) total += r.held();
     return total;
 }
 

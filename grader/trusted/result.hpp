@@ -28,7 +28,9 @@ struct Part {
     std::string name;  // "visible", "hidden", "speed"
     double score = 0, max = 0;
     std::vector<GroupScore> groups;
-    bool graded = true;  // false: not graded here (speed without a GPU, by the rubric)
+    // false: not graded here (speed without a GPU; a part none of whose cases runs here): no points
+    // earned, its max still in the rung's (the rubric's maximum is the same on every machine).
+    bool graded = true;
     std::string note;
 };
 
@@ -78,7 +80,8 @@ struct RungResult {
     std::string reuse_key, graded_at;
     bool reused = false;
     double score() const;
-    double max() const;
+    double max() const;   // every part's, graded here or not: the rubric's rung_max
+    double held() const;  // the points of the parts not graded here
     int count(const std::string& status, int hidden = -1) const;  // hidden: -1 any, 0 visible, 1 hidden
     const Part* part(const std::string& name) const;              // nullptr when it has no such part
 };
@@ -114,8 +117,13 @@ struct Grade {
     std::string submission;  // as given on the command line
     std::string backend;     // "cuda" or "cpu"
     std::string device;      // the GPU's name, or "CPU backend (no GPU)"
-    std::uint64_t seed = 0;
+    std::uint64_t seed = 0;         // every report's: the visible inputs' (LAB_CASES_SEED replays them)
+    std::uint64_t hidden_seed = 0;  // the hidden inputs' (plan.hpp): the instructor's record only
+    bool hidden_details = false;    // the rubric's [hidden].details: students see the hidden cases as visible ones
+    bool proportional = true;       // the rubric's [points].partial: a group earns its share by its passing cases, else all or none
     std::string rubric;      // the rubric file, and the course it names
+    std::string rubric_name; // the same without the grading machine's folders: what a student's reports give
+    std::vector<std::string> left_out;  // the catalogues' groups the rubric leaves out on this machine
     std::string sandbox;     // how the runners were confined ("bubblewrap: ...", or why they were not)
     std::vector<std::string> taken, ignored, refused;  // intake: files used, left alone, refused (with why)
     std::vector<RungResult> rungs;
@@ -134,7 +142,8 @@ struct Grade {
     HintsResult hints;
     double earned() const;  // the rungs' points, before any hints' or late penalty
     double score() const;   // what counts: earned() less what hints cost, less the late penalty
-    double max() const;
+    double max() const;     // the rubric's maximum (Rubric::max), whatever ran here
+    double held() const;    // of it, the points of parts not graded here
     std::string seed_text() const;  // 0x...
 };
 

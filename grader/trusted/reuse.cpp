@@ -76,16 +76,18 @@ std::map<std::string, RungResult> reusable_rungs(const std::string& dir, const s
                                                  const std::function<std::string(const std::string&)>& key_of)
 {
     std::map<std::string, RungResult> reused;
-    const auto text = lab::try_read_file(dir + "/grade.json");
+    // The instructor's record: a student's copy has no hidden case to take over.
+    const std::string record = instructor_record(dir);
+    const auto text = lab::try_read_file(record);
     if (!text) {
-        std::cout << "  reuse: nothing to reuse (" << dir << "/grade.json cannot be read)\n";
+        std::cout << "  reuse: nothing to reuse (" << record << " cannot be read)\n";
         return reused;
     }
     nlohmann::json earlier;
     try {
         earlier = nlohmann::json::parse(*text);
     } catch (const std::exception& e) {
-        std::cout << "  reuse: nothing to reuse (" << dir << "/grade.json is not JSON: " << e.what() << ")\n";
+        std::cout << "  reuse: nothing to reuse (" << record << " is not JSON: " << e.what() << ")\n";
         return reused;
     }
     for (const auto& [id, contents] : files) {

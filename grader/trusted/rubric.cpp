@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -11,6 +12,7 @@
 
 #include "lab/lesson_numbers.hpp"
 #include "lab/registry.hpp"
+#include "lab/speed_plan.hpp"
 #include "lab/text.hpp"
 
 namespace lab::grading {
@@ -91,6 +93,25 @@ struct Reader {
         number(t, "hidden", where, p.hidden, 0);
         number(t, "speed", where, p.speed, 0);
     }
+
+    // A rung's own table ([rungs.NN_name]): its points, and 0 for a category it leaves out.
+    void rung_points(const toml::table& t, const std::string& where, RungPoints& p) const
+    {
+        points(t, where, p);
+        if (t.get("sanitizer")) {
+            number(t, "sanitizer", where, p.sanitizer, 0);
+            p.sanitizer_on = p.sanitizer > 0;
+        }
+        if (const toml::node* node = t.get("technique")) {
+            double technique = -1;
+            number(t, "technique", where, technique, 0);
+            if (technique != 0)
+                fail(*node, where + "technique",
+                     "only 0 here (no technique points for this rung): the points of technique are each "
+                     "[[lessons.technique]] criterion's");
+            p.technique_on = false;
+        }
+    }
 };
 
 }  // namespace
@@ -113,6 +134,45 @@ const RungPoints& Rubric::for_rung(const std::string& id) const
     return it == rungs.end() ? points : it->second;
 }
 
+bool Rubric::sanitizer_on(const std::string& id) const
+{
+    const RungPoints& p = for_rung(id);
+    return p.assigned && p.sanitizer_on && (p.sanitizer > 0 || sanitizer.penalty > 0);
+}
+
+bool Rubric::speed_counts(const std::string& id) const
+{
+    return for_rung(id).speed > 0 && speed_without_gpu != NotGradedHere::excluded &&
+           !lab::SpeedPlan::kit().cases_of(id).empty();
+}
+
+std::vector<const TechniqueCriterion*> Rubric::technique_of(const std::string& id) const
+{
+    std::vector<const TechniqueCriterion*> criteria;
+    if (!for_rung(id).technique_on || !for_rung(id).assigned) return criteria;
+    for (const TechniqueCriterion& c : lessons.technique)
+        if (c.rung == id) criteria.push_back(&c);
+    return criteria;
+}
+
+double Rubric::rung_max(const std::string& id) const
+{
+    const RungPoints& p = for_rung(id);
+    if (!p.assigned) return 0;
+    double total = p.visible + p.hidden + (speed_counts(id) ? p.speed : 0) + (sanitizer_on(id) ? p.sanitizer : 0);
+    for (const TechniqueCriterion* c : technique_of(id)) total += c->points;
+    return total;
+}
+
+bool Rubric::assigned(const std::string& id) const { return rung_max(id) > 0 || sanitizer_on(id); }
+
+double Rubric::max() const
+{
+    double total = 0;
+    for (const RungInfo& rung : Registry::kit().rungs()) total += rung_max(rung.id);
+    return total;
+}
+
 Rubric load_rubric(const std::string& path)
 {
     toml::table doc;
@@ -124,12 +184,23 @@ Rubric load_rubric(const std::string& path)
                                  std::string(e.description()));
     }
     const Reader r{path};
-    r.only(doc, "", {"course", "points", "limits", "no_gpu", "gpu", "rungs", "sanitizer", "lessons", "integrity", "late", "hints"});
+    r.only(doc, "", {"course", "points", "limits", "no_gpu", "gpu", "hidden", "rungs", "sanitizer", "lessons", "integrity", "late", "hints"});
     Rubric rubric;
     rubric.path = path;
+    std::set<std::string> assigned;  // [course].rungs; empty: every rung
     if (const auto* course = r.table(doc, "course", "")) {
-        r.only(*course, "course.", {"name"});
+        r.only(*course, "course.", {"name", "rungs"});
         r.text(*course, "name", "course.", rubric.course, {});
+        std::vector<std::string> listed;
+        r.strings(*course, "rungs", "course.", listed);
+        for (const std::string& name : listed) {
+            const RungInfo* rung = Registry::kit().find(name);
+            if (!rung) r.fail(*course->get("rungs"), "course.rungs", "no rung \"" + name + "\" (./lab list shows them)");
+            if (!assigned.insert(rung->id).second)
+                r.fail(*course->get("rungs"), "course.rungs", rung->id + " is listed twice");
+        }
+        if (course->get("rungs") && assigned.empty())
+            r.fail(*course->get("rungs"), "course.rungs", "assigns no rung: list at least one, or leave the key out for every rung");
     }
     if (const auto* points = r.table(doc, "points", "")) {
         r.only(*points, "points.", {"visible", "hidden", "speed", "partial"});
@@ -149,9 +220,15 @@ Rubric load_rubric(const std::string& path)
     if (const auto* cpu = r.table(doc, "no_gpu", "")) {
         r.only(*cpu, "no_gpu.", {"speed", "visible_groups", "hidden_groups", "max_n"});
         r.number(*cpu, "max_n", "no_gpu.", rubric.cpu_max_n, 1);
-        std::string speed = "not_graded";
-        r.text(*cpu, "speed", "no_gpu.", speed, {"not_graded", "zero"});
-        rubric.speed_zero_without_gpu = speed == "zero";
+        if (const toml::node* node = cpu->get("speed"); node && node->is_string() &&
+                                                        (*node->value<std::string>() == "not_graded" || *node->value<std::string>() == "zero"))
+            r.fail(*node, "no_gpu.speed",
+                   "\"" + *node->value<std::string>() + "\" is no longer a choice, since the maximum is the same on every "
+                   "machine: \"held\" (speed stays in the maximum; without a GPU it is not graded here, for a re-grade on "
+                   "one) or \"excluded\" (speed leaves the maximum on every machine)");
+        std::string speed = "held";
+        r.text(*cpu, "speed", "no_gpu.", speed, {"held", "excluded"});
+        rubric.speed_without_gpu = speed == "excluded" ? NotGradedHere::excluded : NotGradedHere::held;
         r.strings(*cpu, "visible_groups", "no_gpu.", rubric.cpu_visible_groups);
         r.strings(*cpu, "hidden_groups", "no_gpu.", rubric.cpu_hidden_groups);
     }
@@ -159,17 +236,6 @@ Rubric load_rubric(const std::string& path)
         r.only(*gpu, "gpu.", {"visible_groups", "hidden_groups"});
         r.strings(*gpu, "visible_groups", "gpu.", rubric.gpu_visible_groups);
         r.strings(*gpu, "hidden_groups", "gpu.", rubric.gpu_hidden_groups);
-    }
-    for (const auto& rung : Registry::kit().rungs()) rubric.rungs[rung.id] = rubric.points;
-    if (const auto* rungs = r.table(doc, "rungs", "")) {
-        for (const auto& [key, node] : *rungs) {
-            const std::string name(key.str());
-            const RungInfo* rung = Registry::kit().find(name);
-            if (!rung || rung->id != name) r.fail(node, "rungs." + name, "no such rung (./lab list shows them)");
-            if (!node.is_table()) r.fail(node, "rungs." + name, "must be a table");
-            r.only(*node.as_table(), "rungs." + name + ".", {"visible", "hidden", "speed"});
-            r.points(*node.as_table(), "rungs." + name + ".", rubric.rungs[name]);
-        }
     }
     if (const auto* t = r.table(doc, "sanitizer", "")) {
         SanitizerRules& s = rubric.sanitizer;
@@ -186,6 +252,40 @@ Rubric load_rubric(const std::string& path)
         if (const toml::node* node = t->get("thread_orders")) {
             if (!node->is_boolean()) r.fail(*node, "sanitizer.thread_orders", "must be true or false");
             s.thread_orders = *node->value<bool>();
+        }
+    }
+    if (const auto* t = r.table(doc, "hidden", "")) {
+        r.only(*t, "hidden.", {"details", "seed"});
+        if (const toml::node* node = t->get("details")) {
+            if (!node->is_boolean()) r.fail(*node, "hidden.details", "must be true or false");
+            rubric.hidden_details = *node->value<bool>();
+        }
+        if (const toml::node* node = t->get("seed")) {
+            std::optional<std::uint64_t> seed;
+            if (node->is_integer() && *node->value<std::int64_t>() >= 0) seed = static_cast<std::uint64_t>(*node->value<std::int64_t>());
+            if (node->is_string()) seed = lab::parse_seed_text(*node->value<std::string>());
+            if (!seed) r.fail(*node, "hidden.seed", "must be a seed, as a report gives one (\"0x...\") or a whole number");
+            rubric.hidden_seed_pinned = true;
+            rubric.hidden_seed = *seed;
+        }
+    }
+    // Every rung's points: [points], the [sanitizer] table's, then the rung's own table.
+    for (const auto& rung : Registry::kit().rungs()) {
+        RungPoints& p = rubric.rungs[rung.id];
+        p = rubric.points;
+        p.sanitizer = rubric.sanitizer.points;
+        p.assigned = assigned.empty() || assigned.count(rung.id);
+    }
+    if (const auto* rungs = r.table(doc, "rungs", "")) {
+        for (const auto& [key, node] : *rungs) {
+            const std::string name(key.str());
+            const RungInfo* rung = Registry::kit().find(name);
+            if (!rung || rung->id != name) r.fail(node, "rungs." + name, "no such rung (./lab list shows them)");
+            if (!node.is_table()) r.fail(node, "rungs." + name, "must be a table");
+            if (!rubric.rungs[name].assigned)
+                r.fail(node, "rungs." + name, "gives points to a rung that course.rungs does not assign");
+            r.only(*node.as_table(), "rungs." + name + ".", {"visible", "hidden", "speed", "sanitizer", "technique"});
+            r.rung_points(*node.as_table(), "rungs." + name + ".", rubric.rungs[name]);
         }
     }
     if (const auto* t = r.table(doc, "lessons", "")) {
@@ -210,6 +310,8 @@ Rubric load_rubric(const std::string& path)
                 r.text(c, "rung", where, criterion.rung, {});
                 const RungInfo* rung = Registry::kit().find(criterion.rung);
                 if (!rung || rung->id != criterion.rung) r.fail(*c.get("rung"), where + "rung", "no such rung (./lab list shows them)");
+                if (!rubric.rungs[criterion.rung].assigned)
+                    r.fail(*c.get("rung"), where + "rung", criterion.rung + " is not a rung course.rungs assigns");
                 r.text(c, "metric", where, criterion.metric, metrics);
                 r.number(c, "at_most", where, criterion.at_most, 0);
                 r.number(c, "at_least", where, criterion.at_least, 0);

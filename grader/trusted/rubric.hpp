@@ -1,8 +1,11 @@
 // TRUSTED SIDE. The rubric: a TOML file per course (grader/rubric.toml is the default) that says
-// how many points each rung's visible cases, hidden cases and speed are worth, how a group of
-// cases earns partial credit, the time limits, and what happens without a GPU.
+// which rungs the course assigns, how many points each rung's visible cases, hidden cases, speed,
+// sanitizer pass and technique are worth, how a group of cases earns partial credit, what students
+// see of the hidden cases, the time limits, and what happens without a GPU. The maximum is the
+// rubric's alone (Rubric::max), the same on every machine.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -11,14 +14,24 @@
 
 namespace lab::grading {
 
+// One rung's points by category ([points], then [rungs.NN_name]; [course].rungs assigns rungs).
 struct RungPoints {
     double visible = 0, hidden = 0, speed = 0;
+    double sanitizer = 0;       // [sanitizer].points unless the rung's table sets it
+    bool sanitizer_on = true;   // false (sanitizer = 0 in the rung's table): no pass, no points, no penalty
+    bool technique_on = true;   // false (technique = 0): its [[lessons.technique]] criteria count for nothing
+    bool assigned = true;       // in [course].rungs (every rung when absent)
 };
+
+// Where a category cannot be graded here (speed without a GPU), whether its points stay in the
+// maximum (held: "not graded here", for a re-grade on a machine that can) or leave it everywhere
+// (excluded: the same maximum on every machine, without them). [no_gpu].speed.
+enum class NotGradedHere { held, excluded };
 
 // The sanitizer category ([sanitizer]): an untimed pass on a few small visible cases under
 // compute-sanitizer's tools (on a GPU) and under every thread order of the CPU backend (everywhere).
 struct SanitizerRules {
-    double points = 0;   // per rung, earned when the pass finds nothing and every visible case passes
+    double points = 1;   // per rung, earned when the pass finds nothing and every visible case passes
     double penalty = 0;  // per rung, taken off (never below zero) when the pass finds something
     std::vector<std::string> tools{"memcheck", "racecheck", "synccheck"};  // on a GPU
     bool thread_orders = true;  // on a GPU too (a second, CPU-backend build of the file)
@@ -77,25 +90,49 @@ struct HintRules {
     double cost(int level) const { return level == 1 ? level_1 : level == 2 ? level_2 : level == 3 ? level_3 : 0; }
 };
 
+// A key a rubric leaves out has the value grader/rubric.toml gives it (Rubric.TheDefaultLoads and
+// Rubric.AKeyLeftOutIsTheKitsRubrics hold the two to the same values).
 struct Rubric {
     std::string path, course;
-    RungPoints points;                       // the default for every rung
+    RungPoints points{5, 3, 2};              // the default for every rung
     std::map<std::string, RungPoints> rungs;  // by rung id: every rung of the registry
     bool proportional = true;                // else all_or_nothing
     double case_seconds = 60, rung_seconds = 600;
     // Per runner: CPU seconds of each of its processes, its memory and its processes and threads
     // at once (the last two through a cgroup, where the machine allows one).
-    double cpu_seconds = 3600, memory_mib = 8192, processes = 1024;
-    bool speed_zero_without_gpu = false;     // else not graded without a GPU
+    double cpu_seconds = 3600, memory_mib = 16384, processes = 1024;
+    NotGradedHere speed_without_gpu = NotGradedHere::held;
     double cpu_max_n = 262144;               // without a GPU, larger cases are left to the GPU
     std::vector<std::string> cpu_visible_groups, cpu_hidden_groups;  // empty: every group
     std::vector<std::string> gpu_visible_groups, gpu_hidden_groups;
+    // What a student's reports say of the hidden cases ([hidden]): by default, per group, how many
+    // passed and how the others failed; with details = true, every case as a visible one (its n,
+    // block, input, seed and replay line: the students can then tune to them and pass them on).
+    bool hidden_details = false;
+    // The hidden cases' seed, pinned by the rubric ([hidden].seed): the same hidden inputs in every
+    // grading. Unset: drawn from each grading's seed and the hidden catalogue's bytes (plan.hpp,
+    // hidden_seed), so that the seed a report prints does not give them away.
+    bool hidden_seed_pinned = false;
+    std::uint64_t hidden_seed = 0;
     SanitizerRules sanitizer;
     LessonRules lessons;
     LatePolicy late;
     HintRules hints;
 
     const RungPoints& for_rung(const std::string& id) const;
+    // Whether the course grades the rung: assigned, and worth a point in some category.
+    bool assigned(const std::string& id) const;
+    // Whether the rung has a sanitizer part: a pass, its points and its penalty.
+    bool sanitizer_on(const std::string& id) const;
+    // Whether the rung's speed counts toward the maximum: speed points, a speed case in the kit's
+    // speed plan (tests/speed.json), and not excluded ([no_gpu].speed = "excluded").
+    bool speed_counts(const std::string& id) const;
+    // The technique criteria ([[lessons.technique]]) that count for the rung.
+    std::vector<const TechniqueCriterion*> technique_of(const std::string& id) const;
+    // The most a rung can earn, and the whole maximum: from the rubric and the kit's catalogues
+    // alone, never from what ran, so that "Points Possible" is the same on every machine.
+    double rung_max(const std::string& id) const;
+    double max() const;
 };
 
 // Throws std::runtime_error naming the file, the line and the key of what is wrong.

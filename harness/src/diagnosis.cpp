@@ -46,6 +46,43 @@ const char* const kCanaryWords =
     "the kit places canaries right after the input's last element, values chosen to change the result wherever "
     "they are added in";
 
+// Whether each wrong block holds the combined value of half its threads' partials, the same half
+// in every one: the tree's last step never ran. Thread t of a block holds its elements t, t + B,
+// ... (B the block size) before the tree; a tree that halves its stride (sequential addressing,
+// rungs 03-06) ends with slot 1 added into slot 0, so without that step slot 0 holds the even
+// threads' partials; one that doubles it (interleaved, 01-02) ends with slot B/2 added into slot
+// 0, so without it slot 0 holds the first half's. "" when neither half fits every wrong block.
+template <typename T>
+std::string tree_stopped_early(const Case& c, const LaunchPlan& plan, const std::vector<T>& input, const std::vector<T>& slots,
+                               std::size_t per_block, std::size_t depth, const std::vector<std::size_t>& wrong)
+{
+    const std::size_t block = plan.block, n = input.size();
+    if (block < 2 || (block & (block - 1)) != 0 || wrong.empty()) return "";
+    const auto half_fits = [&](bool even_threads) {
+        for (const std::size_t b : wrong) {
+            std::vector<T> half;
+            for (std::size_t i = b * per_block; i < std::min(n, (b + 1) * per_block); ++i) {
+                const std::size_t thread = (i - b * per_block) % block;
+                if (even_threads ? thread % 2 == 0 : thread < block / 2) half.push_back(input[i]);
+            }
+            if (half.empty() || !check_value(c.op, half.data(), half.data() + half.size(), slots[b], depth).empty())
+                return false;
+        }
+        return true;
+    };
+    const std::string which = wrong.size() == 1 ? "block " + std::to_string(wrong.front()) + "'s result is"
+                                                : "each wrong block's result is";
+    if (half_fits(true))
+        return which + " what its even-numbered threads' partials combine to, the odd ones' never added in: the tree "
+                       "stopped one step early, and its last step, at stride 1, which adds slot 1 into slot 0, never "
+                       "ran. Look at where the loop that halves the stride stops.";
+    if (half_fits(false))
+        return which + " what the first half of its threads' partials combine to, the second half never added in: "
+                       "the tree stopped one step early, and its last step, at stride blockDim.x / 2, which adds the "
+                       "second half into slot 0, never ran. Look at where the loop that doubles the stride stops.";
+    return "";
+}
+
 // The reduction rungs (01-11): the checks that need the exact value of a slice of the input.
 template <typename T>
 void diagnose_reduction(const RungInfo& rung, const Case& c, const LaunchPlan& plan, const SlotLayout& layout,
@@ -86,6 +123,9 @@ void diagnose_reduction(const RungInfo& rung, const Case& c, const LaunchPlan& p
                              "only the last block is wrong, the one the input does not fill (n = " + std::to_string(n) +
                                  " is not a multiple of " + std::to_string(per_block) + "): its threads past the end "
                                  "of the input must contribute the value that changes no result, and load nothing."});
+        // Every wrong block holds the result of half its tree: the loop stopped one step early.
+        if (const std::string half = tree_stopped_early(c, plan, input, slots, per_block, depth, wrong); !half.empty())
+            found.push_back({"missing_last_step", half});
         // Every block wrote block 0's result: the index ignores blockIdx.x.
         if (plan.grid > 1 && wrong.front() != 0) {
             bool all_block_zero = true;

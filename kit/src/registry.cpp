@@ -200,7 +200,7 @@ std::string kit_path(std::string_view relative) { return kit_root() + "/" + std:
 const std::vector<std::string>& diagnosis_patterns()
 {
     static const std::vector<std::string> patterns{
-        "reads_past_end",    "last_block_only",  "only_block_zero",  "only_row_zero",     "identity_zero",
+        "reads_past_end",    "last_block_only",  "only_block_zero",  "missing_last_step", "only_row_zero",     "identity_zero",
         "identity_flt_min",  "identity_lowest",  "softmax_overflow", "large_mean",        "beyond_int_indices",
         "fails_forward_only", "fails_reverse_only"};
     return patterns;

@@ -418,8 +418,22 @@ TEST(Cli, HelpListsEveryCommand)
     const Ran ran = lab_cli({"help"});
     ASSERT_EQ(ran.status, 0) << ran.output;
     for (const char* command : {"run", "selftest", "doctor", "status", "check", "test", "hint", "explain", "watch", "list", "replay",
-                                "grade", "generate", "calibrate", "bench"})
+                                "grade", "grade-all", "class-report", "similarity", "lms-export", "generate", "calibrate", "bench"})
         EXPECT_NE(ran.output.find(std::string("\n  ") + command + " "), std::string::npos) << command;
+}
+
+// The commands ./lab hands to the grader print their usage alone, named as typed: no build's lines
+// (the grader is built quietly first, the first time), no path of the build tree, no warning.
+TEST(Cli, TheGradersCommandsHelpIsTheirUsageAlone)
+{
+    const std::string backend = LAB_TREE_BACKEND;  // this tree's grader, built beside these tests
+    for (const std::string command : {"grade", "grade-all", "class-report", "similarity", "lms-export"}) {
+        const Ran ran = lab_cli({command, "--help"}, {{"LAB_BACKEND", backend}});
+        EXPECT_EQ(ran.status, 0) << command << ": " << ran.output;
+        EXPECT_NE(ran.output.find("Usage: ./lab " + command + " [OPTIONS]"), std::string::npos) << command << ": " << ran.output;
+        for (const char* noise : {"[1/", "ninja", "warning", "/build/", "lab-grade", "Building"})
+            EXPECT_EQ(ran.output.find(noise), std::string::npos) << command << " --help says \"" << noise << "\":\n" << ran.output;
+    }
 }
 
 }  // namespace

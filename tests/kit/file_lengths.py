@@ -3,7 +3,7 @@
 past it is doing more than one job, and is split where its jobs part. Every C++, CUDA, Python, shell
 and CMake file under the kit's root counts (a script without a suffix, ./lab and .ci/'s, by its
 first line), the grader's corpus of submissions too; build trees,
-the unpacked packages (.deps) and git's folder do not. Names every file over the limit.
+the unpacked packages (.deps), a developer's untracked .scratch/ and git's folder do not. Names every file over the limit.
 
   file_lengths.py KIT_ROOT [LIMIT]
 """
@@ -11,7 +11,7 @@ import pathlib
 import sys
 
 SOURCES = {".cpp", ".hpp", ".cu", ".cuh", ".h", ".inc", ".py", ".sh", ".cmake"}
-SKIPPED = {".git", ".deps", "build", "Testing", "__pycache__"}
+SKIPPED = {".git", ".deps", "build", "Testing", "__pycache__", ".scratch"}
 
 
 def sources(root):

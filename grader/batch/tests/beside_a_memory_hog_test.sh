@@ -37,7 +37,7 @@ python3 - "$out" <<'PY' || fail "the grades above"
 import json, sys
 out = sys.argv[1]
 def rungs(student):
-    with open(f"{out}/students/{student}/grade.json") as f:
+    with open(f"{out}/students/{student}/instructor/grade.json") as f:
         return {r["id"]: r for r in json.load(f)["rungs"] if r["submitted"]}
 bad = []
 hog = rungs("a-hog")["10_any_length"]

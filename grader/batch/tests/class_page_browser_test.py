@@ -213,7 +213,7 @@ def check_class_page(chromium, out, work):
     ids = [s["id"] for s in states]
     grades = {}
     for s in ids:
-        g = out / "students" / s / "grade.json"
+        g = out / "students" / s / "instructor" / "grade.json"
         if g.exists():
             grades[s] = json.loads(g.read_text())
     report = next((out / "students" / s / "report.html" for s in ids if (out / "students" / s / "report.html").exists()), None)

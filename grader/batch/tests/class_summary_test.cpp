@@ -166,3 +166,27 @@ TEST(ClassSummary, SpeedIsPlottedWhereItWasTimedAndSaidNotTimedElsewhere)
 }
 
 }  // namespace
+
+namespace {
+
+// A student on the LMS roster who handed nothing in is a row of the gradebook ("no submission", 0
+// of the class's maximum) and named among those not graded; the page is titled as it is given.
+TEST(ClassSummary, ARosterStudentWithoutASubmissionIsNamed)
+{
+    Outcome none;
+    none.id = "zed";
+    none.no_submission = true;
+    none.why_not = "no submission";
+    const std::vector<Outcome> outcomes = {student("ana", json::array(), 9.0), none};
+    const std::string csv = lab::batch::gradebook_csv(outcomes);
+    EXPECT_NE(csv.find("\nzed,no submission,0.00,9.00,"), std::string::npos) << csv;
+    const std::string md = lab::batch::class_summary_markdown(outcomes, "Lab 3: class grades");
+    EXPECT_EQ(md.rfind("# Lab 3: class grades\n", 0), 0u) << md;
+    EXPECT_NE(md.find("1 of 1 submissions graded (and 1 student of the LMS roster handed nothing in)"), std::string::npos) << md;
+    EXPECT_NE(md.find("zed: no submission"), std::string::npos) << md;
+    const std::string html = lab::batch::class_summary_html(outcomes, "Lab 3: class grades");
+    EXPECT_NE(html.find("<title>Lab 3: class grades</title>"), std::string::npos);
+    EXPECT_NE(html.find("zed: no submission"), std::string::npos);
+}
+
+}  // namespace

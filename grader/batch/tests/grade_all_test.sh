@@ -84,7 +84,7 @@ done
 row broken | grep -q 'not graded: lab-grade exited with 2 (lab-grade: cannot open the archive' || fail "broken: $(row broken)"
 [[ -f "$out/not-graded/broken/grade.log" ]] || fail "the broken submission's log was not kept"
 for s in ref-1 m3 cheat hostile; do
-  for f in grade.json summary.md junit.xml results.json report.html grade.log batch.json; do
+  for f in grade.json instructor/grade.json instructor/report.html summary.md junit.xml results.json report.html grade.log batch.json; do
     [[ -f "$out/students/$s/$f" ]] || fail "$out/students/$s/$f is missing"
   done
 done
@@ -173,9 +173,9 @@ compgen -G "$work/csv-out/students/.*" >/dev/null && fail "after SIGKILL and a r
 mkdir -p "$work/again/two/exercises"
 cp "$class/ref-1/exercises/03_sequential.cu" "$kit/solutions/01_interleaved.cu" "$work/again/two/exercises/"
 again() { "$grade" grade-all "$work/again" --out "$work/again-out" --rubric "$rubric" --seed 0xa9a1 "$@"; }
-rung() { # rung FIELD ID: a field of the student's grade.json entry for rung ID
+rung() { # rung FIELD ID: a field of the instructor's record of the student, its entry for rung ID
   python3 -c 'import json,sys; g=json.load(open(sys.argv[1])); print([r for r in g["rungs"] if r["id"]==sys.argv[3]][0][sys.argv[2]])' \
-    "$work/again-out/students/two/grade.json" "$1" "$2"
+    "$work/again-out/students/two/instructor/grade.json" "$1" "$2"
 }
 again >"$work/run10.log" 2>&1 || fail "grading the two-rung student: $(cat "$work/run10.log")"
 full=$(rung max 03_sequential)

@@ -52,7 +52,7 @@ def main():
     students = [s for s in students if not s.startswith(".")]
     differ = 0
     for student in students:
-        paths = [os.path.join(out, "students", student, "grade.json") for out in (first, second)]
+        paths = [os.path.join(out, "students", student, "instructor", "grade.json") for out in (first, second)]
         missing = [p for p in paths if not os.path.isfile(p)]
         if missing:
             print(f"{student}: no grade in {missing[0]}")
