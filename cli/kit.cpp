@@ -404,7 +404,8 @@ int Kit::build_with_progress(const std::string& preset, const std::vector<std::s
     return steps;
 }
 
-void Kit::build_quietly(const std::string& preset, const std::vector<std::string>& targets, const std::string& log) const
+void Kit::build_quietly(const std::string& preset, const std::vector<std::string>& targets, const std::string& log,
+                        bool errors_in_failure) const
 {
     if (!fs::exists(tree(preset) + "/CMakeCache.txt")) {
         // The first time: a progress line, never the compiler's lines (unless one fails).
@@ -419,10 +420,14 @@ void Kit::build_quietly(const std::string& preset, const std::vector<std::string
     options.output = log;
     if (process::run(command, options) == 0) return;
     std::istringstream lines(lab::read_file(log));
+    std::string errors;
     for (std::string line; std::getline(lines, line);)
         if (!(line.size() > 1 && line[0] == '[' && line.find("] ") != std::string::npos && std::isdigit(static_cast<unsigned char>(line[1]))) &&
             line.rfind("ninja: build stopped", 0) != 0)
-            std::cout << line << '\n';
+            errors += line + '\n';
+    if (errors_in_failure) throw Failure(errors + "your file did not build: the compiler's messages are above (all of it: " + log +
+                                         "). A message from nvcc means a GPU would refuse the file, even where the CPU backend could run it.");
+    std::cout << errors;
     throw Failure("your file did not build: the compiler's messages are above (all of it: " + log +
                   "). A message from nvcc means a GPU would refuse the file, even where the CPU backend could run it.");
 }

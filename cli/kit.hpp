@@ -70,7 +70,10 @@ public:
     Failure build_failure(const std::string& preset, const std::string& log) const;
     // The same, with the build's output in `log`, shown (without the build's progress lines) only
     // when the build fails: the student's loop, where a good build should say nothing.
-    void build_quietly(const std::string& preset, const std::vector<std::string>& targets, const std::string& log) const;
+    // With `errors_in_failure`, a failed build's messages go into the Failure it throws, not to the
+    // terminal (a build on another thread, whose caller says them in turn: ./lab check's nvcc check).
+    void build_quietly(const std::string& preset, const std::vector<std::string>& targets, const std::string& log,
+                       bool errors_in_failure = false) const;
     // lab-summary on a tree's results; returns its exit status.
     int summary(const std::string& preset, const std::vector<std::string>& args) const;
     // Builds lab-grade in the TREE ("solutions" or "exercises") for this machine and runs
@@ -98,8 +101,10 @@ int selftest(const Kit& kit, const std::string& only, const std::string& seed, b
 int doctor(const Kit& kit);
 int test(const Kit& kit, const std::string& key);  // "" for every rung
 // The student's loop: rung NN ("": the first not done) built and checked small cases first
-// (cli/check.cpp); with a case name, that case alone.
-int check(const Kit& kit, const std::string& key, const std::string& case_name);
+// (cli/check.cpp); with a case name, that case alone. On the CPU backend its larger cases are a
+// sample, one of each shape drawn by `seed` (a fresh one when ""), unless `all_cases`.
+int check(const Kit& kit, const std::string& key, const std::string& case_name, const std::string& seed = "",
+          bool all_cases = false);
 int status(const Kit& kit, bool run_checks);
 int watch(const Kit& kit, const std::string& key, const std::string& mode);  // mode: "", "poll" or "manual"
 // ./lab hint: key a rung, a TODO's name or "" (the first rung not done); level 0 (one further) or 1-3.

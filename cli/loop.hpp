@@ -1,6 +1,7 @@
 // The student's loop (./lab check NN) on a rung whose suites program is built: see loop.cpp.
 #pragma once
 
+#include <functional>
 #include <ostream>
 #include <string>
 
@@ -18,6 +19,13 @@ struct Loop {
     std::string case_name;  // that case alone, with all it printed
     std::string progress;   // the verdict as JSON, for ./lab status ("" for none)
     std::string stamp;      // the exercise file's fingerprint, written with the verdict
+    // The CPU backend's sample of the larger cases (lab::cpu_sample: one of each shape), by this
+    // seed as ./lab run prints it; "" runs every case.
+    std::string sample;
+    // Run once the small cases pass, beside the larger ones (another thread), and waited for before
+    // the rung is correct: the rung's nvcc check where it is a target apart (check.cpp). It throws,
+    // with nvcc's error, where nvcc refuses the kernel.
+    std::function<void()> beside_larger;
 };
 
 // The loop's report goes to `out`; its exit status: 0 correct (and on a GPU fast enough), 1 not,

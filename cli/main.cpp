@@ -84,12 +84,19 @@ int main(int argc, char** argv)
                                           "Builds your exercises/NN_name.cu and runs its small cases first, in a few seconds; at the\n"
                                           "first failures it shows the first failing case (expected and got, which blocks, the\n"
                                           "likely cause and TODO, the command that runs it alone) and stops; once they pass, the\n"
-                                          "larger cases, then on a GPU the speed test. Without NN: the first rung not done.");
+                                          "larger cases, then on a GPU the speed test. Without a GPU (the CPU backend) it runs one\n"
+                                          "larger case of each shape, drawn by a seed it prints, as ./lab run does; --seed runs the\n"
+                                          "same ones again, --all-cases (or ./lab test NN) every one. Without NN: the first rung not done.");
+        static std::string check_seed;
+        static bool check_all = false;
         check_command->add_option("NN", rung, "the rung: 03, 3 or 03_sequential");
         check_command->add_option("--case", case_name, "one case alone, as a failure names it (int_n1856_b256)");
-        check_command->callback([&] { status = check(kit, rung, case_name); });
+        check_command->add_option("--seed", check_seed, "the CPU backend's sample of larger cases, as a check printed it");
+        check_command->add_flag("--all-cases", check_all, "on the CPU backend too, every larger case");
+        check_command->callback([&] { status = check(kit, rung, case_name, check_seed, check_all); });
 
-        CLI::App* test_command = command(app, "test", students, "[NN] test rung NN (as check does); without NN every rung, a process per case");
+        CLI::App* test_command = command(app, "test", students,
+                                         "[NN] test rung NN (as check does, every case); without NN every rung, a process per case");
         test_command->add_option("NN", rung, "the rung: 03, 3 or 03_sequential");
         test_command->callback([&] { status = test(kit, rung); });
 

@@ -39,8 +39,13 @@ std::string describe(const RungState& state);  // "failing: Ex03/Sum.MatchesRefe
 const RungInfo* current_rung(const Kit& kit);
 
 // Builds the student's rung quietly and runs the student's loop on it (cli/check.cpp); its exit status.
-// With `log`, its report goes there instead of this terminal (./lab status).
-int check_rung(const Kit& kit, const RungInfo& rung, const std::string& case_name, const std::string& log);
+// With `log`, its report goes there instead of this terminal (./lab status). With `sample` (a seed as
+// ./lab run prints it), the CPU backend runs one larger case of each shape, as ./lab run does.
+int check_rung(const Kit& kit, const RungInfo& rung, const std::string& case_name, const std::string& log,
+               const std::string& sample = "");
+// Whether nvcc also compiles the kernels of build/PRESET (its nvcc_check.txt says "on:"): then a
+// student's rung has a target of its own for it, rung_ID_nvcc (CMakeLists.txt).
+bool nvcc_checks(const Kit& kit, const std::string& preset);
 // Where the student's kernel, measured on the CPU backend (./lab explain, explain.cpp), falls short
 // of the rung's reference: idle lanes, bank conflicts, scattered loads, more warps or bytes; a line
 // each. None where the kit has no solutions/ (a student release) or TODOs are left.

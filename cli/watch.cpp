@@ -15,6 +15,7 @@
 #include <iostream>
 #include <thread>
 
+#include "batch.hpp"
 #include "kit.hpp"
 #include "progress.hpp"
 
@@ -123,7 +124,7 @@ int watch(const Kit& kit, const std::string& key, const std::string& mode)
     while (true) {
         const std::string file = exercise_file(kit, *rung);
         const Seen before = look(file);
-        check_rung(kit, *rung, "", "");
+        check_rung(kit, *rung, "", "", kit.is_cpu(kit.preset_for("exercises")) ? sample_seed("") : "");
         if (key.empty() && rung_state(kit, *rung).done()) {
             const RungInfo* next = current_rung(kit);
             if (!next) {

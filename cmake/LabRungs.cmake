@@ -115,7 +115,8 @@ endfunction()
 
 # lab_nvcc_check(<target> <id> <kernel file> [<keep dir>]): on the CPU backend with LAB_NVCC_CHECKED,
 # <target> builds only once nvcc accepts the kernel file (lab_nvcc_command); with <keep dir>, nvcc
-# keeps its intermediate files there (the grader's integrity checks read them).
+# keeps its intermediate files there (the grader's integrity checks read them). With
+# LAB_NVCC_CHECK_APART set, <target> does not wait for it: <target>_nvcc is built on its own (./lab check).
 function(lab_nvcc_check target id source)
   if(NOT LAB_ACTIVE_BACKEND STREQUAL "cpu" OR NOT LAB_NVCC_CHECKED)
     return()
@@ -132,7 +133,9 @@ function(lab_nvcc_check target id source)
     COMMENT "Compiling ${source} with nvcc as a GPU build would"
     VERBATIM)
   add_custom_target(${target}_nvcc DEPENDS "${object}")
-  add_dependencies(${target} ${target}_nvcc)
+  if(NOT LAB_NVCC_CHECK_APART)
+    add_dependencies(${target} ${target}_nvcc)
+  endif()
 endfunction()
 
 # lab_kernel_sources(<target> <.cu files...>): adds kernel sources to a target for the active

@@ -255,15 +255,26 @@ void Worker::fault(const char* what, std::uintptr_t address, std::uintptr_t pc)
     }
     const uint3 b = current_->context.block->block_idx;
     const uint3 t = current_->context.thread_idx;
-    if (!remote_what.empty()) {
+    if (const AsyncCopy* copy = copy_guarding(address)) {
+        const SharedArray* into = shared_array_at(copy->guarded_from);
+        const std::string what = into && !into->remote ? std::string("the __shared__ array `") + into->declaration->name + "`"
+                                                       : std::string("the block's dynamic shared memory");
+        std::snprintf(fault_text_, sizeof fault_text_,
+                      "in %s, block (%u,%u,%u), thread (%u,%u,%u):\n  reached %s, the destination of the "
+                      "cooperative_groups::memcpy_async at %s:%d, before that copy had landed: memcpy_async only starts "
+                      "the copy, and a GPU may write its bytes at any time until cooperative_groups::wait(block) "
+                      "returns. Call wait(block) (or wait_prior) before any thread reads or writes the destination.",
+                      function, b.x, b.y, b.z, t.x, t.y, t.z, what.c_str(), shown_path(copy->site.file).c_str(), copy->site.line);
+    } else if (!remote_what.empty()) {
         const bool ended = remote_rank < blocks_.size() && blocks_[remote_rank].live == 0;
         std::snprintf(fault_text_, sizeof fault_text_,
                       "in %s, block (%u,%u,%u), thread (%u,%u,%u):\n  reached %s of block rank %u of its cluster "
                       "(through map_shared_rank) %s",
                       function, b.x, b.y, b.z, t.x, t.y, t.z, remote_what.c_str(), remote_rank,
                       ended ? "after that block had ended: a block's shared memory is gone once it ends, so no block of "
-                              "a cluster may end while another may still read its shared memory; every block calls "
-                              "cluster.sync() before it returns."
+                              "a cluster may end while another may still read its shared memory. Every block calls "
+                              "cluster.sync() before it returns (or cluster.barrier_wait() after its barrier_arrive()), "
+                              "and reads no other block's shared memory after its own barrier_arrive()."
                             : "before the cluster's first barrier: until every block has passed a cluster.sync(), "
                               "another block may not have started, nor written what is read. Write, cluster.sync(), "
                               "then read another block's shared memory.");

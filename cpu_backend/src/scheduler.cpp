@@ -100,6 +100,8 @@ void fiber_main()
         Fiber& starting = worker.current();
         starting.site = Site{};  // no synchronisation point yet in this block
         starting.fenced = false;
+        starting.arrived_in = 0;
+        starting.copies_issued = starting.copies_waited = 0;
         worker.set_in_runtime(false);
         worker.launch_->invocation->run_thread(worker.launch_->invocation->closure);
         worker.set_in_runtime(true);
@@ -241,6 +243,7 @@ void Worker::run_cluster(std::size_t cluster)
         b.live = block_threads_;
         b.exited = 0;
         b.at_barrier = 0;
+        b.copies_landed = 0;
         std::fill(state_.begin() + b.first_slot, state_.begin() + b.first_slot + block_threads_, State::ready);
         if (dynamic_bytes_) std::memset(b.dynamic_shared, generation_ % 2 ? 0xFF : 0x7F, dynamic_bytes_);
     }
@@ -255,6 +258,8 @@ void Worker::run_cluster(std::size_t cluster)
     live_ = block_threads_ * cluster_size_;
     exited_ = 0;
     at_cluster_barrier_ = 0;
+    cluster_phase_ = 1;
+    cluster_arrived_ = cluster_exited_arrived_ = 0;
     // Until the cluster's first barrier, no block may reach another's shared memory (a cluster that
     // ended normally closed each block's as it ended; one an error stopped may have left them open).
     if (cluster_size_ > 1 && remote_open_)
@@ -286,6 +291,9 @@ void Worker::run_cluster(std::size_t cluster)
     if (why_ == Return::deadlock) report_deadlock();
     if (explain::recording())
         for (unsigned rank = 0; rank < cluster_size_; ++rank) end_step(blocks_[rank], 0, 0);
+    // Copies an error left in flight: their guarded pages are needed again.
+    for (unsigned rank = 0; rank < cluster_size_; ++rank)
+        if (!blocks_[rank].copies.empty()) drop_copies(blocks_[rank]);
     // Threads stopped mid-kernel by an error start afresh in the next cluster.
     for (unsigned slot = 0; slot < slot_count_; ++slot)
         if (state_[slot] != State::done) fiber_[slot]->running = false;
@@ -569,6 +577,23 @@ void prepare_shared(SharedDeclaration& declaration, unsigned rank)
     call.worker().prepare_shared(declaration, rank);
 }
 
+
+void memcpy_async(void* dst, const void* src, std::size_t bytes, std::size_t alignment, const char* file, int line)
+{
+    if (!tls_worker || !tls_worker->in_fiber()) {  // not in a kernel: nothing to wait for
+        std::memcpy(dst, src, bytes);
+        return;
+    }
+    RuntimeCall call;
+    call.worker().memcpy_async(dst, src, bytes, alignment, Site{"cooperative_groups::memcpy_async", file, line});
+}
+
+void async_wait(unsigned stages)
+{
+    if (!tls_worker || !tls_worker->in_fiber()) return;
+    RuntimeCall call;
+    call.worker().async_wait(stages);
+}
 
 void* map_shared_rank(const void* address, unsigned rank, const char* file, int line)
 {

@@ -158,6 +158,164 @@ unsigned Worker::query_shared_rank(const void* address, const char* file, int li
                                      " with an address that is in no block's shared memory.");
 }
 
+// --- cooperative_groups::memcpy_async -----------------------------------------------------------
+
+namespace {
+
+// What a copy's address lies in, as the running thread's block sees it: [start, end) and its name.
+struct Region {
+    std::uintptr_t start = 0, end = 0;
+    std::string name;
+    bool shared = false;
+};
+
+std::string hex_address(const void* pointer)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%p", pointer);
+    return text;
+}
+
+void guard(AsyncCopy& copy, bool on)
+{
+    if (copy.guarded_to <= copy.guarded_from) return;
+    mprotect(reinterpret_cast<void*>(copy.guarded_from), copy.guarded_to - copy.guarded_from, on ? PROT_NONE : PROT_READ | PROT_WRITE);
+    if (!on) copy.guarded_from = copy.guarded_to = 0;
+}
+
+}  // namespace
+
+void Worker::memcpy_async(void* dst_pointer, const void* src_pointer, std::size_t bytes, std::size_t alignment, const Site& site)
+{
+    Fiber& self = *current_;
+    BlockRun& block = blocks_[self.rank];
+    char* const dst = static_cast<char*>(dst_pointer);
+    const char* const src = static_cast<const char*>(src_pointer);
+    const unsigned index = self.copies_issued++ - block.copies_landed;
+    if (index < block.copies.size()) {  // another thread of the block issued it first
+        AsyncCopy& copy = block.copies[index];
+        if (copy.dst != dst || copy.src != src || copy.bytes != bytes)
+            fail(cudaErrorLaunchFailure,
+                 "calls " + site.text() + " (its memcpy_async number " + std::to_string(self.copies_issued) +
+                     " in this block) with other arguments than another thread of the block gave it at " +
+                     copy.site.text() + ": " + std::to_string(bytes) + " bytes to " + hex_address(dst) + " from " +
+                     hex_address(src) + ", where that thread asked for " + std::to_string(copy.bytes) + " bytes to " +
+                     hex_address(copy.dst) + " from " + hex_address(copy.src) +
+                     ". memcpy_async over a thread block is one copy that every thread of the block makes, each its "
+                     "share of the bytes: every thread passes the same destination, source and size.");
+        ++copy.issued;
+        return;
+    }
+    // The first thread of the block to issue it checks it, poisons its destination and guards it.
+    const auto region_of = [&](const char* pointer) {
+        const auto a = reinterpret_cast<std::uintptr_t>(pointer);
+        Region r;
+        const auto dynamic = reinterpret_cast<std::uintptr_t>(block.dynamic_shared);
+        if (dynamic_bytes_ && a >= dynamic && a < dynamic + dynamic_bytes_)
+            return Region{dynamic, dynamic + dynamic_bytes_, "the block's dynamic shared memory (" + std::to_string(dynamic_bytes_) + " bytes)", true};
+        if (const SharedArray* array = shared_array_at(a); array && a < array->end) {
+            if (array->remote || array->rank != self.rank) return r;  // another block's: refused below
+            return Region{array->start, array->end,
+                          std::string("the __shared__ array `") + array->declaration->name + "` (" +
+                              std::to_string(array->end - array->start) + " bytes, declared at " +
+                              shown_path(array->declaration->file) + ":" + std::to_string(array->declaration->line) + ")",
+                          true};
+        }
+        lab::cpu::State& device = lab::cpu::state();
+        std::lock_guard<std::mutex> lock(device.lock);
+        std::uintptr_t start = 0;
+        if (const Allocation* allocation = find_allocation(device, pointer, &start); allocation && a < start + allocation->bytes)
+            return Region{start, start + allocation->bytes, "a device allocation of " + std::to_string(allocation->bytes) + " bytes", false};
+        return r;
+    };
+    const std::string rule = " memcpy_async copies from device memory into the block's own shared memory, every "
+                             "byte of both inside what it lies in.";
+    if (bytes % alignment != 0)
+        fail(cudaErrorLaunchFailure, "calls " + site.text() + " for " + std::to_string(bytes) + " bytes of " +
+                                         std::to_string(alignment) + "-byte elements: a GPU copies whole elements of the "
+                                         "pointers' type, so it would drop the last " + std::to_string(bytes % alignment) +
+                                         " byte(s). Give the size in bytes, a whole number of elements.");
+    for (const char* pointer : {static_cast<const char*>(dst), src})
+        if (reinterpret_cast<std::uintptr_t>(pointer) % alignment != 0)
+            fail(cudaErrorLaunchFailure, "calls " + site.text() + " with " + (pointer == dst ? "a destination" : "a source") +
+                                             " at " + hex_address(pointer) + ", not a multiple of " + std::to_string(alignment) +
+                                             " bytes (the alignment of the pointers' type): a GPU faults on a misaligned "
+                                             "address.");
+    const Region to = region_of(dst), from = region_of(src);
+    if (!to.shared && to.name.empty())
+        fail(cudaErrorLaunchFailure, "calls " + site.text() + " with a destination (" + hex_address(dst) +
+                                         ") that is neither in its own block's shared memory nor in device memory." + rule);
+    if (from.name.empty())
+        fail(cudaErrorLaunchFailure, "calls " + site.text() + " with a source (" + hex_address(src) +
+                                         ") that is neither in device memory nor in its own block's shared memory." + rule);
+    const auto a_to = reinterpret_cast<std::uintptr_t>(dst), a_from = reinterpret_cast<std::uintptr_t>(src);
+    if (bytes > to.end - a_to)
+        fail(cudaErrorLaunchFailure, "calls " + site.text() + " for " + std::to_string(bytes) + " bytes into " + to.name +
+                                         " at byte " + std::to_string(a_to - to.start) + ": " +
+                                         std::to_string(bytes - (to.end - a_to)) + " bytes past its end." + rule);
+    if (bytes > from.end - a_from)
+        fail(cudaErrorLaunchFailure, "calls " + site.text() + " for " + std::to_string(bytes) + " bytes from " + from.name +
+                                         " at byte " + std::to_string(a_from - from.start) + ": it would read " +
+                                         std::to_string(bytes - (from.end - a_from)) + " bytes past its end." + rule);
+    AsyncCopy copy;
+    copy.dst = dst;
+    copy.src = src;
+    copy.bytes = bytes;
+    copy.site = site;
+    copy.issued = 1;
+    std::memset(dst, poison_byte(generation_), bytes);
+    if (to.shared) {
+        copy.guarded_from = round_up(a_to, page_size());
+        copy.guarded_to = (a_to + bytes) & ~(page_size() - 1);
+        guard(copy, true);
+    }
+    block.copies.push_back(copy);
+}
+
+void Worker::async_wait(unsigned stages)
+{
+    Fiber& self = *current_;
+    BlockRun& block = blocks_[self.rank];
+    const unsigned upto = self.copies_issued > stages ? self.copies_issued - stages : 0;
+    for (unsigned k = std::max(self.copies_waited, block.copies_landed); k < upto; ++k) ++block.copies[k - block.copies_landed].waited;
+    self.copies_waited = std::max(self.copies_waited, upto);
+}
+
+void Worker::land_copies(BlockRun& block)
+{
+    set_in_runtime(true);
+    while (!block.copies.empty() && block.copies.front().waited > 0) {
+        AsyncCopy& copy = block.copies.front();
+        if (copy.issued < block_threads_ || copy.waited < block.live)
+            fail(cudaErrorLaunchFailure,
+                 "waits for the cooperative_groups::memcpy_async at " + site_in_kernel(copy.site) + ", which " +
+                     std::to_string(copy.issued) + " of the block's " + std::to_string(block_threads_) +
+                     " threads issued and " + std::to_string(copy.waited) + " waited for. memcpy_async over a thread "
+                     "block is one copy that every thread of the block makes, each its share of the bytes: a thread "
+                     "that does not make it leaves its share uncopied on a GPU. Every thread issues it, with the same "
+                     "arguments, then every thread calls cooperative_groups::wait(block).");
+        guard(copy, false);
+        std::memcpy(copy.dst, copy.src, copy.bytes);
+        block.copies.erase(block.copies.begin());
+        ++block.copies_landed;
+    }
+    set_in_runtime(false);
+}
+
+void Worker::drop_copies(BlockRun& block)
+{
+    for (AsyncCopy& copy : block.copies) guard(copy, false);
+    block.copies.clear();
+}
+
+const AsyncCopy* Worker::copy_guarding(std::uintptr_t address) const
+{
+    for (unsigned rank = 0; rank < cluster_size_ && rank < blocks_.size(); ++rank)
+        for (const AsyncCopy& copy : blocks_[rank].copies)
+            if (address >= copy.guarded_from && address < copy.guarded_to) return &copy;
+    return nullptr;
+}
+
 void Worker::note_access(std::uintptr_t address, unsigned size, bool store, std::uintptr_t pc)
 {
     const Fiber& self = *current_;

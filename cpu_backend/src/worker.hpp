@@ -132,6 +132,13 @@ extern std::vector<pthread_t> g_worker_threads;
 
 enum class State : unsigned char { ready, at_barrier, at_cluster_barrier, at_warp, at_activemask, done };
 
+// The calls of a cluster's barrier: cluster.sync(), and its split halves.
+enum class ClusterCall : unsigned char { sync, arrive, wait };
+inline const char* name_of(ClusterCall call)
+{
+    return call == ClusterCall::sync ? "cluster.sync" : call == ClusterCall::arrive ? "cluster.barrier_arrive" : "cluster.barrier_wait";
+}
+
 // One CUDA thread. Its first cache line holds all that a switch to it and its kernel code read
 // (the saved stack pointer, threadIdx, where it waits): a block of 1024 threads cycles through 1024
 // of these at every barrier, so each line more is a cache miss more per thread and barrier.
@@ -150,6 +157,11 @@ struct alignas(64) Fiber {
     unsigned linear = 0;      // its index in its block
     char* mapping = nullptr;  // guard region, then the stack
     unsigned atomics = 0;     // atomic operations since it last let the others run (spin_point)
+    // The phase of its cluster's barrier it has arrived at and not yet waited for (0: none), as
+    // Worker::cluster_phase_ numbers them: a thread arrives once, then waits, before it arrives again.
+    unsigned arrived_in = 0;
+    // Its memcpy_async calls in this block, and how many of them it has waited for (BlockRun::copies).
+    unsigned copies_issued = 0, copies_waited = 0;
 
     Fiber()
     {
@@ -196,6 +208,21 @@ struct Warp {
     std::uint64_t result[32] = {};
 };
 
+// One cooperative_groups::memcpy_async of a block: every thread of the block issues it, with the
+// same arguments, and its bytes land when every thread has waited for it (cooperative_groups::wait,
+// at the barrier that call ends with). Until then its destination holds the poison pattern, and
+// the whole pages inside it are unmapped (`guarded`), so that a thread that reaches them early
+// faults and is named with its line (faults.cpp).
+struct AsyncCopy {
+    char* dst = nullptr;
+    const char* src = nullptr;
+    std::size_t bytes = 0;
+    Site site;
+    const char* dst_name = "";  // what the destination is, for messages ("the __shared__ array `tile`")
+    unsigned issued = 0, waited = 0;  // threads that issued it, and that have waited for it
+    std::uintptr_t guarded_from = 0, guarded_to = 0;  // the whole pages of the destination unmapped until it lands
+};
+
 // One block of the cluster in progress (a launch without clusters: the block in progress).
 struct BlockRun {
     BlockContext context{};   // its threads' blockIdx, blockDim, gridDim, cluster rank
@@ -212,6 +239,9 @@ struct BlockRun {
     std::size_t dynamic_mapping_bytes = 0;  // of each mapping, without its guard page
     char* dynamic_shared = nullptr;
     char* dynamic_remote = nullptr;
+    // Its memcpy_async copies not yet landed, oldest first; a thread's k-th call is copies[k - copies_landed].
+    std::vector<AsyncCopy> copies;
+    unsigned copies_landed = 0;
     // explain (lab/cpu/explain.hpp): its step in progress, while measuring.
     std::vector<explain::Access> accesses;
     std::unordered_map<std::uint64_t, unsigned> occurrences;  // (thread, pc) -> accesses so far this step
@@ -252,8 +282,15 @@ public:
     // A barrier: the thread arrives (the last one releases them all), then yields.
     [[gnu::always_inline]] inline void arrive(BarrierKind kind, int predicate, const char* name, const char* file, int line);
     int barrier_result() const { return blocks_[current_->rank].barrier_result; }
-    // The cluster's barrier (cluster.sync()): every thread of every block of the cluster.
-    void cluster_barrier(const char* file, int line);
+    // The cluster's barrier: cluster.sync() (arrive, then wait), or its two halves (barrier_arrive,
+    // barrier_wait): every thread of every block of the cluster arrives, and a wait returns once all
+    // have (engine::ClusterCall names the three calls).
+    void cluster_arrive(ClusterCall call, const char* file, int line);
+    void cluster_wait(ClusterCall call, const char* file, int line);
+    // cooperative_groups::memcpy_async over the running thread's block, and cooperative_groups::wait
+    // (wait_prior<stages>) before its barrier (shared.cpp).
+    void memcpy_async(void* dst, const void* src, std::size_t bytes, std::size_t alignment, const Site& site);
+    void async_wait(unsigned stages);
     // map_shared_rank: `address` in the running thread's block's shared memory, in block `rank`'s.
     void* map_shared_rank(const void* address, unsigned rank, const char* file, int line);
     unsigned query_shared_rank(const void* address, const char* file, int line);
@@ -307,7 +344,7 @@ public:
     std::string overdue_text(const Fiber& f, const std::string& where) const;
     [[noreturn, gnu::noinline, gnu::cold]] void barrier_trouble(const char* name, const char* file, int line);
     [[noreturn, gnu::noinline, gnu::cold]] void barrier_divergence(const char* name, const char* file, int line);
-    [[noreturn, gnu::noinline, gnu::cold]] void cluster_barrier_trouble(const char* file, int line);
+    [[noreturn, gnu::noinline, gnu::cold]] void cluster_barrier_trouble(ClusterCall call, const char* file, int line);
     [[noreturn, gnu::noinline, gnu::cold]] void warp_op_trouble(unsigned mask, int width, const char* name, const char* file,
                                                                 int line);
     [[noreturn, gnu::noinline, gnu::cold]] void warp_disagreement(const WarpOp& o, unsigned mask, const char* name,
@@ -323,7 +360,16 @@ public:
 private:
     void run_cluster(std::size_t cluster);
     [[gnu::noinline]] void release_barrier(BlockRun& block, BarrierKind kind);
-    [[gnu::noinline]] void release_cluster_barrier();
+    // The last thread of the cluster to arrive completes the barrier's phase: the waiting threads go on.
+    [[gnu::noinline]] void complete_cluster_phase();
+    // The block's memcpy_async copies that every thread has waited for land (at the barrier of
+    // cooperative_groups::wait); one that not every thread issued is reported.
+    [[gnu::noinline]] void land_copies(BlockRun& block);
+    // The block ends, or the cluster is abandoned: its copies not yet landed are dropped, their
+    // guarded pages mapped again.
+    void drop_copies(BlockRun& block);
+    // The copy whose guarded pages hold `address`, if any (for the fault handler).
+    const AsyncCopy* copy_guarding(std::uintptr_t address) const;
     // A block whose last thread has ended while others of its cluster go on: its shared memory is
     // poisoned, as it is gone on a GPU.
     void block_ended(BlockRun& block);
@@ -383,10 +429,16 @@ private:
     std::vector<State> state_;    // each slot's, compact, as the orders scan it (empty slots: done)
     unsigned live_ = 0;           // threads of the cluster still running
     unsigned exited_ = 0;
-    // The cluster's barrier.
+    // The cluster's barrier: its phase (counted from 1 in each cluster), the live threads that have
+    // arrived at it, those of them that returned since (a thread may arrive and end without waiting:
+    // a GPU's barrier waits for the threads that have not exited), and the threads waiting.
+    unsigned cluster_phase_ = 1;
+    unsigned cluster_arrived_ = 0;
+    unsigned cluster_exited_arrived_ = 0;
     unsigned at_cluster_barrier_ = 0;
-    Site cluster_site_;
+    Site cluster_site_;           // where the phase's first thread arrived
     unsigned cluster_first_ = 0;  // the slot of the first thread to arrive
+    bool cluster_split_ = false;  // a thread of this phase arrived through barrier_arrive()
     bool released_ = false;  // a barrier let a block go on: the reverse order starts again from the last warp
     bool spun_ = false;      // the fiber whose turn ends gave way in spin_point: waiting, not progress
     std::vector<Warp> warps_;     // by slot / 32

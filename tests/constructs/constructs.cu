@@ -5,10 +5,12 @@
 #include "constructs.hpp"
 
 #include <cooperative_groups.h>
+#include <cooperative_groups/memcpy_async.h>
 #include <cooperative_groups/reduce.h>
 #include <cuda/atomic>
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "lab/device_buffer.hpp"
@@ -394,6 +396,97 @@ Outcome run_cluster_sum()
     return {widened(out.download()), expected};
 }
 
+// A block's share of the input copied into shared memory with cooperative_groups::memcpy_async (the
+// float4 form a row kernel uses), waited for with cooperative_groups::wait, then summed. Asynchronous
+// copies on sm_80 and later; on older GPUs the same calls copy synchronously.
+__global__ void async_copy_sum(const float4* in, float* out)
+{
+    constexpr unsigned kThreads = 128;
+    __shared__ float4 tile[2 * kThreads];
+    __shared__ float partial[kThreads];
+    cg::thread_block block = cg::this_thread_block();
+    const unsigned t = threadIdx.x;
+    cg::memcpy_async(block, tile, in + static_cast<std::size_t>(blockIdx.x) * 2 * kThreads, std::size_t{2} * kThreads * sizeof(float4));
+    cg::wait(block);
+    float mine = 0.0f;
+    for (unsigned k = t; k < 2 * kThreads; k += kThreads) mine += tile[k].x + tile[k].y + tile[k].z + tile[k].w;
+    partial[t] = mine;
+    __syncthreads();
+    for (unsigned stride = kThreads / 2; stride > 0; stride /= 2) {
+        if (t < stride) partial[t] += partial[t + stride];
+        __syncthreads();
+    }
+    if (t == 0) out[blockIdx.x] = partial[0];
+}
+
+Outcome run_async_copy_sum()
+{
+    constexpr int kBlocks = 6, kThreads = 128, kPerBlock = 2 * kThreads * 4;
+    std::vector<float> in(kBlocks * kPerBlock);
+    for (std::size_t k = 0; k < in.size(); ++k) in[k] = static_cast<float>(static_cast<int>(k % 23) - 11);
+    lab::DeviceBuffer<float> device_in(in.size()), out(kBlocks);
+    device_in.upload(in);
+    out.fill(-1.0f);
+    async_copy_sum<<<kBlocks, kThreads>>>(reinterpret_cast<const float4*>(device_in.data()), out.data());
+    LAB_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<long long> expected(kBlocks, 0), got;
+    for (std::size_t k = 0; k < in.size(); ++k) expected[k / kPerBlock] += static_cast<long long>(in[k]);
+    for (float v : out.download()) got.push_back(static_cast<long long>(v));
+    return {got, expected};
+}
+
+// The cluster's split barrier: after cluster.sync(), every block reads every block's partial through
+// distributed shared memory, arrives (barrier_arrive) after its last such read, writes its total,
+// and waits (barrier_wait) before it ends, so that no block's shared memory goes while another may
+// still read it. Clusters need sm_90 (the code is left empty below it, and the construct skipped).
+__global__ void split_barrier_exchange(const int* in, int* out)
+{
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+    __shared__ int partial[32];
+    cg::cluster_group cluster = cg::this_cluster();
+    const unsigned t = threadIdx.x;
+    partial[t] = in[blockIdx.x * blockDim.x + t];
+    __syncthreads();
+    for (unsigned stride = 16; stride > 0; stride /= 2) {
+        if (t < stride) partial[t] += partial[t + stride];
+        __syncthreads();
+    }
+    cluster.sync();
+    int total = 0;
+    if (t == 0)
+        for (unsigned rank = 0; rank < cluster.num_blocks(); ++rank) total += *cluster.map_shared_rank(&partial[0], rank);
+    auto token = cluster.barrier_arrive();
+    if (t == 0) out[blockIdx.x] = total;
+    cluster.barrier_wait(std::move(token));
+#endif
+}
+
+Outcome run_split_barrier_exchange()
+{
+    constexpr int kClusters = 3, kClusterBlocks = 4, kThreads = 32;
+    std::vector<int> in(kClusters * kClusterBlocks * kThreads);
+    for (std::size_t k = 0; k < in.size(); ++k) in[k] = static_cast<int>(k % 29) - 14;
+    lab::DeviceBuffer<int> device_in(in.size()), out(kClusters * kClusterBlocks);
+    device_in.upload(in);
+    out.fill(-1);
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(kClusters * kClusterBlocks);
+    config.blockDim = dim3(kThreads);
+    cudaLaunchAttribute attribute[1];
+    attribute[0].id = cudaLaunchAttributeClusterDimension;
+    attribute[0].val.clusterDim.x = kClusterBlocks;
+    attribute[0].val.clusterDim.y = 1;
+    attribute[0].val.clusterDim.z = 1;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+    LAB_CUDA_CHECK(cudaLaunchKernelEx(&config, split_barrier_exchange, static_cast<const int*>(device_in.data()), out.data()));
+    LAB_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<long long> expected(kClusters * kClusterBlocks, 0);
+    for (std::size_t k = 0; k < in.size(); ++k)
+        for (int b = 0; b < kClusterBlocks; ++b) expected[k / (kClusterBlocks * kThreads) * kClusterBlocks + b] += in[k];
+    return {widened(out.download()), expected};
+}
+
 }  // namespace
 
 const std::vector<Construct>& constructs()
@@ -410,6 +503,8 @@ const std::vector<Construct>& constructs()
         {"spin_wait_on_a_volatile_flag", run_spin_wait_on_volatile_flag},
         {"libcu_atomic_ref_ticket", run_libcu_ticket_sum},
         {"thread_block_cluster_reduction", run_cluster_sum, 90},
+        {"memcpy_async_into_shared_memory", run_async_copy_sum},
+        {"cluster_split_barrier_exchange", run_split_barrier_exchange, 90},
     };
     return all;
 }

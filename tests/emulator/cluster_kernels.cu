@@ -6,6 +6,8 @@
 
 #include <cooperative_groups.h>
 
+#include <utility>
+
 #include "lab/kernel.hpp"
 
 namespace cg = cooperative_groups;
@@ -96,9 +98,84 @@ __global__ void __cluster_dims__(2, 1, 1) cluster_barrier_missed(int* out, int w
     out[blockIdx.x] = 1;
 }
 
+// The exchange with the cluster's split barrier: each block of a cluster of 4 sums its 64 inputs;
+// after cluster.sync(), thread 0 of every block adds the four partials through distributed shared
+// memory, the block arrives (barrier_arrive) once its last read of another block is done, writes
+// its total (work that needs no other block), and waits (barrier_wait) before it ends, so that its
+// own shared memory outlives every other block's reads of it.
+// `mistake` (emulated::SplitMistake): 0 none, 1 arrive before the reads, 2 no wait before the end,
+// 3 a wait without an arrival, 4 two arrivals without a wait, 5 block rank 1 returns instead of arriving.
+__global__ void __cluster_dims__(4, 1, 1) split_exchange(const int* in, int* out, int mistake)
+{
+    __shared__ int partial[64];
+    cg::cluster_group cluster = cg::this_cluster();
+    const unsigned t = threadIdx.x;
+    partial[t] = in[blockIdx.x * blockDim.x + t];
+    __syncthreads();
+    for (unsigned stride = 32; stride > 0; stride /= 2) {
+        if (t < stride) partial[t] += partial[t + stride];
+        __syncthreads();
+    }
+    cluster.sync();
+    cg::cluster_group::arrival_token token;
+    if (mistake == 1) token = cluster.barrier_arrive();
+    int total = 0;
+    if (t == 0)
+        for (unsigned rank = 0; rank < cluster.num_blocks(); ++rank) total += *cluster.map_shared_rank(&partial[0], rank);
+    if (mistake == 5 && cluster.block_rank() == 1) return;
+    if (mistake != 1 && mistake != 3) token = cluster.barrier_arrive();
+    if (mistake == 4) token = cluster.barrier_arrive();
+    if (t == 0) out[blockIdx.x] = total;
+    if (mistake != 2) cluster.barrier_wait(std::move(token));
+}
+
+// The same without the token (barrier_wait()), the cluster's shape from the launch, and a second
+// round: the blocks arrive and wait twice, the second time through cluster.sync().
+__global__ void split_exchange_twice(const int* in, int* out)
+{
+    __shared__ int partial[32];
+    cg::cluster_group cluster = cg::this_cluster();
+    const unsigned t = threadIdx.x;
+    partial[t] = in[blockIdx.x * blockDim.x + t];
+    cluster.sync();
+    for (int round = 0; round < 2; ++round) {
+        int total = 0;
+        for (unsigned rank = 0; rank < cluster.num_blocks(); ++rank) total += cluster.map_shared_rank(partial, rank)[t];
+        if (round == 0) {
+            cluster.barrier_arrive();
+            out[blockIdx.x * blockDim.x + t] = total;
+            cluster.barrier_wait();
+        } else {
+            cluster.sync();
+            out[blockIdx.x * blockDim.x + t] += total;
+        }
+    }
+    cluster.sync();
+}
+
 }  // namespace
 
 namespace emulated {
+
+void split_exchange(const int* in, int* out, int clusters, SplitMistake mistake)
+{
+    ::split_exchange<<<4 * clusters, 64>>>(in, out, static_cast<int>(mistake));
+}
+
+cudaError_t split_exchange_twice(const int* in, int* out, int clusters, unsigned cluster_size)
+{
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(cluster_size * clusters);
+    config.blockDim = dim3(32);
+    cudaLaunchAttribute attribute[1];
+    attribute[0].id = cudaLaunchAttributeClusterDimension;
+    attribute[0].val.clusterDim.x = cluster_size;
+    attribute[0].val.clusterDim.y = 1;
+    attribute[0].val.clusterDim.z = 1;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+    return cudaLaunchKernelEx(&config, ::split_exchange_twice, in, out);
+}
 
 void cluster_sum(const int* in, int* out, int clusters, int mistake) { ::cluster_sum<<<4 * clusters, 64>>>(in, out, mistake); }
 

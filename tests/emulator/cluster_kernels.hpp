@@ -20,4 +20,15 @@ cudaError_t cluster_sum_with_launch_attribute(const int* in, int* out, unsigned 
 void cluster_barrier_missed(int* out, int which);
 void allow_large_clusters();  // cluster_shape may have clusters of up to 16 blocks
 
+// What split_exchange gets wrong on purpose (none: the right way).
+enum class SplitMistake { none, arrive_before_reads, no_wait, wait_without_arrive, arrive_twice, one_block_returns };
+// out[block] = the sum of in's 256 values of the block's cluster (clusters of 4 blocks of 64), each
+// block reading the others' partials after cluster.sync() and arriving at the split barrier after
+// its last read, waiting before it ends.
+void split_exchange(const int* in, int* out, int clusters, SplitMistake mistake);
+// out[block * 32 + t] = twice the sum over the cluster's blocks of in[block' * 32 + t] (blocks of 32,
+// the cluster's size from the launch): one round through barrier_arrive()/barrier_wait() without a
+// token, one through cluster.sync().
+cudaError_t split_exchange_twice(const int* in, int* out, int clusters, unsigned cluster_size);
+
 }  // namespace emulated

@@ -117,7 +117,7 @@ TEST_F(Clusters, AReadOfAnotherBlockBeforeTheClusterBarrierIsReportedWithItsLine
         const auto error = error_of([&] { emulated::cluster_sum(in.data(), out.data(), 1, 1); });
         EXPECT_NE(error.find("of block rank 1 of its cluster (through map_shared_rank) before the cluster's first barrier"),
                   std::string::npos) << lab::cpu::name_of(order) << ": " << error;
-        EXPECT_NE(error.find("tests/emulator/cluster_kernels.cu:35"), std::string::npos) << lab::cpu::name_of(order) << ": " << error;
+        EXPECT_NE(error.find("tests/emulator/cluster_kernels.cu:37"), std::string::npos) << lab::cpu::name_of(order) << ": " << error;
     }
 }
 
@@ -138,7 +138,7 @@ TEST_F(Clusters, ABlockThatEndsBeforeTheOthersHaveReadItIsReportedInOneOrder)
     lab::cpu::set_schedule(Schedule::reverse);
     const auto error = error_of([&] { emulated::cluster_sum(in.data(), out.data(), 1, 2); });
     EXPECT_NE(error.find(report), std::string::npos) << error;
-    EXPECT_NE(error.find("tests/emulator/cluster_kernels.cu:35"), std::string::npos) << error;
+    EXPECT_NE(error.find("tests/emulator/cluster_kernels.cu:37"), std::string::npos) << error;
 }
 
 TEST_F(Clusters, ARankPastTheClusterIsReported)
@@ -169,6 +169,105 @@ TEST_F(Clusters, AClusterBarrierNotReachedByEveryBlockIsReported)
         EXPECT_NE(error.find("no thread of the cluster can go on"), std::string::npos) << lab::cpu::name_of(order) << ": " << error;
         EXPECT_NE(error.find("wait at __syncthreads at tests/emulator/cluster_kernels.cu:"), std::string::npos) << error;
         EXPECT_NE(error.find("wait at cluster.sync at tests/emulator/cluster_kernels.cu:"), std::string::npos) << error;
+    }
+}
+
+// The split barrier: after cluster.sync(), each block reads the others' shared memory, arrives, works
+// and waits before it ends. Right in every order, with a token and without, twice in a row.
+TEST_F(Clusters, TheSplitBarrierExchangeIsRightUnderEveryOrder)
+{
+    constexpr int kClusters = 3;
+    const auto input = ramp(kClusters * 4 * 64);
+    DeviceBuffer<int> in(input.size()), out(kClusters * 4);
+    in.upload(input);
+    std::vector<int> want;
+    for (int total : cluster_totals(input, 4 * 64)) want.insert(want.end(), 4, total);
+    for (Schedule order : kOrders) {
+        lab::cpu::set_schedule(order, 13);
+        out.fill(-1);
+        ASSERT_EQ(error_of([&] { emulated::split_exchange(in.data(), out.data(), kClusters, emulated::SplitMistake::none); }), "")
+            << lab::cpu::name_of(order);
+        EXPECT_EQ(out.download(), want) << lab::cpu::name_of(order);
+    }
+    for (unsigned size : {1u, 2u, 8u}) {
+        const auto values = ramp(kClusters * static_cast<int>(size) * 32);
+        DeviceBuffer<int> in2(values.size()), out2(values.size());
+        in2.upload(values);
+        std::vector<int> twice(values.size(), 0);
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            const std::size_t cluster = i / (size * 32), t = i % 32;
+            for (unsigned rank = 0; rank < size; ++rank) twice[i] += 2 * values[(cluster * size + rank) * 32 + t];
+        }
+        for (Schedule order : kOrders) {
+            lab::cpu::set_schedule(order, 17);
+            out2.fill(-1);
+            ASSERT_EQ(error_of([&] { return emulated::split_exchange_twice(in2.data(), out2.data(), kClusters, size); }), "")
+                << size << " " << lab::cpu::name_of(order);
+            EXPECT_EQ(out2.download(), twice) << size << " " << lab::cpu::name_of(order);
+        }
+    }
+}
+
+// A block that reads another's shared memory after its own arrival: the others may have passed
+// their wait and ended by then. Reported in the forward and the reverse order, with the line.
+TEST_F(Clusters, ARemoteReadAfterTheArrivalIsReportedWithItsLine)
+{
+    const auto input = ramp(4 * 64);
+    DeviceBuffer<int> in(input.size()), out(4);
+    in.upload(input);
+    for (Schedule order : {Schedule::forward, Schedule::reverse}) {
+        lab::cpu::set_schedule(order);
+        const auto error = error_of([&] { emulated::split_exchange(in.data(), out.data(), 1, emulated::SplitMistake::arrive_before_reads); });
+        EXPECT_NE(error.find("(through map_shared_rank) after that block had ended"), std::string::npos) << lab::cpu::name_of(order) << ": " << error;
+        EXPECT_NE(error.find("tests/emulator/cluster_kernels.cu:124"), std::string::npos) << lab::cpu::name_of(order) << ": " << error;
+    }
+}
+
+// A block that ends after its arrival without waiting: its shared memory may be gone while another
+// block still reads it. Reported in the reverse order (the last block runs ahead to its end).
+TEST_F(Clusters, ABlockThatEndsWithoutItsWaitIsReportedInOneOrder)
+{
+    const auto input = ramp(4 * 64);
+    DeviceBuffer<int> in(input.size()), out(4);
+    in.upload(input);
+    lab::cpu::set_schedule(Schedule::reverse);
+    const auto error = error_of([&] { emulated::split_exchange(in.data(), out.data(), 1, emulated::SplitMistake::no_wait); });
+    EXPECT_NE(error.find("(through map_shared_rank) after that block had ended"), std::string::npos) << error;
+    EXPECT_NE(error.find("tests/emulator/cluster_kernels.cu:124"), std::string::npos) << error;
+}
+
+TEST_F(Clusters, AWaitWithoutAnArrivalAndTwoArrivalsAreReported)
+{
+    const auto input = ramp(4 * 64);
+    DeviceBuffer<int> in(input.size()), out(4);
+    in.upload(input);
+    for (Schedule order : kOrders) {
+        lab::cpu::set_schedule(order, 19);
+        auto error = error_of([&] { emulated::split_exchange(in.data(), out.data(), 1, emulated::SplitMistake::wait_without_arrive); });
+        EXPECT_NE(error.find("calls cluster.barrier_wait at tests/emulator/cluster_kernels.cu:129 without having arrived"),
+                  std::string::npos) << lab::cpu::name_of(order) << ": " << error;
+        error = error_of([&] { emulated::split_exchange(in.data(), out.data(), 1, emulated::SplitMistake::arrive_twice); });
+        EXPECT_NE(error.find("calls cluster.barrier_arrive at tests/emulator/cluster_kernels.cu:127, but it has arrived at the "
+                             "cluster's barrier already"),
+                  std::string::npos) << lab::cpu::name_of(order) << ": " << error;
+    }
+}
+
+// Not hung: block rank 1 returns where the others arrive at the split barrier; they wait at
+// barrier_wait() for an arrival that never comes (or, where it returns first, arrive after it has gone).
+TEST_F(Clusters, ASplitBarrierNotReachedByEveryBlockIsReported)
+{
+    const auto input = ramp(4 * 64);
+    DeviceBuffer<int> in(input.size()), out(4);
+    in.upload(input);
+    for (Schedule order : kOrders) {
+        lab::cpu::set_schedule(order, 23);
+        const auto error = error_of([&] { emulated::split_exchange(in.data(), out.data(), 1, emulated::SplitMistake::one_block_returns); });
+        const bool waiting = error.find("returned while") != std::string::npos &&
+                             error.find("for every thread of the cluster to arrive") != std::string::npos;
+        const bool gone = error.find("reached cluster.barrier_arrive at tests/emulator/cluster_kernels.cu:127, but") != std::string::npos &&
+                          error.find("thread(s) of the cluster have already returned (every thread of block(s) (1,0,0))") != std::string::npos;
+        EXPECT_TRUE(waiting || gone) << lab::cpu::name_of(order) << ": " << error;
     }
 }
 

@@ -73,11 +73,21 @@ std::uint64_t warp_op(WarpKind kind, unsigned mask, std::uint64_t value, int arg
                       const char* file, int line);
 unsigned active_mask(const char* file, int line);
 
-// Thread-block clusters (cooperative_groups.h, cluster_group): the cluster's barrier, and a
-// shared-memory address of the running thread's block mapped to the block of rank `rank`.
+// Thread-block clusters (cooperative_groups.h, cluster_group): the cluster's barrier (cluster.sync(),
+// or its halves: arrive without waiting, then wait for the others' arrivals), and a shared-memory
+// address of the running thread's block mapped to the block of rank `rank`.
 void cluster_barrier(const char* file, int line);
+void cluster_arrive(const char* file, int line);
+void cluster_wait(const char* file, int line);
 void* map_shared_rank(const void* address, unsigned rank, const char* file, int line);
 unsigned query_shared_rank(const void* address, const char* file, int line);
+
+// cooperative_groups::memcpy_async over the block (<cooperative_groups/memcpy_async.h>): `bytes`
+// from `src` to `dst`, both aligned to `alignment`, landing once every thread of the block has
+// waited for it; async_wait marks the running thread's copies but the last `stages` as waited for
+// (cooperative_groups::wait, wait_prior), before the barrier that lands them.
+void memcpy_async(void* dst, const void* src, std::size_t bytes, std::size_t alignment, const char* file, int line);
+void async_wait(unsigned stages);
 
 // A fence; of the device's (or the system's) scope unless `device` is false (__threadfence_block,
 // which orders nothing for other blocks, and so does not clear the way for a ticket).

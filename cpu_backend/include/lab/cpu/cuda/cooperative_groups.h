@@ -4,10 +4,11 @@
 // and sync, cg::reduce in <cooperative_groups/reduce.h>). Each call maps onto the backend's
 // barriers and warp intrinsics, so it is checked as they are: a tile's shuffle waits for the
 // tile's lanes, and a thread_block's sync is __syncthreads(). A thread-block cluster
-// (this_cluster) is the blocks of a cluster, run together on one worker: its sync is a barrier over
-// all their threads, and map_shared_rank reads another block's shared memory (distributed shared
-// memory), checked as the block's own is. Grid-wide groups (this_grid) need a cooperative launch
-// and are not supported.
+// (this_cluster) is the blocks of a cluster, run together on one worker: its sync (or its halves,
+// barrier_arrive and barrier_wait) is a barrier over all their threads, and map_shared_rank reads
+// another block's shared memory (distributed shared memory), checked as the block's own is.
+// memcpy_async is <cooperative_groups/memcpy_async.h>'s. Grid-wide groups (this_grid) need a
+// cooperative launch and are not supported.
 #pragma once
 
 #include "lab/cpu/device.hpp"
@@ -105,10 +106,29 @@ thread_block_tile<kSize> tiled_partition(const thread_block&)
 // cudaLaunchAttributeClusterDimension). A launch without clusters makes every block a cluster of one.
 class cluster_group {
 public:
+    // What barrier_arrive() hands to barrier_wait(): nothing, as in CUDA (the barrier keeps the count).
+    struct arrival_token {};
+
     // Every thread of every block of the cluster must reach it, at the same call.
     static void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE())
     {
         lab::cpu::cluster_barrier(file, line);
+    }
+    // sync() in two halves: the thread arrives without waiting, works on, and waits for the others'
+    // arrivals before it reads what they wrote before theirs (or before its block ends, while
+    // another block may still read its shared memory). Each thread arrives once, then waits.
+    static arrival_token barrier_arrive(const char* file = __builtin_FILE(), int line = __builtin_LINE())
+    {
+        lab::cpu::cluster_arrive(file, line);
+        return {};
+    }
+    static void barrier_wait(const char* file = __builtin_FILE(), int line = __builtin_LINE())
+    {
+        lab::cpu::cluster_wait(file, line);
+    }
+    static void barrier_wait(arrival_token&&, const char* file = __builtin_FILE(), int line = __builtin_LINE())
+    {
+        lab::cpu::cluster_wait(file, line);
     }
     // `address` in this block's shared memory, in block `rank`'s: the same variable, at the same offset.
     template <typename T>
