@@ -44,6 +44,7 @@
 #include "lab/inputs.hpp"
 #include "lab/registry.hpp"
 #include "lab/rung.hpp"
+#include "lab/shape.hpp"
 #include "lab/speed.hpp"
 #include "bench.hpp"
 #if !defined(LAB_BACKEND_CPU)
@@ -104,7 +105,7 @@ bool bench_size(const Size& size, const lab_bench::Options& options, std::vector
     std::vector<std::unique_ptr<lab::FullReduction>> reductions;
     for (const lab::RungBinding* binding : lab::bound_rungs()) {
         const auto& rung = lab::Registry::kit().get(binding->id);
-        if (rung.grid == lab::GridPolicy::rows) continue;  // no reduction of an array: see bench_rows
+        if (rung.shape->works_on_rows()) continue;  // no reduction of an array: see bench_rows
         if (!options.times(rung.id)) continue;
         // A driver rung gets a row per scheme ("11_single_pass/ticket"), each one call of a Reducer
         // kept from call to call; every other rung, one row: its passes until one value is left.
@@ -200,7 +201,7 @@ bool bench_rows(std::size_t row_count, std::size_t cols, unsigned block, const l
     bool all_right = true;
     for (const lab::RungBinding* binding : lab::bound_rungs()) {
         const auto& rung = lab::Registry::kit().get(binding->id);
-        if (rung.grid != lab::GridPolicy::rows || !options.times(rung.id)) continue;
+        if (!rung.shape->works_on_rows() || !options.times(rung.id)) continue;
         for (const lab::Op op : rung.ops) {
             const lab::Case c = row_case(op, n, cols, block, 20261122);
             const auto input = lab::make_input<float>(c);
@@ -256,7 +257,7 @@ bool bench_row_sweep(std::vector<Row>& rows, const lab::DeviceStatus& device)
     // Every row rung (12 and 13), each beside the CUB kernel; the CUB kernel's row is kept once.
     std::vector<const lab::RungBinding*> bindings;
     for (const lab::RungBinding* b : lab::bound_rungs())
-        if (lab::Registry::kit().get(b->id).grid == lab::GridPolicy::rows) bindings.push_back(b);
+        if (lab::Registry::kit().get(b->id).shape->works_on_rows()) bindings.push_back(b);
     bool all_right = true;
     for (const auto& shape : kShapes) {
         const std::size_t row_count = shape[0], cols = shape[1];
@@ -436,7 +437,7 @@ int emulator_speed(const lab::DeviceStatus& device, const lab_bench::Options& op
     std::printf("%s: one launch over 2^20 floats, blocks of 256, median of 3\n", device.name.c_str());
     for (const lab::RungBinding* binding : lab::bound_rungs()) {
         const auto& rung = lab::Registry::kit().get(binding->id);
-        if (rung.grid == lab::GridPolicy::rows || !options.times(rung.id)) continue;  // rows: no reduction of an array
+        if (rung.shape->works_on_rows() || !options.times(rung.id)) continue;  // rows: no reduction of an array
         const auto plan = lab::plan_launch(rung, n, 256, device.shape, 0, rung.variants.empty() ? "" : rung.variants.back());
         lab::DeviceBuffer<float> out(plan.grid);
         std::vector<double> seconds;
@@ -458,8 +459,10 @@ int emulator_speed(const lab::DeviceStatus& device, const lab_bench::Options& op
     rows_in.upload(input_of<float>(2 * n).values);
     for (const lab::RungBinding* binding : lab::bound_rungs()) {
         const auto& rung = lab::Registry::kit().get(binding->id);
-        if (rung.grid != lab::GridPolicy::rows || !options.times(rung.id)) continue;
-        const auto plan = lab::plan_launch(rung, side * side, 256, device.shape, 0, "", side);
+        if (!rung.shape->works_on_rows() || !options.times(rung.id)) continue;
+        // A row rung with schemes (a row driver) runs in its first, as the sweep does.
+        const auto plan =
+            lab::plan_launch(rung, side * side, 256, device.shape, 0, rung.variants.empty() ? "" : rung.variants.front(), side);
         for (const lab::Op op : rung.ops) {
             std::vector<double> seconds;
             for (int i = 0; i < 3; ++i) {
@@ -509,7 +512,7 @@ int main(int argc, char** argv)
         }
         bool row_rung_timed = false;
         for (const lab::RungBinding* b : lab::bound_rungs())
-            row_rung_timed |= lab::Registry::kit().get(b->id).grid == lab::GridPolicy::rows && options.times(b->id);
+            row_rung_timed |= lab::Registry::kit().get(b->id).shape->works_on_rows() && options.times(b->id);
         if (row_rung_timed)
             for (const auto& shape : kRowShapes) {
                 const unsigned block = options.block_given ? options.block : row_block(shape[1]);

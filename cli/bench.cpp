@@ -6,6 +6,7 @@
 #include "kit.hpp"
 #include "lab/registry.hpp"
 #include "lab/rung_tests.hpp"
+#include "lab/shape.hpp"
 #include "progress.hpp"
 
 namespace lab::cli {
@@ -16,7 +17,7 @@ int bench_rung(const Kit& kit, const std::string& key)
     const auto speed = speed_cases(rung);
     if (speed.empty()) {
         say("rung " + rung.id + " has no speed test: " +
-            (rung.grid == GridPolicy::rows ? "its kernels are timed by the instructor's benchmark (./lab bench)."
+            (rung.shape->works_on_rows() ? "its kernels are timed by the instructor's benchmark (./lab bench)."
                                            : "its schemes are not calibrated on a GPU yet."));
         return 0;
     }

@@ -23,6 +23,7 @@
 #include "explain_numbers.hpp"
 #include "kit.hpp"
 #include "lab/process.hpp"
+#include "lab/shape.hpp"
 #include "lab/todos.hpp"
 #include "progress.hpp"
 
@@ -248,7 +249,7 @@ void measure_on_gpu(const Kit& kit, const RungInfo& rung, std::vector<Measured>&
         std::vector<std::string> command{ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
                                          "--metrics", list, kit.program(preset, programs[k])};
         command.insert(command.end(), args.begin(), args.end());
-        if (rung.grid == GridPolicy::sm_count) command.insert(command.end(), {"--grid", measured[k].data.at("grid").dump()});
+        if (rung.shape->sizes_grid_to_device()) command.insert(command.end(), {"--grid", measured[k].data.at("grid").dump()});
         command.insert(command.end(), {"--json", out + ".json"});
         process::Options options;
         options.output = out;

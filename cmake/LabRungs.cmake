@@ -21,12 +21,20 @@ endfunction()
 # harness/src/rung_glue.cu reads (its header says what each means).
 function(lab_rung_definitions out id kernel_rung compiled source)
   string(SUBSTRING ${kernel_rung} 0 2 number)
-  lab_rung_field(form ${kernel_rung} form)
-  string(TOUPPER "${form}" form)
-  set(definitions LAB_RUNG_SOURCE="${compiled}" LAB_RUNG_ORIGINAL="${source}" LAB_RUNG_ID="${id}"
-      LAB_RUNG_NS=ex${number} LAB_FORM_${form})  # ex03: RungInfo::kernel_namespace()
-  # A driver rung's schemes, one definition each: LAB_RUNG_SCHEME_0=multipass, ...
+  # The glue of the kernel's form: "form" where its shape has several, else the shape's own
+  # (RungInfo::form, lab/shape.hpp).
   list(FIND LAB_RUNG_IDS ${kernel_rung} index)
+  string(JSON form ERROR_VARIABLE no_form GET "${LAB_REGISTRY_JSON}" rungs ${index} form)
+  if(no_form)
+    lab_rung_field(form ${kernel_rung} shape)
+  endif()
+  set(glue "${PROJECT_SOURCE_DIR}/harness/src/glue/${form}.cuh")
+  if(NOT EXISTS "${glue}")
+    message(FATAL_ERROR "rungs.json: rung ${kernel_rung}'s form is '${form}', which has no glue (${glue})")
+  endif()
+  set(definitions LAB_RUNG_SOURCE="${compiled}" LAB_RUNG_ORIGINAL="${source}" LAB_RUNG_ID="${id}"
+      LAB_RUNG_NS=ex${number} LAB_GLUE="${glue}")  # ex03: RungInfo::kernel_namespace()
+  # A driver rung's schemes, one definition each: LAB_RUNG_SCHEME_0=multipass, ...
   string(JSON schemes ERROR_VARIABLE none LENGTH "${LAB_REGISTRY_JSON}" rungs ${index} variants)
   if(NOT none AND schemes GREATER 0)
     math(EXPR last "${schemes} - 1")

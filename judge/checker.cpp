@@ -39,6 +39,7 @@
 #include "lab/registry.hpp"
 #include "lab/inputs.hpp"
 #include "lab/process.hpp"
+#include "lab/shape.hpp"
 #include "case_verdict.hpp"
 #include "protocol.hpp"
 #include "runner_process.hpp"
@@ -421,16 +422,17 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
 {
     // The input, made here only where it is needed: a total-checked rung's is known by its total
     // (total_for), until a failure is to be described.
+    const SlotLayout::Kind layout = rung.shape->slot_layout(rung, p.plan).kind;
     std::shared_ptr<const HostInput<T>> made;
     const auto input = [&]() -> const HostInput<T>& {
         if (!made)
-            made = rung.check == CheckMode::per_block ? shared_input<T>(p.c)
+            made = layout == SlotLayout::Kind::slices ? shared_input<T>(p.c)
                                                       : std::make_shared<const HostInput<T>>(make_input<T>(p.c));
         return *made;
     };
     const std::function<const std::vector<T>&()> values = [&]() -> const std::vector<T>& { return input().values; };
     std::optional<Total> total;
-    if (rung.check == CheckMode::total) total = total_for<T>(p.c, values);
+    if (layout == SlotLayout::Kind::total) total = total_for<T>(p.c, values);
     const std::size_t expected_bytes = (output_count(p.plan, p.c.op) + 2 * kCanaryCount) * sizeof(T);
     std::vector<OrderRun<T>> runs(orders.size());
     for (std::size_t o = 0; o < orders.size(); ++o) {

@@ -18,6 +18,7 @@
 #include "lab/lesson_numbers.hpp"
 #include "lab/random.hpp"
 #include "lab/registry.hpp"
+#include "lab/shape.hpp"
 #include "lab/text.hpp"
 #include "plan.hpp"
 
@@ -40,7 +41,7 @@ std::map<std::string, double> measure(const RungInfo& rung, const std::string& p
     fs::create_directories(dir);
     const std::string json = dir + "/lessons.json";
     std::vector<std::string> argv{program, "--json", json};
-    if (rung.grid == GridPolicy::sm_count) argv.insert(argv.end(), {"--grid", std::to_string(kGrid)});
+    if (rung.shape->sizes_grid_to_device()) argv.insert(argv.end(), {"--grid", std::to_string(kGrid)});
     const LimitedRun ended = run_limited(argv, dir, limits, limits.case_seconds);
     if (!ended.exited) {
         why = ended.limit.empty() ? "it ran past the case limit of " + std::to_string(static_cast<int>(limits.case_seconds)) + " s"
@@ -73,7 +74,7 @@ std::map<std::string, double> reference_numbers(const RungInfo& rung, const std:
 {
     const std::optional<std::string> bytes = try_read_file(program);
     if (!bytes) return measure(rung, program, dir, limits, why);
-    std::uint64_t key = fnv1a_mix(fnv1a_mix(0, *bytes), rung.grid == GridPolicy::sm_count ? std::to_string(kGrid) : "");
+    std::uint64_t key = fnv1a_mix(fnv1a_mix(0, *bytes), rung.shape->sizes_grid_to_device() ? std::to_string(kGrid) : "");
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(key));
     const std::string kept = program + ".lessons-" + hex + ".json";
@@ -137,7 +138,7 @@ double Lessons::measure(const std::string& id, LessonResult& l)
                                                 not_reference);
         if (l.measured())
             l.note = "measured on the CPU backend at n = 2^20 in blocks of 256" +
-                     (rung.grid == GridPolicy::sm_count ? ", " + std::to_string(kGrid) + " of them" : std::string()) +
+                     (rung.shape->sizes_grid_to_device() ? ", " + std::to_string(kGrid) + " of them" : std::string()) +
                      (l.reference.empty() ? "; the reference's numbers could not be (" + not_reference + ")" : std::string());
     }
     return seconds_since(started);

@@ -15,8 +15,9 @@
 #include "lab/lesson_numbers.hpp"
 #include "lab/plan.hpp"
 #include "lab/random.hpp"
-#include "lab/speed_plan.hpp"
 #include "lab/rung_tests.hpp"
+#include "lab/shape.hpp"
+#include "lab/speed_plan.hpp"
 #include "lab/text.hpp"
 
 namespace lab::grading {
@@ -170,7 +171,7 @@ std::string replay_command(const RungInfo& rung, const Case& c, const LaunchPlan
                                     : " --n " + std::to_string(c.n);
     std::string command = "./lab replay " + rung.number + " --op " + std::string(name_of(c.op)) + " --input " +
                           std::string(name_of(c.input)) + size + " --block " + std::to_string(c.block) + " --seed " + seed;
-    if (rung.grid == GridPolicy::sm_count) command += " --grid " + std::to_string(plan.grid);
+    if (rung.shape->sizes_grid_to_device()) command += " --grid " + std::to_string(plan.grid);
     if (c.offset) command += " --offset " + std::to_string(c.offset);
     if (!c.variant.empty()) command += " --scheme " + c.variant;
     return command;

@@ -10,6 +10,7 @@
 #include "judge.hpp"
 #include "lab/device.hpp"
 #include "lab/registry.hpp"
+#include "lab/shape.hpp"
 #include "lab/text.hpp"
 #include "plan.hpp"
 #include "sandbox.hpp"
@@ -21,8 +22,9 @@ int replay(const std::string& key, const std::string& op, const std::string& inp
            const std::string& file, bool has_n, std::uint64_t rows, std::uint64_t cols)
 {
     const lab::RungInfo& rung = lab::Registry::kit().get(key);
-    if ((rung.grid == lab::GridPolicy::rows) != (cols > 0) || (cols > 0) != (rows > 0) || (cols > 0) == has_n)
-        throw std::runtime_error(rung.grid == lab::GridPolicy::rows
+    const bool on_rows = rung.shape->works_on_rows();
+    if (on_rows != (cols > 0) || (cols > 0) != (rows > 0) || (cols > 0) == has_n)
+        throw std::runtime_error(on_rows
                                      ? "rung " + rung.id + " works on a matrix: give --rows and --cols (not --n)"
                                      : "rung " + rung.id + " reduces an array: give --n (not --rows and --cols)");
     if (cols > 0) n = rows * cols;

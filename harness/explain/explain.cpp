@@ -29,6 +29,7 @@
 #include "lab/inputs.hpp"
 #include "lab/registry.hpp"
 #include "lab/rung.hpp"
+#include "lab/shape.hpp"
 #include "lab/text.hpp"
 
 #if !defined(LAB_BACKEND_CPU)
@@ -235,7 +236,7 @@ std::string run(const lab::RungInfo& rung, const lab::RungBinding& binding, lab:
 {
     const lab::DeviceStatus& device = lab::device_status();
     std::size_t elements = n, side = 0;
-    if (rung.grid == lab::GridPolicy::rows) {
+    if (rung.shape->works_on_rows()) {  // a square matrix: n or more elements, a power of two a side
         side = 1;
         while (side * side < n) side *= 2;
         elements = side * side;

@@ -13,21 +13,17 @@
 #include <type_traits>
 #include <vector>
 
-#include "lab/usage_error.hpp"
 #include "lab/inputs.hpp"
 #include "lab/random.hpp"
+#include "lab/shape.hpp"
 #include "lab/text.hpp"
+#include "lab/usage_error.hpp"
 
 namespace lab {
 
 namespace {
 
 constexpr double kUnitRoundoff = 0x1.0p-24;  // float's u
-// The fixed grids of the single-launch schemes: rung 10's two_phase (ex10::kPhaseOneBlocks in
-// solutions/10_any_length.cu) and rung 11's ticket and atomic (ex11::kMaxBlocks).
-constexpr std::size_t kPhaseOneBlocks = 1024;
-constexpr std::size_t kSinglePassBlocks = 1024;
-constexpr std::size_t kSinglePassPerThread = 16;  // ex11::kPerThread: elements per thread below that grid
 // Integer-valued floats whose magnitudes add up to no more than this sum exactly in any order.
 constexpr double kExactLimit = 0x1.0p24;
 
@@ -66,60 +62,11 @@ void for_slices(std::size_t count, std::size_t slices, Body body)
         if (error) std::rethrow_exception(error);
 }
 
-std::size_t ceil_log2(std::size_t x)
-{
-    std::size_t log = 0;
-    while ((std::size_t{1} << log) < x) ++log;
-    return log;
-}
-
 }  // namespace
 
 std::size_t addition_depth(const RungInfo& rung, const LaunchPlan& plan, std::size_t n)
 {
-    const std::size_t tree = ceil_log2(plan.block);
-    if (rung.check == CheckMode::per_block) return rung.items_per_thread + tree;
-    // One grid-stride launch of `grid` blocks over `count` elements.
-    const auto strided = [&](std::size_t count, std::size_t grid) {
-        const std::size_t threads = std::max<std::size_t>(grid * plan.block, 1);
-        return (count + threads - 1) / threads + 4 + tree + 1;
-    };
-    if (rung.check == CheckMode::rows && rung.variants.empty()) return strided(plan.cols, 1);  // one block strides over its row
-    if (rung.check == CheckMode::rows) {
-        // A row rung that picks its own launches (rung 13): a row of up to 1024 floats may go to a
-        // group of lanes, each folding up to 32 of them, then up to 5 shuffle steps; a longer one to
-        // blocks striding over their share, whose partials are combined one after another (up to
-        // 16, a cluster's largest).
-        if (plan.cols <= 1024) return std::min<std::size_t>(plan.cols, 32) + 5 + 4 + 1;
-        return strided(plan.cols, 1) + 16;
-    }
-    if (rung.grid != GridPolicy::one) return strided(n, plan.grid);
-    // A driver's schemes (solutions/10_any_length.cu): the launches each element passes through.
-    const std::size_t b = plan.block;
-    std::size_t depth = 0;
-    if (plan.variant == "ticket" || plan.variant == "atomic") {
-        const std::size_t per_block = kSinglePassPerThread * b;
-        const std::size_t grid = std::clamp<std::size_t>((n + per_block - 1) / per_block, 1, kSinglePassBlocks);
-        if (n <= 1) return 0;
-        // ticket: the last block folds the grid's partials as a grid-stride launch of one block
-        // would; atomic: the partials are added to the result one after another, in any order.
-        return strided(n, grid) + (plan.variant == "ticket" ? strided(grid, 1) : grid);
-    }
-    if (plan.variant == "two_phase") {
-        const std::size_t grid = std::min<std::size_t>(kPhaseOneBlocks, (n + b - 1) / b);
-        return n <= 1 ? 0 : strided(n, grid) + strided(grid, 1);
-    }
-    for (std::size_t count = n; count > 1;) {
-        if (plan.variant == "split") {
-            depth += tree + 1;  // a block's tree over whole blocks of elements
-            count = (count + b - 1) / b;
-        } else {
-            const std::size_t partials = (count + 2 * b - 1) / (2 * b);  // multipass: two elements a thread
-            depth += strided(count, partials);
-            count = partials;
-        }
-    }
-    return depth;
+    return rung.shape->addition_depth(rung, plan, n);
 }
 
 double rounding_allowance(std::size_t depth, double magnitude)
@@ -315,7 +262,7 @@ Verdict check_per_block(const RungInfo& rung, Op op, const LaunchPlan& plan, con
                         const std::vector<T>& slots)
 {
     Verdict verdict;
-    const std::size_t n = input.size(), per_block = std::size_t{rung.items_per_thread} * plan.block;
+    const std::size_t n = input.size(), per_block = rung.shape->slot_layout(rung, plan).slice;
     const std::size_t depth = addition_depth(rung, plan, n);
     const auto range = [&](std::size_t b) {
         const std::size_t first = std::min(n, b * per_block);
@@ -650,11 +597,13 @@ Verdict check_output(const RungInfo& rung, Op op, const LaunchPlan& plan, const 
     if (slots.size() != output_count(plan, op))
         throw UsageError("check_output: " + std::to_string(slots.size()) + " slots for a grid of " +
                          std::to_string(plan.grid) + (plan.cols ? " rows of " + std::to_string(plan.cols) : ""));
-    if (rung.check == CheckMode::rows) {
+    switch (rung.shape->slot_layout(rung, plan).kind) {
+    case SlotLayout::Kind::rows:
         if constexpr (std::is_same_v<T, float>) return check_rows(rung, op, plan, input, slots);
         else throw UsageError("check_output: the row operations take floats");
+    case SlotLayout::Kind::slices: return check_per_block(rung, op, plan, input, slots);
+    case SlotLayout::Kind::total: break;
     }
-    if (rung.check == CheckMode::per_block) return check_per_block(rung, op, plan, input, slots);
     return check_total(rung, op, plan, input.size(), total_of(op, input), slots);
 }
 
@@ -668,27 +617,17 @@ std::string describe_failure(const RungInfo& rung, const Case& c, const LaunchPl
 {
     const std::string seed = seed_text(c.seed);
     std::string text = "rung " + rung.id + ", " + std::string(name_of(c.op)) + " case " + c.name + ": ";
-    if (rung.check == CheckMode::per_block)
+    switch (rung.shape->slot_layout(rung, plan).kind) {
+    case SlotLayout::Kind::slices:
         text += std::to_string(verdict.wrong) + " of " + std::to_string(verdict.checked) + " block results wrong\n";
-    else if (rung.check == CheckMode::rows)
+        break;
+    case SlotLayout::Kind::rows:
         text += std::to_string(verdict.wrong) + " of " + std::to_string(verdict.checked) + " rows wrong\n";
-    else text += "wrong result\n";
+        break;
+    case SlotLayout::Kind::total: text += "wrong result\n"; break;
+    }
     text += "  first wrong: " + verdict.first_wrong + "\n";
-    if (rung.check == CheckMode::rows && !plan.variant.empty())  // rung 13: the file's Rows picks the launches
-        text += "  call: Rows(" + std::to_string(c.rows()) + ", " + std::to_string(c.cols) + ", " +
-                (plan.variant == "no_clusters" ? "1" : "the GPU's cluster size") + ")." + std::string(name_of(c.op)) +
-                "(..., " + std::to_string(c.rows()) + ", " + std::to_string(c.cols) + ") (scheme " + plan.variant +
-                "); input: " + input_description + "; seed " + seed;
-    else if (rung.check == CheckMode::rows)
-        text += "  launch: " + std::string(name_of(c.op)) + "<<<" + std::to_string(plan.grid) + ", " +
-                std::to_string(plan.block) + ">>> over " + std::to_string(c.rows()) + " rows of cols = " +
-                std::to_string(c.cols) + "; input: " + input_description + "; seed " + seed;
-    else if (rung.grid == GridPolicy::one)
-        text += "  call: Reducer<T>(" + std::to_string(c.n) + ", " + std::to_string(plan.block) + ")." + plan.variant +
-                "(in, " + std::to_string(c.n) + ", out); input: " + input_description + "; seed " + seed;
-    else
-        text += "  launch: n = " + std::to_string(c.n) + ", block size " + std::to_string(plan.block) + ", grid " +
-                std::to_string(plan.grid) + "; input: " + input_description + "; seed " + seed;
+    text += "  " + rung.shape->describe_launch(rung, c, plan) + "; input: " + input_description + "; seed " + seed;
     return text;
 }
 

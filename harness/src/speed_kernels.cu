@@ -5,6 +5,7 @@
 #include "lab/error.hpp"
 #include "lab/kernel.hpp"
 #include "lab/launch.hpp"
+#include "lab/shape.hpp"
 #include "lab/speed.hpp"
 
 namespace lab {
@@ -160,9 +161,8 @@ const RungInfo& baseline_info()
         r.number = "00";
         r.title = "the kit's naive interleaved tree";
         r.items_per_thread = 1;
-        r.grid = GridPolicy::cover;
-        r.check = CheckMode::per_block;
         r.ops = {Op::sum};
+        read_shape_text(r, "{\"shape\": \"plain\", \"grid\": \"cover\", \"form\": \"plain\"}");
         return r;
     }();
     return info;

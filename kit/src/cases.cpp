@@ -12,8 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "lab/usage_error.hpp"
 #include "lab/random.hpp"
+#include "lab/shape.hpp"
+#include "lab/usage_error.hpp"
 #include "lab/text.hpp"
 
 namespace lab {
@@ -264,13 +265,10 @@ std::vector<Case> Catalogue::select(const RungInfo& rung, Op op) const
 {
     std::vector<Case> chosen;
     if (!rung.supports(op)) return chosen;
-    const bool driver = rung.grid == GridPolicy::one;
     for (const auto& c : cases_) {
-        if (c.op != op || !rung.block.allows(c.block) || c.driver_only != driver) continue;
-        if ((c.cols > 0) != (rung.grid == GridPolicy::rows)) continue;
-        if (c.grid_stride_only && rung.grid != GridPolicy::sm_count) continue;
+        if (c.op != op || !rung.block.allows(c.block) || !rung.shape->runs(c)) continue;
         if (!c.rung_only.empty() && c.rung_only != rung.id) continue;
-        // A rung with schemes (a driver, or a row rung that picks its own launches) runs each case
+        // A rung with schemes (a driver's, or a row driver's with clusters and without) runs each case
         // once per scheme, the scheme's name in front of the case's.
         if (rung.variants.empty()) {
             chosen.push_back(c);

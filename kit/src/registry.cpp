@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "lab/shape.hpp"
 #include "lab/usage_error.hpp"
 
 #ifndef LAB_SOURCE_DIR
@@ -94,19 +95,7 @@ RungInfo parse_rung(const nlohmann::json& j)
     r.title = j.at("title").get<std::string>();
     r.practises = j.at("practises").get<std::string>();
     r.seed_kernel = j.value("seed_kernel", "");
-    r.form = j.at("form").get<std::string>();
     r.items_per_thread = j.at("items_per_thread").get<unsigned>();
-    const std::string grid = j.at("grid").get<std::string>();
-    if (grid == "cover") r.grid = GridPolicy::cover;
-    else if (grid == "sm_count") r.grid = GridPolicy::sm_count;
-    else if (grid == "one") r.grid = GridPolicy::one;
-    else if (grid == "rows") r.grid = GridPolicy::rows;
-    else throw UsageError("rung " + r.id + ": grid must be cover, sm_count, one or rows, not '" + grid + "'");
-    const std::string check = j.at("check").get<std::string>();
-    if (check == "per_block") r.check = CheckMode::per_block;
-    else if (check == "total") r.check = CheckMode::total;
-    else if (check == "rows") r.check = CheckMode::rows;
-    else throw UsageError("rung " + r.id + ": check must be per_block, total or rows, not '" + check + "'");
     const auto& block = j.at("block");
     r.block.min = block.at("min").get<unsigned>();
     r.block.max = block.at("max").get<unsigned>();
@@ -115,15 +104,6 @@ RungInfo parse_rung(const nlohmann::json& j)
     else if (rule == "multiple_of_warp") r.block.kind = BlockRule::Kind::multiple_of_warp;
     else throw UsageError("rung " + r.id + ": block rule must be power_of_two or multiple_of_warp");
     for (const auto& op : j.at("ops")) r.ops.push_back(parse_op(op.get<std::string>()));
-    const bool rows = r.grid == GridPolicy::rows;
-    if (rows != (r.check == CheckMode::rows))
-        throw UsageError("rung " + r.id + ": a rung whose grid is \"rows\" is checked by \"rows\", and only it");
-    for (Op op : r.ops)
-        if (is_row_op(op) != rows)
-            throw UsageError("rung " + r.id + ": operator " + std::string(name_of(op)) +
-                             (rows ? " is not a row operation; a rung whose grid is \"rows\" runs only dot, softmax, "
-                                     "softmax_online and layer_norm"
-                                   : " works on the rows of a matrix; only a rung whose grid is \"rows\" runs it"));
     const auto& hints = j.at("hints");
     if (!hints.is_object())
         throw UsageError("rung " + r.id + ": \"hints\" maps each TODO's name to its \"concept\" and \"shape\" (levels 1 and 2 "
@@ -138,25 +118,21 @@ RungInfo parse_rung(const nlohmann::json& j)
         r.hints.push_back(std::move(h));
     }
     r.forbids = j.at("forbids").get<std::vector<std::string>>();
-    r.variants = j.value("variants", std::vector<std::string>{});
-    // A driver names its schemes; a row rung may (rung 13's with clusters and without them).
-    if (r.grid == GridPolicy::one && r.variants.empty())
-        throw UsageError("rung " + r.id + ": a rung whose grid is \"one\" (a driver) names its schemes in \"variants\"");
-    if (!r.variants.empty() && r.grid != GridPolicy::one && r.grid != GridPolicy::rows)
-        throw UsageError("rung " + r.id + ": only a driver rung (grid \"one\") or a row rung (grid \"rows\") has \"variants\"");
-    if (r.grid == GridPolicy::one && r.check != CheckMode::total)
-        throw UsageError("rung " + r.id + ": a driver rung leaves one value, so its check is \"total\"");
-    for (const auto& v : r.variants)
-        if (v.empty() || v.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") != std::string::npos)
-            throw UsageError("rung " + r.id + ": scheme '" + v + "' must be lower-case letters and underscores");
-    if (r.variants.size() > 4) throw UsageError("rung " + r.id + ": at most 4 schemes (rung_glue.cu binds 4)");
-    r.unordered = j.value("unordered", std::vector<std::string>{});
-    for (const auto& v : r.unordered)
-        if (std::find(r.variants.begin(), r.variants.end(), v) == r.variants.end())
-            throw UsageError("rung " + r.id + ": \"unordered\" names '" + v + "', which is not one of its schemes (" +
-                             r.describe_variants() + ")");
-    r.ticket_fence = j.value("ticket_fence", false);
     r.warp_synchronous = j.value("warp_synchronous", false);
+    read_shape(r, j);
+    // Every field is one every rung has or one its shape reads: a field left over from another
+    // shape (a plain rung's "variants", a driver's "grid") says the entry is not what it means.
+    static const char* const kEveryRungs[] = {"id",    "title",   "practises", "seed_kernel",      "shape",    "items_per_thread",
+                                              "block", "ops",     "hints",     "forbids",          "diagnoses", "warp_synchronous"};
+    const std::vector<std::string> own = r.shape->fields();
+    for (const auto& [key, value] : j.items())
+        if (std::find(std::begin(kEveryRungs), std::end(kEveryRungs), key) == std::end(kEveryRungs) &&
+            std::find(own.begin(), own.end(), key) == own.end()) {
+            std::string fields;
+            for (const auto& f : own) fields += (fields.empty() ? "" : ", ") + f;
+            throw UsageError("rung " + r.id + ": \"" + key + "\" is not a field of a " + std::string(r.shape->name()) +
+                             " rung (besides every rung's, it has " + (fields.empty() ? std::string("none") : fields) + ")");
+        }
     r.diagnoses = j.value("diagnoses", std::map<std::string, std::string>{});
     const auto& known = diagnosis_patterns();
     for (const auto& [pattern, text] : r.diagnoses)

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "lab/random.hpp"
+#include "lab/shape.hpp"
 #include "lab/speed_plan.hpp"
 
 namespace lab {
@@ -140,14 +141,15 @@ std::vector<RungTest> rung_tests(const RungInfo& rung, bool racecheck)
         tests.push_back(t);
     }
     if (racecheck) {
-        // One watched case; a driver rung's once per scheme, whose name its cases carry in front.
-        const bool rows = rung.grid == GridPolicy::rows;
+        // One watched case, the shape's; a rung with schemes watches it once per scheme, whose name
+        // its cases carry in front.
+        const Shape::Watched case_of = rung.shape->racecheck_case();
         const std::vector<std::string> schemes = rung.variants.empty() ? std::vector<std::string>{""} : rung.variants;
         for (const std::string& scheme : schemes) {
             RungTest t;
-            const std::string watched = (scheme.empty() ? "" : scheme + "_") + (rows ? kRowRacecheckCase : kRacecheckCase);
+            const std::string watched = (scheme.empty() ? "" : scheme + "_") + std::string(case_of.name);
             t.name = prefix + "Racecheck.NoSharedMemoryHazards/" + watched;
-            t.watched = prefix + (rows ? "LayerNorm" : "Sum") + ".MatchesReference/" + watched;
+            t.watched = prefix + fixture_of(case_of.op) + ".MatchesReference/" + watched;
             t.kind = TestKind::racecheck;
             t.gpu_only = true;
             tests.push_back(t);

@@ -26,6 +26,7 @@
 #include "lab/plan.hpp"
 #include "lab/registry.hpp"
 #include "lab/rung.hpp"
+#include "lab/shape.hpp"
 #include "lab/types.hpp"
 
 namespace {
@@ -61,7 +62,7 @@ struct Shape {
 Shape shape_for(const lab::RungInfo& rung, int power)
 {
     const std::size_t n = std::size_t{1} << power;
-    if (rung.check == lab::CheckMode::rows) {
+    if (rung.shape->works_on_rows()) {
         const std::size_t cols = std::size_t{1} << (power / 2);
         return {n, 256, cols, std::to_string(n / cols) + "x" + std::to_string(cols) + " b256"};
     }
@@ -141,7 +142,7 @@ int main(int argc, char** argv)
         if (!rungs_wanted.empty() &&
             std::none_of(rungs_wanted.begin(), rungs_wanted.end(), [&](const std::string& r) { return rung.id.rfind(r, 0) == 0; }))
             continue;
-        const std::vector<lab::Op> ops = rung.check == lab::CheckMode::rows ? std::vector<lab::Op>{lab::Op::dot, lab::Op::softmax}
+        const std::vector<lab::Op> ops = rung.shape->works_on_rows() ? std::vector<lab::Op>{lab::Op::dot, lab::Op::softmax}
                                                                             : std::vector<lab::Op>{lab::Op::sum};
         const std::string variant = rung.variants.empty() ? "" : rung.variants.front();
         for (const lab::Op op : ops)
@@ -167,7 +168,7 @@ int main(int argc, char** argv)
                     if (k == 0 || t.cpu < best.cpu) best = t;
                     if (!t.wrong.empty()) best.wrong = t.wrong;
                 }
-                const std::string what = rung.check == lab::CheckMode::rows ? " " + std::string(lab::name_of(op)) : variant.empty() ? "" : " " + variant;
+                const std::string what = rung.shape->works_on_rows() ? " " + std::string(lab::name_of(op)) : variant.empty() ? "" : " " + variant;
                 std::printf("%-18s %-24s %-8s %9.3f %9.3f %14.2f%s\n", rung.id.c_str(), (shape.text + what).c_str(), order_name.c_str(), best.wall,
                             best.cpu, static_cast<double>(shape.n) / best.cpu / 1e6,
                             best.wrong.empty() ? "" : ("  WRONG: " + best.wrong).c_str());

@@ -6,6 +6,7 @@
 
 #include "lab/kernel.hpp"
 #include "lab/launch.hpp"
+#include "lab/shape.hpp"
 
 namespace {
 
@@ -91,9 +92,8 @@ lab::RungInfo block_sum_rung(const char* id)
     r.id = id;
     r.number = "98";
     r.items_per_thread = 1;
-    r.grid = lab::GridPolicy::cover;
-    r.check = lab::CheckMode::per_block;
     r.ops = {lab::Op::sum};
+    lab::read_shape_text(r, "{\"shape\": \"plain\", \"grid\": \"cover\", \"form\": \"plain\"}");
     return r;
 }
 

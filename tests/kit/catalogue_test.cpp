@@ -18,6 +18,7 @@
 #include "lab/registry.hpp"
 #include "lab/speed_plan.hpp"
 #include "lab/rung_tests.hpp"
+#include "lab/shape.hpp"
 #include "lab/usage_error.hpp"
 
 namespace {
@@ -75,7 +76,7 @@ TEST(Catalogue, DriverRungsRunTheirOwnCasesOncePerScheme)
     const lab::RungInfo* driver = nullptr;
     for (const auto& rung : registry.rungs()) {
         const auto cases = Catalogue::kit().select(rung, lab::Op::sum);
-        if (rung.grid != lab::GridPolicy::one) {
+        if (rung.shape->name() != "driver") {
             for (const Case& c : cases) EXPECT_FALSE(c.driver_only) << rung.id << " runs the driver case " << c.name;
             continue;
         }
@@ -185,7 +186,7 @@ TEST(Catalogue, TheRowRungRunsRowCasesAndOnlyIt)
     for (const auto& rung : lab::Registry::kit().rungs())
         for (const lab::Op op : lab::kAllOps)
             for (const Case& c : Catalogue::kit().select(rung, op)) {
-                EXPECT_EQ(c.cols > 0, rung.grid == lab::GridPolicy::rows) << rung.id << " runs " << c.name;
+                EXPECT_EQ(c.cols > 0, rung.shape->works_on_rows()) << rung.id << " runs " << c.name;
                 EXPECT_TRUE(c.rung_only.empty() || c.rung_only == rung.id) << rung.id << " runs " << c.name;
             }
     // Rung 13 runs each of its cases once with clusters and once without.

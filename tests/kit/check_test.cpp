@@ -6,17 +6,20 @@
 
 #include "lab/check.hpp"
 #include "lab/inputs.hpp"
+#include "lab/shape.hpp"
 
 namespace {
 
-lab::RungInfo block_rung(unsigned items_per_thread)
+// A plain rung whose grid covers the input (each block's slot checked against its slice) or, with
+// "sm_count", fills the device (only the blocks' slots combined are checked).
+lab::RungInfo block_rung(unsigned items_per_thread, const std::string& grid = "cover")
 {
     lab::RungInfo rung;
     rung.id = "99_fake";
     rung.number = "99";
     rung.items_per_thread = items_per_thread;
-    rung.check = lab::CheckMode::per_block;
     rung.ops = {lab::Op::sum};
+    lab::read_shape_text(rung, R"({"shape": "plain", "form": "plain", "grid": ")" + grid + "\"}");
     return rung;
 }
 
@@ -103,8 +106,7 @@ TEST(Check, FloatToleranceFollowsTheDocumentedBound)
 
 TEST(Check, GridStrideDepthIsEachThreadsChainAndOneBlockTree)
 {
-    auto rung = block_rung(1);
-    rung.check = lab::CheckMode::total;
+    const auto rung = block_rung(1, "sm_count");
     // 2^24 elements over 1056 blocks of 256 threads: a chain of 63, then 4 + 8 + 1; the number of
     // blocks adds nothing, since the checker adds the blocks' results exactly.
     EXPECT_EQ(lab::addition_depth(rung, lab::LaunchPlan{1056, 256, 0}, std::size_t{1} << 24), 63u + 4 + 8 + 1);
@@ -119,8 +121,7 @@ TEST(Check, IntegerValuedFloatsMustBeExact)
     for (std::size_t i = 0; i < input.size(); ++i) input[i] = (i * 2654435761u) >> 7 & 1 ? 1.0f : -1.0f;
     double exact = 0;
     for (float v : input) exact += v;
-    auto rung = block_rung(1);
-    rung.check = lab::CheckMode::total;
+    const auto rung = block_rung(1, "sm_count");
     const lab::LaunchPlan plan{2, 256, 0};
     const auto right = lab::check_output(rung, lab::Op::sum, plan, input,
                                          std::vector<float>{static_cast<float>(exact - 5), 5.0f});
@@ -147,8 +148,7 @@ TEST(Check, RejectsNanAndInfinityForFiniteSums)
 
 TEST(Check, TotalModeCombinesTheBlocks)
 {
-    auto rung = block_rung(1);
-    rung.check = lab::CheckMode::total;
+    const auto rung = block_rung(1, "sm_count");
     std::vector<int> input(5000, 2);
     const lab::LaunchPlan plan{3, 128, 0};
     EXPECT_TRUE(lab::check_output(rung, lab::Op::sum, plan, input, std::vector<int>{4000, 3000, 3000}).ok);
@@ -166,8 +166,7 @@ TEST(Check, TotalModeCombinesTheBlocks)
 // check_output tells them.
 TEST(Check, ATotalComputedOnceJudgesWithoutTheInput)
 {
-    auto rung = block_rung(1);
-    rung.check = lab::CheckMode::total;
+    const auto rung = block_rung(1, "sm_count");
     const lab::LaunchPlan plan{3, 128, 0};
     lab::Case c;
     c.name = "float_n5000_b128";

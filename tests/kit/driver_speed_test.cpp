@@ -12,6 +12,7 @@
 #include "lab/full_reduction.hpp"
 #include "lab/registry.hpp"
 #include "lab/rung.hpp"
+#include "lab/shape.hpp"
 #include "lab/speed.hpp"
 
 namespace {
@@ -25,10 +26,10 @@ TEST(DriverSpeedPath, TimedCallsShareOneReducerAndEveryAnswerIsRight)
 {
     const lab::DeviceStatus& device = lab::device_status();
     std::size_t drivers = 0, in_registry = 0;
-    for (const auto& rung : lab::Registry::kit().rungs()) in_registry += rung.grid == lab::GridPolicy::one;
+    for (const auto& rung : lab::Registry::kit().rungs()) in_registry += rung.shape->name() == "driver";
     for (const lab::RungBinding* binding : lab::bound_rungs()) {
         const lab::RungInfo& rung = lab::Registry::kit().get(binding->id);
-        ASSERT_EQ(rung.grid, lab::GridPolicy::one) << rung.id;
+        ASSERT_EQ(rung.shape->name(), "driver") << rung.id;
         ++drivers;
         for (const std::string& scheme : rung.variants) {
             SCOPED_TRACE(rung.id + " " + scheme);

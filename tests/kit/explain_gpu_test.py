@@ -35,13 +35,21 @@ from pathlib import Path
 
 KIT = Path(__file__).resolve().parents[2]
 COUNTERS = json.loads((KIT / "harness" / "explain" / "explain_counters.json").read_text())["metrics"]
+ROW_OPS = {"dot", "softmax", "softmax_online", "layer_norm"}  # lab/types.hpp, is_row_op
 MODEL_KEYS = ["shared_requests", "shared_wavefronts", "global_requests", "global_sectors", "global_read", "global_written"]
 
 
 def runs():
     for rung in json.loads((KIT / "rungs.json").read_text())["rungs"]:
-        for op in (rung["ops"] if rung["grid"] == "rows" else rung["ops"][:1]):
+        # A row rung's kernels are one per operator, each measured; an array rung's operators share one.
+        for op in (rung["ops"] if set(rung["ops"]) <= ROW_OPS else rung["ops"][:1]):
             yield rung, op
+
+
+def grid_policy(rung):
+    """How the rung's grid is sized (rungs.json): a plain rung's "grid" (cover, sm_count), else its shape's
+    name (a driver picks its own grids, a row rung's follow its rows)."""
+    return rung.get("grid", rung["shape"])
 
 
 def model(tools, recorded=None):
@@ -59,7 +67,7 @@ def model(tools, recorded=None):
             data = json.loads(out.read_text())
             totals = {k: sum(l["total"][k] for l in data["launches"]) for k in MODEL_KEYS}
             entries.append({"rung": rung["id"], "op": op, "n": data["n"], "block": data["block"], "grid": data["grid"],
-                            "grid_policy": rung["grid"], "kernels": len(data["launches"]), **totals})
+                            "grid_policy": grid_policy(rung), "kernels": len(data["launches"]), **totals})
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return entries

@@ -5,6 +5,7 @@
 
 #include "lab/plan.hpp"
 #include "lab/registry.hpp"
+#include "lab/shape.hpp"
 #include "lab/usage_error.hpp"
 
 namespace {
@@ -88,7 +89,7 @@ TEST(Registry, ReportsAMissingOrBrokenFile)
 TEST(Registry, ADriverRungsPlanNamesItsScheme)
 {
     const lab::RungInfo& driver = lab::Registry::kit().get("10");
-    ASSERT_EQ(driver.grid, lab::GridPolicy::one);
+    ASSERT_EQ(driver.shape->name(), "driver");
     const lab::LaunchPlan plan = lab::plan_launch(driver, 0, 256, {}, 0, "split");
     EXPECT_EQ(plan.grid, 1u);
     EXPECT_EQ(plan.variant, "split");
@@ -104,19 +105,45 @@ TEST(Registry, ADriverRungsPlanNamesItsScheme)
     EXPECT_THROW(lab::plan_launch(lab::Registry::kit().get("08"), 0, 256), lab::UsageError);
 }
 
-// "variants" goes with a driver's grid and only with it.
+// "variants" goes with a driver and only with it, and a driver names at least one.
 TEST(Registry, VariantsOnlyForADriver)
 {
     const std::string path = testing::TempDir() + "variant_rungs.json";
-    const std::string rung = R"({"id": "01_x", "title": "t", "practises": "p", "form": "plain", "items_per_thread": 1,
-        "check": "total", "block": {"min": 32, "max": 1024, "rule": "power_of_two"}, "ops": ["sum"], "hints": {},
-        "forbids": [], )";
-    std::ofstream(path) << "{\"rungs\": [" << rung << R"("grid": "cover", "variants": ["a"]}]})";
+    const std::string rung = R"({"id": "01_x", "title": "t", "practises": "p", "items_per_thread": 1,
+        "block": {"min": 32, "max": 1024, "rule": "power_of_two"}, "ops": ["sum"], "hints": {}, "forbids": [], )";
+    std::ofstream(path) << "{\"rungs\": [" << rung << R"("shape": "plain", "form": "plain", "grid": "cover", "variants": ["a"]}]})";
     EXPECT_THROW(lab::Registry::load(path), lab::UsageError);
-    std::ofstream(path) << "{\"rungs\": [" << rung << R"("grid": "one"}]})";
+    std::ofstream(path) << "{\"rungs\": [" << rung << R"("shape": "driver"}]})";
     EXPECT_THROW(lab::Registry::load(path), lab::UsageError);
-    std::ofstream(path) << "{\"rungs\": [" << rung << R"("grid": "one", "variants": ["a", "b_c"]}]})";
+    std::ofstream(path) << "{\"rungs\": [" << rung << R"("shape": "driver", "variants": ["a", "b_c"]}]})";
     EXPECT_EQ(lab::Registry::load(path).rungs().front().variants.size(), 2u);
+}
+
+// A rung's shape is one the kit knows, and its entry holds only the fields that shape reads besides
+// every rung's: one left over from another shape (a driver's "grid") is refused, naming it.
+TEST(Registry, AShapeIsOneTheKitKnowsWithItsOwnFields)
+{
+    const std::string path = testing::TempDir() + "shape_rungs.json";
+    const std::string rung = R"({"id": "01_x", "title": "t", "practises": "p", "items_per_thread": 1,
+        "block": {"min": 32, "max": 1024, "rule": "power_of_two"}, "ops": ["sum"], "hints": {}, "forbids": [], )";
+    const auto refusal = [&](const std::string& fields) -> std::string {
+        std::ofstream(path) << "{\"rungs\": [" << rung << fields << "}]}";
+        try {
+            lab::Registry::load(path);
+        } catch (const lab::UsageError& e) {
+            return e.what();
+        }
+        return "";
+    };
+    EXPECT_EQ(refusal(R"("shape": "plain", "form": "operator", "grid": "sm_count")"), "");
+    EXPECT_NE(refusal(R"("shape": "cluster")").find("plain, driver, rows"), std::string::npos);
+    EXPECT_NE(refusal(R"("form": "plain", "grid": "cover")"), "") << "every rung names its shape";
+    EXPECT_NE(refusal(R"("shape": "driver", "variants": ["a"], "grid": "one")").find("\"grid\" is not a field of a driver"),
+              std::string::npos);
+    EXPECT_NE(refusal(R"("shape": "plain", "form": "plain", "grid": "cover", "check": "per_block")").find("\"check\""),
+              std::string::npos);
+    EXPECT_NE(refusal(R"("shape": "plain", "form": "plain", "grid": "rows")"), "");
+    EXPECT_NE(refusal(R"("shape": "plain", "form": "driver", "grid": "cover")"), "");
 }
 
 // A row rung's plan: one block per row, the row length carried to the glue and the checker; a row
@@ -124,7 +151,7 @@ TEST(Registry, VariantsOnlyForADriver)
 TEST(Registry, ARowRungsPlanHasABlockPerRow)
 {
     const lab::RungInfo& rows = lab::Registry::kit().get("12");
-    ASSERT_EQ(rows.grid, lab::GridPolicy::rows);
+    ASSERT_EQ(rows.shape->name(), "rows");
     const lab::LaunchPlan plan = lab::plan_launch(rows, 3 * 1856, 256, {}, 0, "", 1856);
     EXPECT_EQ(plan.grid, 3u);
     EXPECT_EQ(plan.cols, 1856u);
@@ -141,18 +168,26 @@ TEST(Registry, ARowRungsPlanHasABlockPerRow)
     EXPECT_THROW(lab::plan_launch(lab::Registry::kit().get("08"), 1000, 256, {}, 0, "", 10), lab::UsageError);
 }
 
-// The row operations and the "rows" grid and check go together, and only together.
+// The row operations and the rows shape go together, and only together.
 TEST(Registry, RowOperationsOnlyForARowRung)
 {
     const std::string path = testing::TempDir() + "row_rungs.json";
-    const std::string rung = R"({"id": "01_x", "title": "t", "practises": "p", "form": "rows", "items_per_thread": 1,
+    const std::string rung = R"({"id": "01_x", "title": "t", "practises": "p", "items_per_thread": 1,
         "block": {"min": 32, "max": 1024, "rule": "multiple_of_warp"}, "hints": {}, "forbids": [], )";
-    std::ofstream(path) << "{\"rungs\": [" << rung << R"("grid": "rows", "check": "rows", "ops": ["softmax", "dot"]}]})";
+    std::ofstream(path) << "{\"rungs\": [" << rung << R"("shape": "rows", "ops": ["softmax", "dot"]}]})";
     EXPECT_EQ(lab::Registry::load(path).rungs().front().ops.size(), 2u);
-    for (const char* wrong : {R"("grid": "rows", "check": "rows", "ops": ["sum"]})",
-                              R"("grid": "cover", "check": "per_block", "ops": ["softmax"]})",
-                              R"("grid": "rows", "check": "total", "ops": ["dot"]})",
-                              R"("grid": "sm_count", "check": "rows", "ops": ["dot"]})"}) {
+    std::ofstream(path) << "{\"rungs\": [" << rung << R"("shape": "row_driver", "variants": ["no_clusters"], "ops": ["dot"]}]})";
+    EXPECT_EQ(lab::Registry::load(path).rungs().front().variants.size(), 1u);
+    // A row driver's schemes are the ones its glue binds (clusters, no_clusters); a rows rung has none.
+    for (const char* wrong : {R"("shape": "rows", "ops": ["sum"]})",
+                              R"("shape": "row_driver", "variants": ["clusters"], "ops": ["sum"]})",
+                              R"("shape": "row_driver", "ops": ["dot"]})",
+                              R"("shape": "row_driver", "variants": ["clusters", "split"], "ops": ["dot"]})",
+                              R"("shape": "rows", "variants": ["clusters"], "ops": ["dot"]})",
+                              R"("shape": "plain", "form": "plain", "grid": "cover", "ops": ["softmax"]})",
+                              R"("shape": "driver", "variants": ["a"], "ops": ["dot"]})",
+                              R"("shape": "plain", "form": "plain", "grid": "sm_count", "ops": ["dot"]})",
+                              R"("shape": "rows", "grid": "rows", "ops": ["dot"]})"}) {
         std::ofstream(path) << "{\"rungs\": [" << rung << wrong << "]}";
         EXPECT_THROW(lab::Registry::load(path), lab::UsageError) << wrong;
     }

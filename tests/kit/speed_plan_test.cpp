@@ -16,6 +16,7 @@
 #include "lab/inputs.hpp"
 #include "lab/random.hpp"
 #include "lab/registry.hpp"
+#include "lab/shape.hpp"
 #include "lab/speed_plan.hpp"
 #include "lab/rung_tests.hpp"
 #include "lab/usage_error.hpp"
@@ -30,7 +31,7 @@ TEST(SpeedPlan, HasOneLinePerRungOfTheRegistryAndEveryCalibrationPassesItsRefere
         const auto cases = plan.cases_of(rung.id);
         ASSERT_FALSE(cases.empty()) << rung.id << " has no speed test in tests/speed.json";
         // A row rung has a speed test per kernel, over the plan's matrix; every other rung, one.
-        if (rung.grid == lab::GridPolicy::rows) {
+        if (rung.shape->works_on_rows()) {
             EXPECT_EQ(cases.size(), rung.ops.size()) << rung.id << ": a speed test for each of its kernels";
             for (const lab::Op op : rung.ops)
                 EXPECT_TRUE(std::any_of(cases.begin(), cases.end(), [&](const auto* c) { return c->op == lab::name_of(op); }))
@@ -40,14 +41,14 @@ TEST(SpeedPlan, HasOneLinePerRungOfTheRegistryAndEveryCalibrationPassesItsRefere
             EXPECT_EQ(cases.size(), 1u) << rung.id;
         }
         for (const lab::SpeedPlan::Case* c : cases) {
-            // A rung with schemes (a driver, rung 13) times one of them, named; no other rung names one.
+            // A rung with schemes (a driver, a row driver) times one of them, named; no other rung names one.
             if (!rung.variants.empty())
                 EXPECT_NE(std::find(rung.variants.begin(), rung.variants.end(), c->scheme), rung.variants.end())
                     << rung.id << ": its speed test must name one of its schemes (" << rung.describe_variants()
                     << "), not '" << c->scheme << "'";
             else
                 EXPECT_EQ(c->scheme, "") << rung.id << " has one kernel, but its speed test names a scheme";
-            EXPECT_EQ(c->op.empty(), rung.grid != lab::GridPolicy::rows) << c->key();
+            EXPECT_EQ(c->op.empty(), !rung.shape->works_on_rows()) << c->key();
             EXPECT_TRUE(rung.block.allows(c->block)) << rung.id << ": its speed block size is not one it runs with";
             int calibrated = 0;
             for (const auto& calibration : plan.calibrations) {

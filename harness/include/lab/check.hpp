@@ -29,7 +29,8 @@ struct Verdict {
 };
 
 // `input` holds the n elements the kernel read (a dot product's x, then y); `slots` what it wrote
-// (output_count(plan, op) of them).
+// (output_count(plan, op) of them), read as the rung's shape lays them out (Shape::slot_layout):
+// each against its slice of the input, all combined against the input's total, or row by row.
 template <typename T>
 Verdict check_output(const RungInfo& rung, Op op, const LaunchPlan& plan, const std::vector<T>& input,
                      const std::vector<T>& slots);
@@ -72,7 +73,7 @@ double exact_value(Op op, const T* begin, const T* end);
 // with `plan` over n elements: the depth its float tolerance is computed from. Per block (01-06):
 // items per thread + ceil(log2 B); grid-stride (07-09): c + 4 + ceil(log2 B) + 1 for chains of
 // c = ceil(n / (grid B)); a driver rung's passes or phases add up; rung 11's atomic adds its grid
-// (handouts/checking.md, table).
+// (handouts/checking.md, table). The rung's shape computes it (Shape::addition_depth).
 std::size_t addition_depth(const RungInfo& rung, const LaunchPlan& plan, std::size_t n);
 
 // gamma(depth) * magnitude, the most that rounding may move a float sum: gamma(d) = d u / (1 - d u),

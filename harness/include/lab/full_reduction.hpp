@@ -13,15 +13,16 @@
 #include "lab/plan.hpp"
 #include "lab/registry.hpp"
 #include "lab/rung.hpp"
+#include "lab/shape.hpp"
 
 namespace lab {
 
 class FullReduction {
 public:
-    // Plans every pass and allocates its output; throws UsageError for a bad block size. A
-    // grid-stride rung fills `gpu` in its first pass and finishes with a single block. A driver
-    // rung leaves one value in one call of `scheme` (empty: its last), with plan.reuse set: the glue
-    // keeps one Reducer from call to call, as a program would.
+    // Plans every pass (the rung's shape: Shape::reduction_passes) and allocates its output; throws
+    // UsageError for a bad block size. A grid-stride rung fills `gpu` in its first pass and finishes
+    // with a single block. A driver rung leaves one value in one call of `scheme` (empty: its last),
+    // with plan.reuse set: the glue keeps one Reducer from call to call, as a program would.
     FullReduction(const RungBinding& binding, const RungInfo& rung, Op op, Dtype dtype, std::size_t n, unsigned block,
                   const GpuShape& gpu, const std::string& scheme = "");
 
@@ -35,10 +36,7 @@ public:
     // Once run's work has finished: empty when no pass wrote outside its output, else which did.
     std::string overwritten_guard() const;
 
-    struct Pass {
-        LaunchPlan plan;
-        std::size_t count;  // elements the pass reads
-    };
+    using Pass = ReductionPass;  // a launch and the elements it reads (lab/shape.hpp)
 
 private:
     const RungBinding& binding_;

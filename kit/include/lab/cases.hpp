@@ -58,7 +58,7 @@ struct Case {
     bool gpu_only = false;    // too large for the CPU backend
     bool driver_only = false; // from a group for driver rungs ("for": "driver"), which run only those
     std::string rung_only;    // from a group that names one rung ("rung": its id): only it runs the case
-    std::string variant;      // a driver rung's scheme, set by Catalogue::select; part of the name
+    std::string variant;      // a rung's scheme (a driver's, a row driver's), set by Catalogue::select; part of the name
     std::size_t cols = 0;     // a row case's row length (n / cols rows); 0 for an array
 
     Dtype dtype() const { return dtype_of(input); }
@@ -83,10 +83,11 @@ public:
     static const Catalogue& kit();
 
     const std::vector<Case>& cases() const { return cases_; }
-    // The cases a rung runs for one operator: those whose block size the rung allows. A driver rung
-    // (lab/registry.hpp, GridPolicy::one) runs the driver groups' cases, once per scheme, each
-    // named "<scheme>_<case>" with the same input; other rungs never run those. A row rung
-    // (GridPolicy::rows) runs the row groups' cases ("for": "rows"), and no other rung does.
+    // The cases a rung runs for one operator: those whose block size the rung allows and that its
+    // shape runs (lab/shape.hpp, Shape::runs). A driver rung runs the driver groups' cases ("for":
+    // "driver"), and other rungs never run those; a row rung the row groups' ("for": "rows"), and no
+    // other rung does. A rung with schemes runs each case once per scheme, named
+    // "<scheme>_<case>", with the same input.
     std::vector<Case> select(const RungInfo& rung, Op op) const;
 
     void add(Case c) { cases_.push_back(std::move(c)); }

@@ -43,21 +43,23 @@ struct GpuShape {
     int threads_per_multiprocessor = 2048;
 };
 
-// Throws UsageError when the rung cannot run with `block` (the message names the sizes it can)
-// or when n is zero (but for a driver rung, whose n = 0 gives the identity). Rungs that cover the
-// input get one block per items_per_thread * block elements. Grid-stride rungs get `grid` blocks
-// when it is given (non-zero), else as many as the GPU holds at once, but no more than the input
-// needs. A driver rung (grid "one") writes one value: its plan has one output slot and names the
-// scheme, `variant`, which must be one of the rung's. A row rung gets one block per row of n / cols
-// (cols must divide n).
+// Throws UsageError when the rung cannot run with `block` (the message names the sizes it can),
+// then asks the rung's shape (lab/shape.hpp), which throws for what else it cannot run (n = 0 but
+// for a driver, whose n = 0 gives the identity; a scheme it does not have). Rungs that cover the
+// input get one block per items_per_thread * block elements. Rungs that fill the device get `grid`
+// blocks when it is given (non-zero), else as many as the GPU holds at once, but no more than the
+// input needs. A driver rung writes one value: its plan has one output slot and names the scheme,
+// `variant`, which must be one of the rung's. A row rung gets one block per row of n / cols (cols
+// must divide n).
 LaunchPlan plan_launch(const RungInfo& rung, std::size_t n, unsigned block, const GpuShape& gpu = {}, unsigned grid = 0,
                        const std::string& variant = "", std::size_t cols = 0);
 
 // The plan for a catalogue case on this GPU: its n, block, grid, scheme and row length.
 LaunchPlan plan_case(const RungInfo& rung, const Case& c, const GpuShape& gpu);
 
-// Sets plan.variant to a driver rung's scheme and what the registry says of it (repeatable,
-// ticket_fence): for plan_launch, and for the grader's runner, which gets its geometry from a job.
+// Sets plan.variant to a rung's scheme (a driver's, a row driver's) and what the registry says of
+// it (repeatable, ticket_fence): for plan_launch, and for the grader's runner, which gets its
+// geometry from a job.
 void set_scheme(LaunchPlan& plan, const RungInfo& rung, const std::string& variant);
 
 }  // namespace lab

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,20 +24,7 @@ struct BlockRule {
     std::string describe() const;  // "a power of two from 64 to 1024"
 };
 
-// How a rung's grid is sized.
-enum class GridPolicy {
-    cover,     // one block per items_per_thread * blockDim.x elements
-    sm_count,  // enough blocks to fill the GPU (a few per multiprocessor); threads stride over the input
-    one,       // a driver: host code that launches what it needs and leaves one value (rungs 10, 11)
-    rows,      // one block per row of a rows x cols matrix (rung 12's kernels)
-};
-
-// How the suites check a rung's output.
-enum class CheckMode {
-    per_block,  // block b reduces a contiguous slice of items_per_thread * blockDim.x elements
-    total,      // blocks share the input some other way (grid-stride); only the combined result is checked
-    rows,       // a row operation: every row's output (one value, or a whole row) checked on its own
-};
+class Shape;  // lab/shape.hpp
 
 // The first two levels of ./lab hint for one TODO of a rung (rungs.json "hints", keyed by the TODO's
 // name): the concept, then the shape (the steps in words, where the handout's figure shows it). The
@@ -54,10 +42,13 @@ struct RungInfo {
     std::string title;
     std::string practises;    // the TODO kinds this rung exercises, for the README
     std::string seed_kernel;  // its counterpart in NVIDIA's ladder: Harris's kernel number; cuda-samples' name
-    std::string form;         // how the kernel is templated (plain, ...)
+    // The rung's shape (lab/shape.hpp, rungs.json "shape"): how the kit plans, runs and checks it.
+    std::shared_ptr<const Shape> shape;
+    // The glue that binds its kernel file (harness/src/glue/FORM.cuh): rungs.json "form" where the
+    // shape has several ways to template a kernel (plain: plain, block_template, operator), else
+    // the shape's name.
+    std::string form;
     unsigned items_per_thread = 1;
-    GridPolicy grid = GridPolicy::cover;
-    CheckMode check = CheckMode::per_block;
     BlockRule block;
     std::vector<Op> ops;
     // The hints of the rung's own TODOs, by name (the exercise gives their order). A TODO that carries
@@ -67,7 +58,7 @@ struct RungInfo {
     // What a submission of this rung may not use, by the grader's rule names (grader/trusted/
     // integrity.hpp): "libraries" (CUB, Thrust, cooperative groups' reduce), "atomics".
     std::vector<std::string> forbids;
-    // A driver rung's schemes, or a row rung's that picks its own launches (rungs.json "variants"):
+    // A rung's schemes, for a shape that has them (a driver's, a row driver's; rungs.json "variants"):
     // each case runs once per scheme, named "<scheme>_<case>". Empty for a rung with one kernel.
     std::vector<std::string> variants;
     // The schemes whose float answer may change from run to run (rungs.json "unordered": rung 11's

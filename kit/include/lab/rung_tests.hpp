@@ -104,8 +104,9 @@ std::optional<std::string> kit_skip_reason(const RungTest& t, bool emulated, con
 // racecheck tests (CUDA builds where compute-sanitizer is installed).
 std::vector<RungTest> rung_tests(const RungInfo& rung, bool racecheck);
 
-// The case racecheck watches in every rung; in a row rung, its layer norm case (two sums in a row
-// share one shared array, the race its barriers are there to prevent).
+// The cases racecheck watches (each shape picks one: Shape::racecheck_case): an array's, and a row
+// rung's layer norm case (two sums in a row share one shared array, the race its barriers are there
+// to prevent).
 constexpr const char* kRacecheckCase = "float_n1856_b256";
 constexpr const char* kRowRacecheckCase = "float_r3_c1856_b256";
 
