@@ -57,7 +57,7 @@ int main(int argc, char** argv)
     const auto [queues, count] = lab::process::cuda_work_queues();
     ::setenv(queues.c_str(), count.c_str(), 1);
     // Named as it was called: ./lab hands its commands here (LAB_COMMAND_NAME), and a usage should
-    // say `./lab grade-all`, never the build tree's program.
+    // say `./lab grade`, never the build tree's program.
     const char* called = std::getenv("LAB_COMMAND_NAME");
     CLI::App app{"lab-grade: grades CUDA reduction submissions out of process (grader/README.md)",
                  called && *called ? called : "lab-grade"};

@@ -10,24 +10,15 @@
 #include "cluster_kernels.hpp"
 #include "lab/cuda.hpp"
 #include "lab/device_buffer.hpp"
+#include "emulator_support.hpp"
 
 namespace {
 
 using lab::DeviceBuffer;
 using lab::cpu::Schedule;
 
-const Schedule kOrders[] = {Schedule::forward, Schedule::reverse, Schedule::random};
-
-// Runs `launch`, then returns the emulator's explanation of the error it reported ("" for none).
-template <typename F>
-std::string error_of(F&& launch)
-{
-    launch();
-    const cudaError_t launch_error = cudaGetLastError();
-    const cudaError_t sync_error = cudaDeviceSynchronize();
-    if (launch_error == cudaSuccess && sync_error == cudaSuccess) return "";
-    return lab::cpu::last_error_detail();
-}
+using emulator_support::error_of;
+using emulator_support::kOrders;
 
 class Clusters : public ::testing::Test {
 protected:

@@ -13,6 +13,7 @@
 #include "copy_kernels.hpp"
 #include "lab/cuda.hpp"
 #include "lab/device_buffer.hpp"
+#include "emulator_support.hpp"
 
 namespace {
 
@@ -20,18 +21,9 @@ using emulated::CopyMistake;
 using lab::DeviceBuffer;
 using lab::cpu::Schedule;
 
-const Schedule kOrders[] = {Schedule::forward, Schedule::reverse, Schedule::random};
+using emulator_support::error_of;
+using emulator_support::kOrders;
 constexpr int kBlocks = 5, kPerBlock = 1024;
-
-template <typename F>
-std::string error_of(F&& launch)
-{
-    launch();
-    const cudaError_t launch_error = cudaGetLastError();
-    const cudaError_t sync_error = cudaDeviceSynchronize();
-    if (launch_error == cudaSuccess && sync_error == cudaSuccess) return "";
-    return lab::cpu::last_error_detail();
-}
 
 class AsyncCopies : public ::testing::Test {
 protected:
