@@ -401,6 +401,7 @@ int calibrate(const std::string& path, int runs, const lab::DeviceStatus& device
         }
         calibration.rungs.push_back({plan.cases[k].key(), spread_of(vs_baseline), spread_of(of_ceiling), spread_of(vs_cpu)});
     }
+    plan.mark_what_each_asks(calibration);  // the thresholds printed below are the ones the tests will ask
     lab::set_thresholds(calibration);
     auto& all = plan.calibrations;
     all.erase(std::remove_if(all.begin(), all.end(),

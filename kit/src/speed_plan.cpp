@@ -109,6 +109,13 @@ std::string SpeedMeasurement::summary(const std::string& rung, const std::string
     return line;
 }
 
+void SpeedPlan::mark_what_each_asks(Calibration& calibration) const
+{
+    for (RungCalibration& r : calibration.rungs)
+        for (const Case& k : cases)
+            if (k.key() == r.rung) r.asks_baseline = k.asks == "baseline";
+}
+
 const RungCalibration* Calibration::find(const std::string& rung) const
 {
     for (const auto& r : rungs)
@@ -167,12 +174,10 @@ SpeedPlan SpeedPlan::parse(const std::string& text, const std::string& path)
             c.multiprocessors = j.at("multiprocessors").get<int>();
             c.ceiling_gbps = j.at("ceiling_gbps").get<double>();
             c.runs = j.at("runs").get<int>();
-            for (const auto& r : j.at("rungs")) {
+            for (const auto& r : j.at("rungs"))
                 c.rungs.push_back({r.at("rung").get<std::string>(), spread_from(r.at("vs_baseline")),
                                    spread_from(r.at("of_ceiling")), spread_from(r.at("vs_cpu"))});
-                for (const auto& k : p.cases)
-                    if (k.key() == c.rungs.back().rung) c.rungs.back().asks_baseline = k.asks == "baseline";
-            }
+            p.mark_what_each_asks(c);
             // The thresholds follow from the runs by one rule, so they are never stored apart from them.
             set_thresholds(c);
             p.calibrations.push_back(std::move(c));

@@ -46,7 +46,7 @@ struct RungCalibration {
     std::string rung;
     Spread vs_baseline, of_ceiling, vs_cpu;  // vs_cpu: reported, never required
     // Its speed test asks only the kit's plain kernel's speed (tests/speed.json's "asks": "baseline"):
-    // set from the plan's case when tests/speed.json is read; see set_thresholds.
+    // set from the plan's case (SpeedPlan::mark_what_each_asks); see set_thresholds.
     bool asks_baseline = false;
 };
 
@@ -96,6 +96,9 @@ struct SpeedPlan {
     const Case* find(const std::string& rung) const;  // the rung's first case
     std::vector<const Case*> cases_of(const std::string& rung) const;
     const Calibration* calibration_for(const std::string& gpu, int multiprocessors) const;
+    // Marks each of `calibration`'s rungs whose case asks the plain kernel's speed, before its
+    // thresholds are set (reading tests/speed.json, and ./lab calibrate).
+    void mark_what_each_asks(Calibration& calibration) const;
 
     // The thresholds for the case filed under `rung` (Case::key) on this GPU, given what this run measured. A calibration of this
     // GPU applies unless the ceiling measured now is below 80% of the calibration's (the GPU is not
