@@ -45,24 +45,6 @@ struct TestCase {
     std::string name, status, output, skip_message;
 };
 
-std::string attribute(const std::string& tag, const std::string& key)
-{
-    const auto at = tag.find(" " + key + "=\"");
-    if (at == std::string::npos) return {};
-    const auto start = at + key.size() + 3;
-    return tag.substr(start, tag.find('"', start) - start);
-}
-
-std::string unescape(std::string text)
-{
-    const std::pair<const char*, const char*> entities[] = {
-        {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&apos;", "'"}, {"&amp;", "&"}};
-    for (const auto& [from, to] : entities)
-        for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + 1))
-            text.replace(at, std::string(from).size(), to);
-    return text;
-}
-
 // The <testcase> elements of a ctest JUnit file: name, status (run, fail, notrun) and output.
 std::string read_junit(const std::string& path)
 {
@@ -77,15 +59,15 @@ std::vector<TestCase> parse_junit(const std::string& xml)
     for (auto at = xml.find("<testcase "); at != std::string::npos; at = xml.find("<testcase ", at + 1)) {
         const auto tag_end = xml.find('>', at);
         const std::string tag = xml.substr(at, tag_end - at);
-        TestCase c{unescape(attribute(tag, "name")), attribute(tag, "status"), {}, {}};
+        TestCase c{lab::xml_attribute(tag, "name"), lab::xml_attribute(tag, "status"), {}, {}};
         const auto end = tag.back() == '/' ? tag_end : xml.find("</testcase>", tag_end);
         const auto skipped = xml.find("<skipped ", tag_end);
         if (skipped != std::string::npos && skipped < end)
-            c.skip_message = unescape(attribute(xml.substr(skipped, xml.find('>', skipped) - skipped), "message"));
+            c.skip_message = lab::xml_attribute(xml.substr(skipped, xml.find('>', skipped) - skipped), "message");
         const auto out = xml.find("<system-out>", tag_end);
         if (out != std::string::npos && out < end) {
             const auto out_start = out + std::string("<system-out>").size();
-            c.output = unescape(xml.substr(out_start, xml.find("</system-out>", out_start) - out_start));
+            c.output = lab::xml_unescaped(xml.substr(out_start, xml.find("</system-out>", out_start) - out_start));
         }
         cases.push_back(std::move(c));
     }

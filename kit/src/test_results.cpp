@@ -23,7 +23,10 @@ const char* junit_status(TestOutcome o)
     return is_failure(o) ? "fail" : "notrun";
 }
 
-std::string unescaped(std::string text)
+
+}  // namespace
+
+std::string xml_unescaped(std::string text)
 {
     const std::pair<const char*, const char*> entities[] = {
         {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&apos;", "'"}, {"&amp;", "&"}};
@@ -33,15 +36,13 @@ std::string unescaped(std::string text)
     return text;
 }
 
-std::string attribute(const std::string& tag, const std::string& key)
+std::string xml_attribute(const std::string& tag, const std::string& key)
 {
     const auto at = tag.find(" " + key + "=\"");
     if (at == std::string::npos) return {};
     const auto start = at + key.size() + 3;
-    return unescaped(tag.substr(start, tag.find('"', start) - start));
+    return xml_unescaped(tag.substr(start, tag.find('"', start) - start));
 }
-
-}  // namespace
 
 const char* outcome_name(TestOutcome outcome)
 {
@@ -89,14 +90,14 @@ std::optional<std::vector<TestResult>> read_junit(const std::string& path)
         const auto tag_end = xml.find('>', at);
         if (tag_end == std::string::npos) return std::nullopt;
         const std::string tag = xml.substr(at, tag_end - at);
-        const auto outcome = outcome_named(attribute(tag, "outcome"));
+        const auto outcome = outcome_named(xml_attribute(tag, "outcome"));
         if (!outcome) return std::nullopt;
-        TestResult r{attribute(tag, "name"), *outcome, {}};
+        TestResult r{xml_attribute(tag, "name"), *outcome, {}};
         const auto end = xml.find("</testcase>", tag_end);
         const auto out = xml.find("<system-out>", tag_end);
         if (out != std::string::npos && out < end) {
             const auto start = out + std::string("<system-out>").size();
-            r.text = unescaped(xml.substr(start, xml.find("</system-out>", start) - start));
+            r.text = xml_unescaped(xml.substr(start, xml.find("</system-out>", start) - start));
             for (const char* line : {kSkippedLine, kLeftOutLine})
                 if (r.text.rfind(line, 0) == 0) r.text.erase(0, std::string(line).size());
         }

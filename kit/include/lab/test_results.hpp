@@ -40,6 +40,11 @@ std::string junit_of(const std::string& rung, const std::vector<TestResult>& res
 // The results in such a file, in its order; nothing when it cannot be read or is not one.
 std::optional<std::vector<TestResult>> read_junit(const std::string& path);
 
+// JUnit's XML as read here and by lab-summary (ctest's files): the text with its five entities
+// replaced, and a tag's attribute `key` so unescaped ("" when the tag has none).
+std::string xml_unescaped(std::string text);
+std::string xml_attribute(const std::string& tag, const std::string& key);
+
 // The line a kit skip starts its words with, before the reason.
 constexpr const char* kSkippedLine = "lab: skipped: ";
 constexpr const char* kLeftOutLine = "lab: left out: ";
