@@ -28,6 +28,7 @@
 #include "categories.hpp"
 #include "plan.hpp"
 #include "reports.hpp"
+#include "sandbox.hpp"
 #include "rubric.hpp"
 #include "runner_process.hpp"
 #include "sanitizer.hpp"
@@ -579,6 +580,36 @@ TEST(Reports, KeepTheHiddenCasesFromTheStudent)
             EXPECT_NE(summary.find("./lab hint 03"), std::string::npos);
         }
     }
+    fs::remove_all(dir);
+}
+
+// A build log names the machine's folders bare as well as inside paths (ninja's failing command:
+// "cmake_transform_depfile Ninja gccdepfile KIT grader BUILD ..."): a student's files hold neither.
+TEST(Reports, ShowNoFolderOfTheGradingMachine)
+{
+    const std::string dir = ::testing::TempDir() + "lab_reports_paths";
+    const std::string kit = lab::kit_root(), build = grading_build_dir();
+    Grade g;
+    g.backend = "cpu";
+    g.device = "CPU backend";
+    g.rubric_name = "rubric.toml";
+    RungResult r;
+    r.id = "03_sequential";
+    r.submitted = true;
+    r.unrun = "did not build";
+    r.build_log = "FAILED: x.o\ncd " + build + "/grader && nvcc -I" + kit + "/kit/include -c " + kit +
+                  "/harness/src/rung_glue.cu && cmake -E cmake_transform_depfile Ninja gccdepfile " + kit + " grader " + build +
+                  " grader x.o.d\nreports in " + dir + "\n";
+    g.rungs = {r};
+    fs::remove_all(dir);
+    write_reports(g, dir);
+    for (const std::string& name : {"grade.json", "results.json", "prairielearn.json", "autolab.txt", "junit.xml", "summary.md",
+                                    "gradebook.csv", "report.html"}) {
+        const std::string text = lab::read_file(dir + "/" + name);
+        for (const std::string& folder : {kit, build, dir})
+            EXPECT_EQ(text.find(folder), std::string::npos) << name << " holds " << folder << ":\n" << text;
+    }
+    EXPECT_NE(lab::read_file(dir + "/summary.md").find("gccdepfile . grader"), std::string::npos) << "the kit's folder reads as .";
     fs::remove_all(dir);
 }
 

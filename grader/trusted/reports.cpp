@@ -427,9 +427,13 @@ std::string without_machine_paths(std::string text, const Grade& g, const std::s
     if (!g.submission.empty())
         replace_all(text, std::filesystem::absolute(g.submission).lexically_normal().string(),
                     std::filesystem::path(g.submission).filename().string());
-    replace_all(text, std::filesystem::absolute(out_dir).lexically_normal().string() + "/", "");
-    replace_all(text, grading_build_dir() + "/", "");
-    replace_all(text, lab::kit_root() + "/", "");
+    // A path inside one of these loses its prefix; the folder itself, as a build command names it
+    // ("cmake_transform_depfile Ninja gccdepfile KIT grader ..."), becomes ".".
+    std::string out = std::filesystem::absolute(out_dir).lexically_normal().string();
+    if (out.size() > 1 && out.back() == '/') out.pop_back();
+    const std::string folders[] = {out, grading_build_dir(), lab::kit_root()};
+    for (const std::string& folder : folders) replace_all(text, folder + "/", "");
+    for (const std::string& folder : folders) replace_all(text, folder, ".");
     return text;
 }
 
