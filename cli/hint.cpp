@@ -83,7 +83,7 @@ public:
         }
         if (h.from.empty()) {
             const TodoHints* own = rung_of(name)->hints_for(name);
-            return wrapped(level == 1 ? own->concept : own->shape, "  ");
+            return wrapped(level == 1 ? own->idea : own->shape, "  ");
         }
         std::vector<std::string> origins;
         for (const auto& o : h.from) own_origins(all(), o, origins);
@@ -100,7 +100,7 @@ public:
         }
         for (const auto& o : origins) {
             const TodoHints* own = rung_of(o)->hints_for(o);
-            if (own) out += wrapped(o + ": " + (level == 1 ? own->concept : own->shape), "  ");
+            if (own) out += wrapped(o + ": " + (level == 1 ? own->idea : own->shape), "  ");
         }
         return out;
     }

@@ -100,11 +100,17 @@ __device__ __forceinline__ Stats block_reduce(Stats s)
     const unsigned warps = (blockDim.x + lab::kWarpSize - 1) / lab::kWarpSize;
     s = group_reduce<32, Combine>(s);
     if (warps == 1) return s;
+    // BEGIN TODO(13-all-reduce, from 12-all-reduce): the value is a Stats now, the operator
+    //   Combine::combine (Combine::identity() its identity), and a warp's all-reduce is
+    //   group_reduce<32, Combine>; s holds the warp's result already.
     __syncthreads();
     if (lane == 0) warp_results[warp] = s;
     __syncthreads();
     s = lane < warps ? warp_results[lane] : Combine::identity();
     return group_reduce<32, Combine>(s);
+    // STUB: (void)warp_results, (void)lane, (void)warp;
+    // STUB: return s;
+    // END TODO
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -118,11 +124,18 @@ struct SoftmaxOp {
     template <typename Share>
     static __device__ Stats fold(const Share& share)
     {
+        // BEGIN TODO(13-softmax, from 12-softmax): only this thread's part, as the Stats {m, d}: m
+        //   the largest of its values, d the sum of the exponentials of each value less m (fast_exp
+        //   above costs less than expf); the scheme combines the threads' Stats and writes the row
+        //   with apply. A thread with no values returns what SoftmaxStats::identity() does.
         float m = -INFINITY;
         share.for_each([&](float v) { m = fmaxf(m, v); });
         float d = 0.0f;
         if (m != -INFINITY) share.for_each([&](float v) { d += fast_exp(v - m); });
         return {m, d, 0.0f};
+        // STUB: (void)share;
+        // STUB: return SoftmaxStats::identity();
+        // END TODO
     }
     // One pass over memory: the running max moves by a group of four at a time, and the sum is
     // brought to it only when it grows, which a random row makes rare after the first few groups.
@@ -159,6 +172,8 @@ struct SoftmaxOnlineOp : SoftmaxOp {
     template <typename Share>
     static __device__ Stats fold(const Share& share)
     {
+        // BEGIN TODO(13-online, from 12-online): only this thread's one pass over its values, to
+        //   the same Stats {m, d} as softmax's fold gives, with one exponential per value.
         float m = -INFINITY, d = 0.0f;
         share.for_each([&](float v) {
             const float e = fast_exp(-fabsf(v - m));
@@ -166,6 +181,9 @@ struct SoftmaxOnlineOp : SoftmaxOp {
             m = fmaxf(m, v);
         });
         return {m, d, 0.0f};
+        // STUB: (void)share;
+        // STUB: return SoftmaxStats::identity();
+        // END TODO
     }
 };
 
@@ -175,6 +193,10 @@ struct LayerNormOp {
     template <typename Share>
     static __device__ Stats fold(const Share& share)
     {
+        // BEGIN TODO(13-layer-norm, from 12-layer-norm): only this thread's part, as the Stats
+        //   {count, mean, M2}: how many values it holds, their mean, and the sum of their squared
+        //   distances from that mean, with the same care for a mean far from 0; all three 0 for a
+        //   thread with no values. The scheme combines the threads' Stats (MomentStats) and writes.
         float n = 0.0f, sum = 0.0f;
         share.for_each([&](float v) {
             n += 1.0f;
@@ -184,6 +206,9 @@ struct LayerNormOp {
         float m2 = 0.0f;
         share.for_each([&](float v) { m2 += (v - mean) * (v - mean); });
         return {n, mean, m2};
+        // STUB: (void)share;
+        // STUB: return MomentStats::identity();
+        // END TODO
     }
     // One pass over memory: sums of each value's distance from the first value this thread met,
     // which lies among the others, so the squares stay small and their difference keeps its digits.
@@ -227,38 +252,66 @@ struct Piece {
     }
 };
 
+// A thread's share of a dot product: what it adds up of the pairs lab::for_each_pair_of hands it of
+// [x, x + n) and [y, y + n), as thread `first` of `stride`.
+__device__ __forceinline__ Stats dot_fold(const float* x, const float* y, std::size_t n, unsigned first, unsigned stride)
+{
+    // BEGIN TODO(13-dot, from 12-dot): only this thread's own sum of the products of its pairs, as
+    //   the Stats {sum}; the scheme adds the threads' sums (DotStats) and writes.
+    float sum = 0.0f;
+    lab::for_each_pair_of(x, y, n, first, stride, [&](float a, float b) { sum += a * b; });
+    return {sum, 0.0f, 0.0f};
+    // STUB: (void)x, (void)y, (void)n, (void)first, (void)stride;
+    // STUB: return DotStats::identity();
+    // END TODO
+}
+
 // ------------------------------------------------------------------------------------------------
 // group: G lanes per row, blockDim.x / G rows per block; K 16-byte groups a lane keeps in registers.
+// The row a thread of a group of G lanes serves, and its place in the row's group.
+template <unsigned G>
+struct GroupLane {
+    std::size_t row;     // the row's index
+    bool live;           // whether that row exists
+    std::size_t start;   // where the row starts in the matrix (0 when it does not exist)
+    std::size_t length;  // the floats of the row this group reads (0 when it does not exist)
+    unsigned lane;       // 0 to G - 1
+
+    __device__ GroupLane(std::size_t rows, std::size_t cols)
+    {
+        // BEGIN TODO(13-short-rows, ~5 lines): each group of G consecutive lanes must serve one row
+        //   of its own, and each lane hold its own place in that row's group, so that no group's
+        //   values mix two rows. The grid may have more lanes than rows: a lane past the last row
+        //   must still reach every shuffle of the group reduction (its group's lanes all wait
+        //   there), with nothing to read and nothing to write.
+        row = (std::size_t{blockIdx.x} * blockDim.x + threadIdx.x) / G;
+        live = row < rows;
+        start = live ? row * cols : 0;
+        length = live ? cols : 0;
+        lane = threadIdx.x % G;
+        // STUB: (void)rows, (void)cols;
+        // STUB: row = start = length = 0;
+        // STUB: live = false;
+        // STUB: lane = 0;
+        // END TODO
+    }
+};
+
 template <unsigned G, unsigned K, typename Op>
 __global__ void group_rows(const float* x, float* out, std::size_t rows, std::size_t cols)
 {
-    // BEGIN TODO(13-short-rows, ~4 lines): each group of G consecutive lanes must serve one row of
-    //   its own, and each lane its own share of that row, so that no group's values mix two rows.
-    //   The grid may have more lanes than rows: a lane past the last row must still reach every
-    //   shuffle of the group reduction (its group's lanes all wait there), with nothing to read
-    //   and nothing to write.
-    const std::size_t row = (std::size_t{blockIdx.x} * blockDim.x + threadIdx.x) / G;
-    const bool live = row < rows;
-    const std::size_t start = live ? row * cols : 0;
-    const lab::RowShareOf<K> share(x + start, live ? cols : 0, threadIdx.x % G, G);
-    // STUB: const bool live = false;
-    // STUB: const std::size_t start = 0;
-    // STUB: const lab::RowShareOf<K> share(x, 0, 0, 1);
-    // END TODO
+    const GroupLane<G> me(rows, cols);
+    const lab::RowShareOf<K> share(x + me.start, me.length, me.lane, G);
     const Stats s = group_reduce<G, typename Op::Combine>(Op::fold(share));
-    if (live) share.write(out + start, Op::apply(s));
+    if (me.live) share.write(out + me.start, Op::apply(s));
 }
 
 template <unsigned G>
 __global__ void group_dot(const float* x, const float* y, float* out, std::size_t rows, std::size_t cols)
 {
-    const std::size_t row = (std::size_t{blockIdx.x} * blockDim.x + threadIdx.x) / G;
-    const bool live = row < rows;
-    const std::size_t start = live ? row * cols : 0;
-    float sum = 0.0f;
-    lab::for_each_pair_of(x + start, y + start, live ? cols : 0, threadIdx.x % G, G, [&](float a, float b) { sum += a * b; });
-    const Stats s = group_reduce<G, DotStats>({sum, 0.0f, 0.0f});
-    if (live && threadIdx.x % G == 0) out[row] = s.a;
+    const GroupLane<G> me(rows, cols);
+    const Stats s = group_reduce<G, DotStats>(dot_fold(x + me.start, y + me.start, me.length, me.lane, G));
+    if (me.live && me.lane == 0) out[me.row] = s.a;
 }
 
 // block: one block per row, the row in registers (four 16-byte groups a thread; the rest, if any,
@@ -275,9 +328,7 @@ __global__ void block_rows(const float* x, float* out, std::size_t cols)
 __global__ void block_dot(const float* x, const float* y, float* out, std::size_t cols)
 {
     const std::size_t start = std::size_t{blockIdx.x} * cols;
-    float sum = 0.0f;
-    lab::for_each_pair_of(x + start, y + start, cols, threadIdx.x, blockDim.x, [&](float a, float b) { sum += a * b; });
-    const Stats s = block_reduce<DotStats>({sum, 0.0f, 0.0f});
+    const Stats s = block_reduce<DotStats>(dot_fold(x + start, y + start, cols, threadIdx.x, blockDim.x));
     if (threadIdx.x == 0) out[blockIdx.x] = s.a;
 }
 
@@ -357,9 +408,7 @@ __global__ void split_dot(const float* x, const float* y, std::size_t cols, unsi
     const std::size_t row = blockIdx.x / parts, p = blockIdx.x % parts;
     const Piece piece(cols, p, part_len);
     const std::size_t start = row * cols + piece.begin;
-    float sum = 0.0f;
-    lab::for_each_pair_of(x + start, y + start, piece.end - piece.begin, threadIdx.x, blockDim.x, [&](float a, float b) { sum += a * b; });
-    const Stats s = block_reduce<DotStats>({sum, 0.0f, 0.0f});
+    const Stats s = block_reduce<DotStats>(dot_fold(x + start, y + start, piece.end - piece.begin, threadIdx.x, blockDim.x));
     if (threadIdx.x == 0) partials[blockIdx.x] = s;
 }
 

@@ -113,7 +113,7 @@ RungInfo parse_rung(const nlohmann::json& j)
             throw UsageError("rung " + r.id + ": \"hints\" names '" + todo + "', which is not one of its TODOs (" + r.number +
                              "-...)");
         TodoHints h{todo, levels.value("concept", ""), levels.value("shape", "")};
-        if (h.concept.empty() || h.shape.empty())
+        if (h.idea.empty() || h.shape.empty())
             throw UsageError("rung " + r.id + ": the hints of TODO " + todo + " need a \"concept\" and a \"shape\" (levels 1 and 2)");
         r.hints.push_back(std::move(h));
     }

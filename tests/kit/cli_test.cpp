@@ -127,7 +127,7 @@ TEST(Cli, HintGoesOneLevelFurtherEachTime)
             EXPECT_NE(ran.output.find("TODO " + todo.name + " (~"), std::string::npos) << level << ":\n" << ran.output;
             EXPECT_NE(ran.output.find("hint " + std::to_string(level) + " of 3"), std::string::npos) << ran.output;
             if (todo.name == "07-grid-stride" && level < 3)
-                EXPECT_NE(words(ran.output).find(words(level == 1 ? grid_stride->concept : grid_stride->shape)), std::string::npos)
+                EXPECT_NE(words(ran.output).find(words(level == 1 ? grid_stride->idea : grid_stride->shape)), std::string::npos)
                     << ran.output;
             if (todo.name == "07-grid-stride" && level == 3)
                 EXPECT_NE(ran.output.find("for (; i + stride < n; i += 2 * stride) sum += in[i] + in[i + stride];"),

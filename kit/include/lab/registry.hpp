@@ -32,7 +32,7 @@ class Shape;  // lab/shape.hpp
 // (exercises/.hints/NN_name.json, lab/hints.hpp).
 struct TodoHints {
     std::string todo;     // "05-warp-unroll"
-    std::string concept;  // level 1
+    std::string idea;     // level 1, the concept
     std::string shape;    // level 2
 };
 
