@@ -16,4 +16,4 @@ if [[ ! -f "$tree/build.ninja" ]]; then
 fi
 cmake --build "$tree" --target lab-cpu-throughput >/dev/null
 # One launch of a slow rung at 2^24 runs longer than the suites' 20 s limit on a busy machine.
-LAB_CPU_LAUNCH_SECONDS="${LAB_CPU_LAUNCH_SECONDS:-3600}" exec "$tree/tests/lab-cpu-throughput" "$@"
+LAB_CPU_LAUNCH_SECONDS="${LAB_CPU_LAUNCH_SECONDS:-3600}" exec "$tree/bin/lab-cpu-throughput" "$@"
