@@ -21,8 +21,9 @@ void Worker::barrier_trouble(const char* name, const char* file, int line)
     fail(cudaErrorLaunchFailure, "reached " + site.text() + ", but " + std::to_string(block.exited) +
                                      " thread(s) of the block have already returned, the first being " + who(gone) +
                                      ". Every thread of a block must reach every __syncthreads(): an early "
-                                     "return (such as `if (i >= n) return;`) before a barrier leaves the others "
-                                     "waiting for ever on a GPU. Keep such threads in the loop and let them "
+                                     "return (such as `if (i >= n) return;`) before a barrier is undefined in CUDA "
+                                     "C++, which allows __syncthreads() under a condition only where the condition "
+                                     "is the same in the whole block. Keep such threads in the loop and let them "
                                      "contribute the identity (0 for a sum) instead.");
 }
 
@@ -122,8 +123,8 @@ void Worker::cluster_barrier_trouble(ClusterCall call, const char* file, int lin
              "reached " + site.text() + ", but " + std::to_string(exited_) + " thread(s) of the cluster have already returned" +
                  (blocks.empty() ? "" : " (every thread of block(s) " + blocks + ")") + ", the first being " + who(gone) +
                  ". Every thread of every block of a cluster must reach the cluster's barrier: a block that ends "
-                 "first leaves the others waiting for ever on a GPU (and its shared memory is gone, so no other "
-                 "block may read it afterwards).");
+                 "before it is undefined, as an early return before a block's barrier is (and its shared memory is "
+                 "gone, so no other block may read it afterwards).");
     }
     fail(cudaErrorLaunchFailure, "cluster barrier divergence: this thread waits at " + site.text() + ", but " +
                                      who(cluster_first_) + " waits at " + cluster_site_.text() +
@@ -202,16 +203,17 @@ void Worker::thread_finished()
     warp.exited |= 1u << lane;
     if (warp.at_activemask >> lane & 1u) --in_activemask_;
     warp.at_activemask &= ~(1u << lane);
-    for (const WarpOp& op : warp.ops)
-        if (op.active && (op.mask >> lane & 1u) && !(op.arrived >> lane & 1u))
-            fail(cudaErrorLaunchFailure, "returned, but lanes " + lanes_text(op.arrived) + " of its warp wait for it at " +
-                                             op.site.text() + " (mask " + hex(op.mask) +
-                                             "): every lane named in the mask must reach the call.");
+    // A warp-level call waits for the lanes of its mask that have not returned: this lane may have
+    // been the last it waited for.
+    for (WarpOp& op : warp.ops)
+        if (op.active && (op.mask >> lane & 1u) && op.arrived == (op.mask & ~warp.exited)) complete(self.slot / 32, op);
     if (block.at_barrier > 0)
         fail(cudaErrorLaunchFailure, "returned while " + std::to_string(block.at_barrier) + " thread(s) wait at " +
                                          block.barrier_site.text() +
                                          ". Every thread of a block must reach every __syncthreads(): an early "
-                                         "return before a barrier leaves the others waiting for ever on a GPU.");
+                                         "return before a barrier is undefined in CUDA C++, which allows "
+                                         "__syncthreads() under a condition only where the condition is the same in "
+                                         "the whole block.");
     // A thread may end between its arrival at the cluster's barrier and its wait (a GPU's barrier then
     // waits for the others only); one that never arrived leaves the others waiting.
     if (self.arrived_in == cluster_phase_) {
@@ -221,8 +223,8 @@ void Worker::thread_finished()
         fail(cudaErrorLaunchFailure, "returned while " + std::to_string(cluster_arrived_) +
                                          " thread(s) of the cluster wait at " + cluster_site_.text() +
                                          " for every thread of the cluster to arrive. Every thread of every block of a "
-                                         "cluster must reach the cluster's barrier: an early return before it leaves "
-                                         "the others waiting for ever on a GPU.");
+                                         "cluster must reach the cluster's barrier: an early return before it is "
+                                         "undefined, as before a block's.");
     }
     if (block.live == 0 && !block.copies.empty()) drop_copies(block);
     if (block.live == 0 && cluster_size_ > 1) block_ended(block);

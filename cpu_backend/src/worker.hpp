@@ -351,6 +351,7 @@ public:
                                                                   const char* file, int line);
     WarpOp& new_warp_op(Warp& warp);
     [[noreturn, gnu::noinline, gnu::cold]] void shuffle_outside_mask(const WarpOp& op, unsigned lane, int source);
+    [[noreturn, gnu::noinline, gnu::cold]] void shuffle_from_returned(const WarpOp& op, unsigned lane, int source);
     // Out of line, so that the hot paths' stack frames (one per waiting thread) stay small.
     [[noreturn, gnu::noinline, gnu::cold]] void stop_overdue(const Site& site);
 

@@ -264,15 +264,31 @@ TEST_F(Emulator, FullMaskOverAPartialWarpIsReported)
     EXPECT_NE(error.find("that this warp does not have"), std::string::npos) << error;
 }
 
-TEST_F(Emulator, LaneThatLeavesAShuffleIsReported)
+// A lane of the mask that has returned takes no part ("all non-exited threads named in mask", the
+// CUDA C++ Programming Guide): the others' shuffle, vote and ballot go on without it, in either order.
+TEST_F(Emulator, LaneThatReturnsBeforeAWarpCallTakesNoPart)
 {
     DeviceBuffer<int> out(32);
     for (Schedule order : {Schedule::forward, Schedule::reverse}) {
         lab::cpu::set_schedule(order);
+        out.fill(-1);
         const auto error = error_of([&] { emulated::lane_leaves(out.data()); });
-        EXPECT_TRUE(error.find("returned, but lanes") != std::string::npos ||
-                    error.find("have already returned") != std::string::npos)
-            << lab::cpu::name_of(order) << ": " << error;
+        EXPECT_EQ(error, "") << lab::cpu::name_of(order);
+        std::vector<int> want(32, 100 + 1000 * 31);
+        want[3] = -1;
+        EXPECT_EQ(out.download(), want) << lab::cpu::name_of(order);
+    }
+}
+
+// What a shuffle reads from a lane that has returned is undefined: reported, with the lane.
+TEST_F(Emulator, ShuffleThatReadsAReturnedLaneIsReported)
+{
+    DeviceBuffer<int> out(32);
+    for (Schedule order : {Schedule::forward, Schedule::reverse}) {
+        lab::cpu::set_schedule(order);
+        const auto error = error_of([&] { emulated::reads_returned_lane(out.data()); });
+        EXPECT_NE(error.find("reads lane 0 through __shfl_sync at"), std::string::npos) << lab::cpu::name_of(order) << ": " << error;
+        EXPECT_NE(error.find("has already returned, so the value it gets is undefined"), std::string::npos) << error;
     }
 }
 

@@ -239,9 +239,19 @@ __global__ void full_mask_partial_warp(int* out)
     out[threadIdx.x] = __shfl_down_sync(0xffffffffu, static_cast<int>(threadIdx.x), 1);
 }
 
+// Lane 3 returns before the warp's calls, whose mask names it: the others go on without it (a
+// shuffle, a vote and a ballot over the lanes that have not exited), and none reads lane 3's value.
 __global__ void lane_leaves(int* out)
 {
     if (threadIdx.x == 3) return;
+    const int first = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x), 0);
+    out[threadIdx.x] = first + 100 * __all_sync(0xffffffffu, 1) + 1000 * __popc(__ballot_sync(0xffffffffu, 1));
+}
+
+// Lane 0 returns, and every other lane reads its value: undefined on a GPU.
+__global__ void reads_returned_lane(int* out)
+{
+    if (threadIdx.x == 0) return;
     out[threadIdx.x] = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x), 0);
 }
 
@@ -376,6 +386,7 @@ void early_return(const float* in, float* out, int n) { ::early_return<<<(n + 25
 void wrong_mask(int* out) { ::wrong_mask<<<1, 32>>>(out); }
 void full_mask_partial_warp(int* out) { ::full_mask_partial_warp<<<1, 48>>>(out); }
 void lane_leaves(int* out) { ::lane_leaves<<<1, 32>>>(out); }
+void reads_returned_lane(int* out) { ::reads_returned_lane<<<1, 32>>>(out); }
 void warp_and_barrier_deadlock(int* out) { ::warp_and_barrier_deadlock<<<1, 32>>>(out); }
 void block_and_barrier_deadlock(int* out) { ::block_and_barrier_deadlock<<<1, 1024>>>(out); }
 void write_past_end(int* out) { ::write_past_end<<<1, 8>>>(out); }

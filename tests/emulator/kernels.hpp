@@ -38,6 +38,7 @@ void early_return(const float* in, float* out, int n);
 void wrong_mask(int* out);
 void full_mask_partial_warp(int* out);
 void lane_leaves(int* out);
+void reads_returned_lane(int* out);
 void warp_and_barrier_deadlock(int* out);
 void block_and_barrier_deadlock(int* out);
 void write_past_end(int* out);
