@@ -33,9 +33,9 @@ namespace ex13 {
 constexpr float kEpsilon = 1e-5f;
 constexpr float kLog2e = 1.4426950408889634f;
 
-// e^t as the GPU's exp2 unit computes it: one multiplication and one special-function instruction,
-// where expf spends a dozen instructions on the last bit; the checks allow a few units in the last
-// place, and softmax is memory-bound only while its arithmetic stays this cheap.
+// e^t through the GPU's exp2 unit: a multiplication, the special-function instruction and a little
+// care for tiny results, where expf spends a dozen instructions on the last bit; the checks allow a
+// few units in the last place, and softmax is memory-bound only while its arithmetic stays cheap.
 __device__ __forceinline__ float fast_exp(float t) { return exp2f(t * kLog2e); }
 
 // ------------------------------------------------------------------------------------------------
@@ -255,8 +255,7 @@ struct GroupLane {
         // TODO(13-short-rows, ~5 lines): each group of G consecutive lanes must serve one row
         //   of its own, and each lane hold its own place in that row's group, so that no group's
         //   values mix two rows. The grid may have more lanes than rows: a lane past the last row
-        //   must still reach every shuffle of the group reduction (its group's lanes all wait
-        //   there), with nothing to read and nothing to write.
+        //   has nothing to read and nothing to write, and no lane of a real row may depend on it.
         (void)rows, (void)cols;
         row = start = length = 0;
         live = false;
@@ -498,7 +497,8 @@ void Rows::run(const float* x, float* out, std::size_t rows, std::size_t cols)
     switch (p.scheme) {
     case Scheme::group: {
         const unsigned grid = unsigned((rows * p.lanes + p.threads - 1) / p.threads);
-        // Registers for every 16-byte group of the longest row each width serves.
+        // K 16-byte groups a lane keeps in registers: all of its share for 32 lanes (a row of up to
+        // 1024 floats); narrower groups read the rest of theirs again on each pass, mostly from L1.
         switch (p.lanes) {
         case 4: group_rows<4, 2, Op><<<grid, p.threads>>>(x, out, rows, cols); break;
         case 8: group_rows<8, 2, Op><<<grid, p.threads>>>(x, out, rows, cols); break;
