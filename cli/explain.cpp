@@ -312,9 +312,21 @@ std::vector<std::string> lesson_gaps(const Kit& kit, const RungInfo& rung)
     const Measured yours = measure(kit, "yours", "lab-explain-" + rung.id, {});
     const Measured reference = measure(kit, "reference", "lab-explain-reference-" + rung.id, {});
     const std::vector<Costly> lines = costly_lines(yours, exercise_file(kit, rung), kit.tree(kPreset) + "/explain/addr2line.txt");
-    return gaps(yours, reference, [&](Kind kind) {
+    std::vector<std::string> found = gaps(yours, reference, [&](Kind kind) {
         return worst_line(lines, kind == Kind::idle ? &Costly::idle : kind == Kind::conflicts ? &Costly::excess : &Costly::sectors);
     });
+    // A rung with thread-block clusters among its schemes is measured again where the reference
+    // launches one: a softmax of one row of 2^18 floats, clusters allowed (a cluster of 8 blocks on
+    // any number of multiprocessors: Rows::plan in solutions/13_any_row_shape.cu).
+    if (std::find(rung.variants.begin(), rung.variants.end(), "clusters") != rung.variants.end()) {
+        const std::vector<std::string> one_long_row{"--op", "softmax", "--n", "262144", "--cols", "262144", "--variant", "clusters"};
+        const Measured yours_long = measure(kit, "yours", "lab-explain-" + rung.id, one_long_row);
+        const Measured reference_long = measure(kit, "reference", "lab-explain-reference-" + rung.id, one_long_row);
+        if (yours_long.data.value("error", "").empty() && reference_long.data.value("error", "").empty())
+            for (const std::string& gap : gaps(yours_long, reference_long, {}))
+                found.push_back("softmax of 1 row of 262144 floats, clusters allowed: " + gap);
+    }
+    return found;
 }
 
 int explain(const Kit& kit, const std::string& key, const std::string& n, const std::string& block, const std::string& op,

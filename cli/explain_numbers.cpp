@@ -177,6 +177,11 @@ std::vector<std::string> gaps(const Measured& yours, const Measured& reference,
         found.push_back(fixed(warps) + " warps at work per block, the reference " + fixed(ref_warps));
     const double read = number(yours.total, "global_read"), ref_read = number(reference.total, "global_read");
     if (ref_read > 0 && read > 1.2 * ref_read) found.push_back(megabytes(read) + " read from device memory, the reference " + megabytes(ref_read));
+    // The reference's blocks read each other's shared memory (a cluster's exchange) and yours never do.
+    const double remote = number(yours.total, "distributed_requests"), ref_remote = number(reference.total, "distributed_requests");
+    if (ref_remote > 0 && remote == 0)
+        found.push_back("no read of another block's shared memory, the reference " + fixed(ref_remote, 0) +
+                        " (a cluster's blocks exchanging their partials on chip)");
     // A barrier more per block than the reference: one the lesson does without (rung 05's last warp).
     const double barriers = yours.grid > 0 ? number(yours.total, "barriers") / yours.grid : 0;
     const double ref_barriers = reference.grid > 0 ? number(reference.total, "barriers") / reference.grid : 0;

@@ -2,9 +2,12 @@
 // (lab/cpu/explain.hpp), written as JSON for `./lab explain` (cli/explain.cpp). On the CUDA backend
 // the same launch runs on the GPU, once and unmeasured, for Nsight Compute to read its counters
 // (./lab explain on a GPU, tests/kit/explain_gpu_test.py): the JSON then has no launches.
-//   lab-explain-NN [--n N] [--block B] [--grid G] [--op OP] [--dtype int|float] --json FILE
+//   lab-explain-NN [--n N] [--block B] [--grid G] [--op OP] [--dtype int|float] [--cols C]
+//                  [--variant V] --json FILE
 //       --grid: the blocks of a rung that sizes its grid to the device (07-09), so that a GPU run
 //       launches what the CPU backend measured (its own grid follows the machine's cores)
+//       --cols: a row rung's row length (n a multiple of it); a square matrix of n or more without
+//       --variant: one of the rung's schemes (rungs.json's "variants"); its last without
 //   lab-explain-NN --page OUT.html NAME=FILE.json ...   the pictures of earlier measurements, side
 //                                                       by side (./lab explain --html)
 // Built per rung from a kernel file compiled with the explain flags (cmake/LabRungs.cmake). The
@@ -232,16 +235,19 @@ std::string page(const std::vector<std::pair<std::string, json>>& measured)
 
 template <typename T>
 std::string run(const lab::RungInfo& rung, const lab::RungBinding& binding, lab::Op op, std::size_t n, unsigned block,
-                unsigned grid, lab::LaunchPlan& plan)
+                unsigned grid, std::size_t cols, const std::string& variant, lab::LaunchPlan& plan)
 {
     const lab::DeviceStatus& device = lab::device_status();
     std::size_t elements = n, side = 0;
-    if (rung.shape->works_on_rows()) {  // a square matrix: n or more elements, a power of two a side
+    if (rung.shape->works_on_rows() && cols > 0) {  // rows of `cols`
+        if (n % cols != 0) throw std::runtime_error("--cols " + std::to_string(cols) + " does not divide --n " + std::to_string(n));
+        side = cols;
+    } else if (rung.shape->works_on_rows()) {  // a square matrix: n or more elements, a power of two a side
         side = 1;
         while (side * side < n) side *= 2;
         elements = side * side;
     }
-    plan = lab::plan_launch(rung, elements, block, device.shape, grid, rung.variants.empty() ? "" : rung.variants.back(), side);
+    plan = lab::plan_launch(rung, elements, block, device.shape, grid, variant, side);
     // A driver rung's scheme called once, as the benchmark times it: without this the glue calls it
     // twice and checks the answers (explain measures; ./lab check checks).
     plan.reuse = true;
@@ -263,9 +269,9 @@ std::string run(const lab::RungInfo& rung, const lab::RungBinding& binding, lab:
 
 int main(int argc, char** argv)
 {
-    std::size_t n = std::size_t{1} << 20;
+    std::size_t n = std::size_t{1} << 20, cols = 0;
     unsigned block = 256, grid = 0;  // grid 0: as the rung plans it for this device
-    std::string op_name, dtype_name = "int", json_path;
+    std::string op_name, dtype_name = "int", json_path, variant;
     std::vector<std::string> page_of;  // --page OUT.html NAME=FILE.json ...
     CLI::App app{"lab-explain: one rung's kernel run once with its memory accesses measured, as JSON for ./lab explain"};
     const CLI::Validator whole(
@@ -281,6 +287,8 @@ int main(int argc, char** argv)
     measure->add_option("--grid", grid, "blocks, for a rung that sizes its grid to the device (07-09)")->check(whole);
     measure->add_option("--op", op_name, "the operation (the rung's first by default)");
     measure->add_option("--dtype", dtype_name, "int or float")->check(CLI::IsMember({"int", "float"}));
+    measure->add_option("--cols", cols, "a row rung's row length (n a multiple of it; a square matrix without)")->check(whole);
+    measure->add_option("--variant", variant, "one of the rung's schemes (its last by default)");
     measure->add_option("--json", json_path, "where the measurements go (standard output without)");
     CLI::Option* page_option =
         app.add_option("--page", page_of, "OUT.html NAME=FILE.json ...: the page of measurements made before")->expected(2, 1 << 16);
@@ -316,17 +324,19 @@ int main(int argc, char** argv)
         const lab::RungBinding& binding = lab::the_bound_rung();
         const lab::RungInfo& rung = lab::Registry::kit().get(binding.id);
         const lab::Op op = op_name.empty() ? rung.ops.front() : lab::parse_op(op_name);
+        if (variant.empty() && !rung.variants.empty()) variant = rung.variants.back();
+        if (cols > 0 && !rung.shape->works_on_rows()) throw std::runtime_error("--cols: rung " + rung.id + " has no rows");
         lab::LaunchPlan plan;
         std::string error;
         try {
-            error = dtype_name == "float" || lab::is_row_op(op) ? run<float>(rung, binding, op, n, block, grid, plan)
-                                                                : run<int>(rung, binding, op, n, block, grid, plan);
+            error = dtype_name == "float" || lab::is_row_op(op) ? run<float>(rung, binding, op, n, block, grid, cols, variant, plan)
+                                                                : run<int>(rung, binding, op, n, block, grid, cols, variant, plan);
         } catch (const std::exception& e) {
             error = e.what();
         }
         const std::vector<explain::Launch> launches = explain::stop();
         json out = {{"rung", rung.id},        {"source", binding.source},
-                    {"n", n},                 {"block", block},
+                    {"n", n},                 {"cols", plan.cols},      {"block", block},
                     {"op", std::string(lab::name_of(op))},
                     {"dtype", dtype_name == "float" || lab::is_row_op(op) ? "float" : "int"},
                     {"least_read", n * 4 * lab::operands_of(op)},

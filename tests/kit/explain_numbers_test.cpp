@@ -77,6 +77,19 @@ TEST(ExplainNumbers, GapsNameWhatFallsShortAndItsLine)
     EXPECT_EQ(barrier[0], "4.0 __syncthreads() per block, the reference 3.0 (a barrier the reference does without)");
 }
 
+// Rung 13 at one long row: the reference's cluster reads its peers' partials; a plan that never
+// picks a cluster (a split instead) reads the row twice and no other block's shared memory.
+TEST(ExplainNumbers, GapsNameAClusterExchangeTheReferenceMakesAndYoursDoesNot)
+{
+    Measured reference = measured("reference", 31, 1, 16, 16, 8, 8, 1 << 20, 4);
+    reference.total["distributed_requests"] = 64;
+    const Measured split = measured("yours", 31, 1, 16, 16, 8, 8, 2 << 20, 4);
+    const auto found = en::gaps(split, reference, {});
+    EXPECT_TRUE(has(found, "no read of another block's shared memory, the reference 64 (a cluster's blocks exchanging their partials on chip)")) << found.size();
+    EXPECT_TRUE(has(found, "2.10 MB read from device memory, the reference 1.05 MB"));
+    EXPECT_TRUE(en::gaps(reference, reference, {}).empty());
+}
+
 TEST(ExplainNumbers, SincePreviousGivesWhatTheRungChangedPerThousandElements)
 {
     const Measured rung03 = measured("reference 03", 24.4, 1.0, 4, 4, 21, 4096);

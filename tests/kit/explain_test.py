@@ -65,6 +65,43 @@ def measure(tools, program):
     return data["launches"][0]
 
 
+def check_clusters(tools):
+    """Rung 13's reference at one row of 2^18 floats (softmax; lab-explain-NN --cols, --variant).
+    With clusters it launches one cluster of 8 blocks (Rows::plan: a row that wants many blocks and
+    fits 8 blocks' shared memory), each block reading its 7 peers' partial through distributed shared
+    memory: a Stats of 12 bytes, two loads (8 + 4 bytes), by each of its 8 warps: 8 x 8 x 7 x 2 = 896
+    requests, and two cluster barriers per block, 16. Without clusters it splits the row over two
+    launches that read it twice, and no block reads another's shared memory."""
+    runs = {}
+    for variant in ("clusters", "no_clusters"):
+        out = Path(SCRATCH) / f"rows-{variant}.json"
+        done = subprocess.run([str(tools / "lab-explain-13_any_row_shape"), "--json", str(out), "--op", "softmax", "--n", "262144",
+                               "--cols", "262144", "--variant", variant], capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            fail(f"lab-explain-13_any_row_shape --variant {variant} exited with {done.returncode}: {done.stdout}{done.stderr}")
+        data = json.loads(out.read_text())
+        problems = [e.message for e in VALIDATOR.iter_errors(data)]
+        if problems:
+            fail(f"lab-explain-13_any_row_shape's JSON does not match its schema: {problems[:3]}")
+        runs[variant] = data
+    total = lambda data, key: sum(l["total"][key] for l in data["launches"])
+    checks = [
+        ("13 clusters: launches", len(runs["clusters"]["launches"]), 1),
+        ("13 clusters: blocks", runs["clusters"]["launches"][0]["grid"], 8),
+        ("13 clusters: requests to another block's shared memory", total(runs["clusters"], "distributed_requests"), 896),
+        ("13 clusters: cluster barriers", total(runs["clusters"], "cluster_barriers"), 16),
+        ("13 clusters: bytes read", total(runs["clusters"], "global_read"), 4 << 18),
+        ("13 clusters: the row length", runs["clusters"]["cols"], 262144),
+        ("13 no_clusters: launches", len(runs["no_clusters"]["launches"]), 2),
+        ("13 no_clusters: requests to another block's shared memory", total(runs["no_clusters"], "distributed_requests"), 0),
+    ]
+    for name, got, want in checks:
+        if got != want:
+            fail(f"{name}: {got}, by hand {want}")
+    if total(runs["no_clusters"], "global_read") < 2 * (4 << 18):
+        fail(f"13 no_clusters: read {total(runs['no_clusters'], 'global_read')} bytes; a split reads the row twice")
+
+
 def per_step(launch, key_a, key_b):
     return [round(s[key_a] / s[key_b], 2) if s[key_b] else None for s in launch["steps"]]
 
@@ -145,9 +182,11 @@ def main():
     if warps["01"] < 2 * warps["03"]:
         fail(f"warps at work per block: {warps} (01 keeps every warp busy at every step)")
     check_page(tools)
+    check_clusters(tools)
     print(f"03: 45 shared requests per block, conflict-free; 02: wavefronts per request by step "
           f"{per_step(r02, 'shared_wavefronts', 'shared_requests')}; lanes per instruction "
-          f"{ {k: round(v, 1) for k, v in lanes.items()} }; the planted transposed read: 32 sectors per load")
+          f"{ {k: round(v, 1) for k, v in lanes.items()} }; the planted transposed read: 32 sectors per load; "
+          f"13 at one long row: a cluster of 8 with 896 requests to its peers' shared memory, a split with none")
     return 0
 
 
