@@ -315,16 +315,13 @@ std::vector<std::string> lesson_gaps(const Kit& kit, const RungInfo& rung)
     std::vector<std::string> found = gaps(yours, reference, [&](Kind kind) {
         return worst_line(lines, kind == Kind::idle ? &Costly::idle : kind == Kind::conflicts ? &Costly::excess : &Costly::sectors);
     });
-    // A rung with thread-block clusters among its schemes is measured again where the reference
-    // launches one: a softmax of one row of 2^18 floats, clusters allowed (a cluster of 8 blocks on
-    // any number of multiprocessors: Rows::plan in solutions/13_any_row_shape.cu).
-    if (std::find(rung.variants.begin(), rung.variants.end(), "clusters") != rung.variants.end()) {
-        const std::vector<std::string> one_long_row{"--op", "softmax", "--n", "262144", "--cols", "262144", "--variant", "clusters"};
-        const Measured yours_long = measure(kit, "yours", "lab-explain-" + rung.id, one_long_row);
-        const Measured reference_long = measure(kit, "reference", "lab-explain-reference-" + rung.id, one_long_row);
-        if (yours_long.data.value("error", "").empty() && reference_long.data.value("error", "").empty())
-            for (const std::string& gap : gaps(yours_long, reference_long, {}))
-                found.push_back("softmax of 1 row of 262144 floats, clusters allowed: " + gap);
+    // A rung whose lesson shows at another shape (rungs.json "lessons_at": rung 13's cluster, at one
+    // long row) is measured there too, as the grader measures it.
+    if (!rung.lessons_at.empty()) {
+        const Measured yours_there = measure(kit, "yours", "lab-explain-" + rung.id, rung.lessons_at);
+        const Measured reference_there = measure(kit, "reference", "lab-explain-reference-" + rung.id, rung.lessons_at);
+        if (yours_there.data.value("error", "").empty() && reference_there.data.value("error", "").empty())
+            for (const std::string& gap : gaps(yours_there, reference_there, {})) found.push_back(rung.lessons_at_what + ": " + gap);
     }
     return found;
 }

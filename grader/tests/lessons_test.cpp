@@ -25,14 +25,15 @@ using namespace lab::grading;
 using nlohmann::json;
 
 json counts(double instructions, double lanes, double warps, double shared_requests, double shared_wavefronts,
-            double global_requests, double global_sectors, double least_sectors, double read, double barriers)
+            double global_requests, double global_sectors, double least_sectors, double read, double barriers,
+            double remote = 0)
 {
     return {{"instructions", instructions},   {"lanes", lanes},
             {"warps", warps},                 {"shared_requests", shared_requests},
             {"shared_wavefronts", shared_wavefronts},
             {"global_requests", global_requests}, {"global_sectors", global_sectors},
             {"global_least_sectors", least_sectors}, {"global_read", read},
-            {"barriers", barriers}};
+            {"barriers", barriers},            {"distributed_requests", remote}};
 }
 
 // Two launches as lab-explain writes them: 2^20 ints in 4096 blocks of 256, then one block.
@@ -44,7 +45,7 @@ json measurement()
             {"instrumented", true},
             {"error", ""},
             {"launches",
-             {{{"grid", 4096}, {"block", 256}, {"total", counts(1000, 24000, 8192, 400, 800, 500, 2000, 2000, 4 << 20, 36864)}},
+             {{{"grid", 4096}, {"block", 256}, {"total", counts(1000, 24000, 8192, 400, 800, 500, 2000, 2000, 4 << 20, 36864, 8194)}},
               {{"grid", 1}, {"block", 256}, {"total", counts(100, 3200, 8, 0, 0, 100, 400, 400, 16384, 9)}}}}};
 }
 
@@ -60,6 +61,7 @@ TEST(Lessons, TheNumbersOfAMeasurement)
     EXPECT_DOUBLE_EQ(n.at("barriers_per_block"), 36873.0 / 4097);
     EXPECT_DOUBLE_EQ(n.at("launches"), 2);
     EXPECT_DOUBLE_EQ(n.at("read_over_least"), ((4 << 20) + 16384.0) / (4 << 20));
+    EXPECT_DOUBLE_EQ(n.at("remote_reads_per_block"), 8194.0 / 4097);
     EXPECT_EQ(n.size(), lab::lesson_numbers().size());
 }
 

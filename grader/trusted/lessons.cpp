@@ -42,6 +42,7 @@ std::map<std::string, double> measure(const RungInfo& rung, const std::string& p
     const std::string json = dir + "/lessons.json";
     std::vector<std::string> argv{program, "--json", json};
     if (rung.shape->sizes_grid_to_device()) argv.insert(argv.end(), {"--grid", std::to_string(kGrid)});
+    argv.insert(argv.end(), rung.lessons_at.begin(), rung.lessons_at.end());  // where its lesson shows, if not at 2^20
     const LimitedRun ended = run_limited(argv, dir, limits, limits.case_seconds);
     if (!ended.exited) {
         why = ended.limit.empty() ? "it ran past the case limit of " + std::to_string(static_cast<int>(limits.case_seconds)) + " s"
@@ -74,7 +75,9 @@ std::map<std::string, double> reference_numbers(const RungInfo& rung, const std:
 {
     const std::optional<std::string> bytes = try_read_file(program);
     if (!bytes) return measure(rung, program, dir, limits, why);
-    std::uint64_t key = fnv1a_mix(fnv1a_mix(0, *bytes), rung.shape->sizes_grid_to_device() ? std::to_string(kGrid) : "");
+    std::string options = rung.shape->sizes_grid_to_device() ? std::to_string(kGrid) : "";
+    for (const std::string& a : rung.lessons_at) options += " " + a;
+    std::uint64_t key = fnv1a_mix(fnv1a_mix(0, *bytes), options);
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(key));
     const std::string kept = program + ".lessons-" + hex + ".json";

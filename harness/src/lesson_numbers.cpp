@@ -20,6 +20,7 @@ const std::vector<LessonNumber>& lesson_numbers()
         {"barriers_per_block", "__syncthreads() per block", 1},
         {"launches", "kernel launches", 0},
         {"read_over_least", "bytes read from device memory per byte of input", 2},
+        {"remote_reads_per_block", "requests to another block's shared memory per block (a cluster's exchange)", 1},
     };
     return all;
 }
@@ -48,7 +49,8 @@ std::map<std::string, double> measure_lessons(const json& measured)
     if (!launches.is_array() || launches.empty()) throw std::runtime_error("the measurement holds no kernel launch");
     const double n = count(measured, "n"), least_read = count(measured, "least_read");
     const char* keys[] = {"instructions",    "lanes",          "warps",        "shared_requests", "shared_wavefronts",
-                          "global_requests", "global_sectors", "global_least_sectors", "global_read", "barriers"};
+                          "global_requests", "global_sectors", "global_least_sectors", "global_read", "barriers",
+                          "distributed_requests"};
     std::map<std::string, double> total;
     double blocks = 0;
     for (const json& launch : launches) {
@@ -75,6 +77,7 @@ std::map<std::string, double> measure_lessons(const json& measured)
     numbers["barriers_per_block"] = ratio(total["barriers"], blocks, 0);
     numbers["launches"] = static_cast<double>(launches.size());
     numbers["read_over_least"] = ratio(total["global_read"], least_read, 0);
+    numbers["remote_reads_per_block"] = ratio(total["distributed_requests"], blocks, 0);
     return numbers;
 }
 

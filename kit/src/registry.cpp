@@ -123,7 +123,8 @@ RungInfo parse_rung(const nlohmann::json& j)
     // Every field is one every rung has or one its shape reads: a field left over from another
     // shape (a plain rung's "variants", a driver's "grid") says the entry is not what it means.
     static const char* const kEveryRungs[] = {"id",    "title",   "practises", "seed_kernel",      "shape",    "items_per_thread",
-                                              "block", "ops",     "hints",     "forbids",          "diagnoses", "warp_synchronous"};
+                                              "block", "ops",     "hints",     "forbids",          "diagnoses", "warp_synchronous",
+                                              "lessons_at"};
     const std::vector<std::string> own = r.shape->fields();
     for (const auto& [key, value] : j.items())
         if (std::find(std::begin(kEveryRungs), std::end(kEveryRungs), key) == std::end(kEveryRungs) &&
@@ -133,6 +134,24 @@ RungInfo parse_rung(const nlohmann::json& j)
             throw UsageError("rung " + r.id + ": \"" + key + "\" is not a field of a " + std::string(r.shape->name()) +
                              " rung (besides every rung's, it has " + (fields.empty() ? std::string("none") : fields) + ")");
         }
+    if (j.contains("lessons_at")) {
+        const auto& at = j.at("lessons_at");
+        const auto whole = [&](const char* key) {
+            if (!at.contains(key) || !at.at(key).is_number_unsigned() || at.at(key).get<std::size_t>() == 0)
+                throw UsageError("rung " + r.id + ": \"lessons_at\" needs \"" + key + "\", a whole number above 0");
+            return std::to_string(at.at(key).get<std::size_t>());
+        };
+        const std::string op = at.value("op", ""), variant = at.value("variant", "");
+        r.lessons_at_what = at.value("what", "");
+        if (std::none_of(r.ops.begin(), r.ops.end(), [&](Op o) { return name_of(o) == op; }))
+            throw UsageError("rung " + r.id + ": \"lessons_at\" names the operation '" + op + "', which the rung does not have");
+        if (!variant.empty() && std::find(r.variants.begin(), r.variants.end(), variant) == r.variants.end())
+            throw UsageError("rung " + r.id + ": \"lessons_at\" names the scheme '" + variant + "', which the rung does not have");
+        if (r.lessons_at_what.empty()) throw UsageError("rung " + r.id + ": \"lessons_at\" needs \"what\", the shape in words");
+        r.lessons_at = {"--op", op, "--n", whole("n")};
+        if (at.contains("cols")) r.lessons_at.insert(r.lessons_at.end(), {"--cols", whole("cols")});
+        if (!variant.empty()) r.lessons_at.insert(r.lessons_at.end(), {"--variant", variant});
+    }
     r.diagnoses = j.value("diagnoses", std::map<std::string, std::string>{});
     const auto& known = diagnosis_patterns();
     for (const auto& [pattern, text] : r.diagnoses)

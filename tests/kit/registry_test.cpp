@@ -146,6 +146,37 @@ TEST(Registry, AShapeIsOneTheKitKnowsWithItsOwnFields)
     EXPECT_NE(refusal(R"("shape": "plain", "form": "driver", "grid": "cover")"), "");
 }
 
+// "lessons_at" (where a rung's lesson is measured) names one of the rung's operations and schemes
+// and whole sizes, and says the shape in words; it becomes lab-explain's options. Rung 13's is one
+// long row with clusters.
+TEST(Registry, LessonsAtIsAShapeTheRungHas)
+{
+    const std::string path = testing::TempDir() + "lessons_at_rungs.json";
+    const std::string rung = R"({"id": "01_x", "title": "t", "practises": "p", "items_per_thread": 1,
+        "block": {"min": 32, "max": 1024, "rule": "power_of_two"}, "ops": ["sum"], "hints": {}, "forbids": [],
+        "shape": "driver", "variants": ["a", "b"], )";
+    const auto refusal = [&](const std::string& at) -> std::string {
+        std::ofstream(path) << "{\"rungs\": [" << rung << R"("lessons_at": )" << at << "}]}";
+        try {
+            lab::Registry::load(path);
+        } catch (const lab::UsageError& e) {
+            return e.what();
+        }
+        return "";
+    };
+    EXPECT_EQ(refusal(R"({"op": "sum", "n": 4096, "variant": "b", "what": "4096 elements, b"})"), "");
+    EXPECT_EQ(lab::Registry::load(path).rungs().front().lessons_at,
+              (std::vector<std::string>{"--op", "sum", "--n", "4096", "--variant", "b"}));
+    EXPECT_NE(refusal(R"({"op": "max", "n": 4096, "what": "w"})").find("operation 'max'"), std::string::npos);
+    EXPECT_NE(refusal(R"({"op": "sum", "n": 4096, "variant": "c", "what": "w"})").find("scheme 'c'"), std::string::npos);
+    EXPECT_NE(refusal(R"({"op": "sum", "n": 0, "what": "w"})").find("\"n\", a whole number"), std::string::npos);
+    EXPECT_NE(refusal(R"({"op": "sum", "n": 4096})").find("\"what\""), std::string::npos);
+    const lab::RungInfo& r13 = lab::Registry::kit().get("13");
+    EXPECT_EQ(r13.lessons_at, (std::vector<std::string>{"--op", "softmax", "--n", "262144", "--cols", "262144", "--variant",
+                                                       "clusters"}));
+    EXPECT_TRUE(lab::Registry::kit().get("12").lessons_at.empty());
+}
+
 // A row rung's plan: one block per row, the row length carried to the glue and the checker; a row
 // length that does not divide n, or one given to a rung that reduces an array, is refused.
 TEST(Registry, ARowRungsPlanHasABlockPerRow)

@@ -1,5 +1,5 @@
 // The numbers a rung's lesson is measured by (idle lanes, bank conflicts, scattered loads, work per
-// thread, barriers, launches), from one run of a rung's explain program (harness/explain/explain.cpp:
+// thread, barriers, launches, a cluster's exchange), from one run of a rung's explain program (harness/explain/explain.cpp:
 // the kernel built for the CPU backend with every load and store counted). The grader reports them
 // for every rung beside the reference's, and a rubric may give points for them
 // (grader/DEVELOPING.md, "categories: the lessons").

@@ -74,6 +74,12 @@ struct RungInfo {
     // rungs.json "diagnoses": for a pattern lab/diagnosis.hpp recognises, what it means in this rung
     // (its TODO), added to the general text.
     std::map<std::string, std::string> diagnoses;
+    // rungs.json "lessons_at": where the rung's lesson is measured (./lab explain's counts, the
+    // grader's lesson numbers, ./lab check's word beside the reference) when not at 2^20 elements of
+    // its first operation: {"op", "n", "cols", "variant", "what"}, given to lab-explain-NN as its
+    // options. Empty: the default measurement. `lessons_at_what` says it in words for the reports.
+    std::vector<std::string> lessons_at;
+    std::string lessons_at_what;
 
     const TodoHints* hints_for(std::string_view todo) const;  // nullptr when the registry has none for it
     std::string test_prefix() const { return "Ex" + number; }  // "Ex03"
