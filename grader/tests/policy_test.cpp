@@ -27,6 +27,7 @@
 #include "lab/text.hpp"
 #include "categories.hpp"
 #include "plan.hpp"
+#include "report_facts.hpp"
 #include "reports.hpp"
 #include "sandbox.hpp"
 #include "rubric.hpp"
@@ -610,6 +611,30 @@ TEST(Reports, ShowNoFolderOfTheGradingMachine)
             EXPECT_EQ(text.find(folder), std::string::npos) << name << " holds " << folder << ":\n" << text;
     }
     EXPECT_NE(lab::read_file(dir + "/summary.md").find("gccdepfile . grader"), std::string::npos) << "the kit's folder reads as .";
+    fs::remove_all(dir);
+}
+
+// The lessons' table says where each rung was measured: at 2^20, and rung 13 at its one long row
+// (rungs.json "lessons_at"), in the page and the summary alike.
+TEST(Reports, SayWhereEachRungsLessonWasMeasured)
+{
+    Grade g;
+    RungResult r03, r13;
+    r03.id = "03_sequential";
+    r13.id = "13_any_row_shape";
+    r03.lessons.yours = r13.lessons.yours = {{"launches", 1}};
+    g.rungs = {r03};
+    EXPECT_EQ(lessons_measured_how(g).find("("), std::string::npos) << lessons_measured_how(g);
+    g.rungs = {r03, r13};
+    const std::string how = lessons_measured_how(g);
+    EXPECT_NE(how.find("at n = 2^20 in blocks of 256 (13_any_row_shape: a softmax of one row of 262144 floats, clusters allowed)"),
+              std::string::npos)
+        << how;
+    const std::string dir = ::testing::TempDir() + "lab_reports_lessons";
+    fs::remove_all(dir);
+    write_reports(g, dir);
+    EXPECT_NE(lab::read_file(dir + "/summary.md").find("13_any_row_shape: a softmax of one row"), std::string::npos);
+    EXPECT_NE(lab::read_file(dir + "/report.html").find("13_any_row_shape: a softmax of one row"), std::string::npos);
     fs::remove_all(dir);
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "lab/registry.hpp"
 #include "lab/text.hpp"
 
 namespace lab::grading {
@@ -204,6 +205,21 @@ std::string console_table(const Grade& g)
     if (const std::string held = held_text(g); !held.empty()) out << "  " << held << '\n';
     if (!g.late.note.empty()) out << "  late policy: " << g.late.note << '\n';
     return out.str();
+}
+
+std::string lessons_measured_how(const Grade& g)
+{
+    std::string elsewhere;
+    for (const RungResult& r : g.rungs) {
+        if (!r.lessons.measured()) continue;
+        const RungInfo* rung = Registry::kit().find(r.id);
+        if (rung && !rung->lessons_at_what.empty())
+            elsewhere += (elsewhere.empty() ? "" : "; ") + r.id + ": " + rung->lessons_at_what;
+    }
+    return "Each kernel run once on the CPU backend at n = 2^20 in blocks of 256" +
+           (elsewhere.empty() ? std::string() : " (" + elsewhere + ")") +
+           ", every load and store counted as ./lab explain counts them; the reference's number in brackets. "
+           "Information: points only where the rubric grades technique.";
 }
 
 }  // namespace lab::grading

@@ -72,4 +72,8 @@ std::string held_text(const Grade& g);
 // The console's table, the same numbers as every report: a line per rung and part.
 std::string console_table(const Grade& g);
 
+// How the lessons' numbers were measured, one sentence for the reports' table of them: at 2^20
+// elements, but for a measured rung whose lesson is measured elsewhere (rungs.json "lessons_at").
+std::string lessons_measured_how(const Grade& g);
+
 }  // namespace lab::grading

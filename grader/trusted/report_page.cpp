@@ -35,7 +35,7 @@ std::string with_code(const std::string& text)
 const char* const kStyle =
     "body{font-family:system-ui,sans-serif;max-width:62em;margin:2em auto;padding:0 1em;color:#222;line-height:1.4}"
     "h1{margin-bottom:.2em}h2{margin-top:1.6em;border-bottom:1px solid #ddd}"
-    "table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}"
+    ".wide{overflow-x:auto}table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}"
     "th{background:#f2f2f2}td.num{text-align:right;white-space:nowrap}"
     "tr.part td{background:#fafafa;font-weight:600}tr.group td:first-child{padding-left:1.6em}"
     "tr.held td{color:#666;font-style:italic}"
@@ -69,9 +69,8 @@ void lessons_table(std::ostringstream& out, const Grade& g)
     bool any = false;
     for (const RungResult& r : g.rungs) any |= r.lessons.measured();
     if (!any) return;
-    out << "<h2>The lessons, measured</h2>\n<p>Each kernel run once on the CPU backend at n = 2^20 in blocks of 256, every "
-           "load and store counted as <code>./lab explain</code> counts them; the reference's number in brackets. "
-           "Information: points only where the rubric grades technique.</p>\n<table><tr><th>Rung</th>";
+    out << "<h2>The lessons, measured</h2>\n<p>" << esc(lessons_measured_how(g))
+        << "</p>\n<div class=\"wide\"><table><tr><th>Rung</th>";
     for (const LessonNumber& number : lesson_numbers()) out << "<th>" << esc(number.what) << "</th>";
     out << "</tr>\n";
     for (const RungResult& r : g.rungs) {
@@ -86,7 +85,7 @@ void lessons_table(std::ostringstream& out, const Grade& g)
         }
         out << "</tr>\n";
     }
-    out << "</table>\n";
+    out << "</table></div>\n";
 }
 
 void failures(std::ostringstream& out, const Grade& g, const RungResult& r, Reader reader, bool hidden)

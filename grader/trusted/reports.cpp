@@ -279,9 +279,7 @@ std::string lessons_table(const Grade& g)
         if (r.built && !r.lessons.measured() && !r.lessons.note.empty()) notes += "- " + r.id + ": " + r.lessons.note + "\n";
     }
     if (!any && notes.empty()) return "";
-    out << "\n### The lessons, measured\n\nEach kernel run once on the CPU backend at n = 2^20 in blocks of 256, every "
-           "load and store counted as `./lab explain` counts them; the reference's number in brackets. Information: "
-           "points only where the rubric grades technique.\n\n| Rung |";
+    out << "\n### The lessons, measured\n\n" << lessons_measured_how(g) << "\n\n| Rung |";
     for (const LessonNumber& number : lesson_numbers()) out << " " << number.what << " |";
     out << "\n|---|";
     for (std::size_t k = 0; k < lesson_numbers().size(); ++k) out << "---|";
