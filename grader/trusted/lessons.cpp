@@ -33,6 +33,16 @@ constexpr std::size_t kMeasurementBytes = 32 * 1024 * 1024;  // a measurement at
 // grading machine (the CPU backend plans one "multiprocessor" per core).
 constexpr unsigned kGrid = 1024;
 
+// The explain program's options for `rung`, besides where its JSON goes: the fixed grid of a rung
+// that sizes it to the device, and where its lesson shows when not at 2^20 (rungs.json "lessons_at").
+std::vector<std::string> measurement_options(const RungInfo& rung)
+{
+    std::vector<std::string> options;
+    if (rung.shape->sizes_grid_to_device()) options = {"--grid", std::to_string(kGrid)};
+    options.insert(options.end(), rung.lessons_at.begin(), rung.lessons_at.end());
+    return options;
+}
+
 // One explain program run in its own folder `dir`: its numbers, or why there are none (`why`).
 std::map<std::string, double> measure(const RungInfo& rung, const std::string& program, const std::string& dir,
                                       const Limits& limits, std::string& why)
@@ -41,8 +51,8 @@ std::map<std::string, double> measure(const RungInfo& rung, const std::string& p
     fs::create_directories(dir);
     const std::string json = dir + "/lessons.json";
     std::vector<std::string> argv{program, "--json", json};
-    if (rung.shape->sizes_grid_to_device()) argv.insert(argv.end(), {"--grid", std::to_string(kGrid)});
-    argv.insert(argv.end(), rung.lessons_at.begin(), rung.lessons_at.end());  // where its lesson shows, if not at 2^20
+    const std::vector<std::string> options = measurement_options(rung);
+    argv.insert(argv.end(), options.begin(), options.end());
     const LimitedRun ended = run_limited(argv, dir, limits, limits.case_seconds);
     if (!ended.exited) {
         why = ended.limit.empty() ? "it ran past the case limit of " + std::to_string(static_cast<int>(limits.case_seconds)) + " s"
@@ -75,8 +85,8 @@ std::map<std::string, double> reference_numbers(const RungInfo& rung, const std:
 {
     const std::optional<std::string> bytes = try_read_file(program);
     if (!bytes) return measure(rung, program, dir, limits, why);
-    std::string options = rung.shape->sizes_grid_to_device() ? std::to_string(kGrid) : "";
-    for (const std::string& a : rung.lessons_at) options += " " + a;
+    std::string options;  // the numbers depend on nothing but the program and these
+    for (const std::string& a : measurement_options(rung)) options += " " + a;
     std::uint64_t key = fnv1a_mix(fnv1a_mix(0, *bytes), options);
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(key));
