@@ -4,12 +4,21 @@
 // has dot(x, y, out, rows, cols) and softmax, softmax_online and layer_norm(x, out, rows, cols), each
 // launching whatever the file chooses for a rows x cols matrix (plan.grid rows of plan.cols) and
 // returning without waiting. rungs.json's "variants" are "clusters" (max_cluster 8 where the GPU
-// launches clusters, sm_90 and later: the portable size, which every such GPU schedules; 1 elsewhere)
+// launches clusters, sm_90 and later, and the rung was built for one: the portable size, which
+// every such GPU schedules; 1 elsewhere)
 // and "no_clusters" (1: what a GPU before sm_90 runs). As for a driver rung, each call makes a Rows
 // and destroys it, no call may allocate device memory and the destructor frees what the constructor
 // allocated (the CPU backend counts); with plan.reuse (the speed tests, the benchmark) one Rows
 // serves every call of a shape.
 #include "live_allocations.cuh"
+
+#if !defined(LAB_BACKEND_CPU)
+// Compiled with the rung's file, for the same architectures: the code the driver runs for it tells
+// which architecture the rung's kernels were built for here. Code built for one before sm_90 has no
+// clusters (lab::this_cluster() is then the one block, lab/row_parts.hpp), even on a GPU that has
+// them, where the driver JIT-compiles older PTX: such a build gets no cluster to launch.
+__global__ void cluster_probe() {}
+#endif
 
 unsigned cluster_limit(const std::string& variant)
 {
@@ -18,6 +27,11 @@ unsigned cluster_limit(const std::string& variant)
     cudaDeviceProp properties{};
     LAB_CUDA_CHECK(cudaGetDevice(&device));
     LAB_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
+#if !defined(LAB_BACKEND_CPU)
+    cudaFuncAttributes code{};
+    LAB_CUDA_CHECK(cudaFuncGetAttributes(&code, cluster_probe));
+    if (code.ptxVersion < 90) return 1;
+#endif
     return properties.major >= 9 ? 8 : 1;
 }
 
