@@ -27,8 +27,9 @@ std::string sweep_markdown(const std::vector<Row>& sweep)
     if (sweep.empty()) return "";
     std::ostringstream md;
     md << "\nThe row kernels over matrices of 2^24 floats from one row to 65536 (rows x cols), % of the ceiling over as "
-          "many bytes; the rung's reference (a block of one thread per 16 floats of the row, 32 to 1024) beside the same "
-          "kernel written on cub::BlockReduce (blocks of 256, every pass read from memory; authoring/cub_rows.cu):\n\n| kernel |";
+          "many bytes; each row rung's reference (rung 12: a block a row, one thread per 16 floats of the row, 32 to 1024; "
+          "rung 13: the scheme its own plan picks for the shape) beside the same kernel written on cub::BlockReduce (a "
+          "block of 256 a row, every pass read from memory; authoring/cub_rows.cu):\n\n| kernel |";
     for (const auto& s : shapes) md << ' ' << s << " |";
     md << "\n|---|";
     for (std::size_t i = 0; i < shapes.size(); ++i) md << "---:|";
