@@ -16,6 +16,7 @@
 
 #include "console.hpp"
 #include "lab/json_text.hpp"
+#include "lab/rung_tests.hpp"
 #include "lab/text.hpp"
 #include "loop.hpp"
 
@@ -213,7 +214,7 @@ int student_loop(const Loop& o, std::ostream& out)
             if (rungs[i].id == rung.id) return &rungs[i + 1];
         return nullptr;
     };
-    // On the CPU backend the larger cases take most of a minute: the loop runs one of each shape,
+    // On the CPU backend the larger cases take most of a minute: the loop runs a sample (lab::cpu_sample),
     // as ./lab run does, and says which seed drew them and which command runs them all.
     std::size_t all_large = large.size();
     if (!o.sample.empty() && !large.empty()) {
@@ -227,7 +228,7 @@ int student_loop(const Loop& o, std::ostream& out)
     const std::string larger = outcome.left_out == 0
                                    ? std::to_string(large.size()) + " larger cases (up to " + size_words(largest) + " elements)"
                                    : std::to_string(large.size()) + " of its " + std::to_string(all_large) +
-                                         " larger cases (up to " + size_words(largest) + " elements), one of each shape";
+                                         " larger cases (up to " + size_words(largest) + " elements), " + lab::kCpuSampleWords;
     out << "rung " << rung.id << ": the " << small.size() << " small cases first\n" << std::flush;
     if (!run_stage(o, out, small, large.empty() ? "" : "the " + larger + "; they run once every small case passes.", outcome)) {
         write_progress(o, outcome);
@@ -267,7 +268,7 @@ int student_loop(const Loop& o, std::ostream& out)
     out << (outcome.verdict == "fast" ? ", and it is fast enough" : outcome.verdict == "slow" ? ", but not fast enough yet" : "")
         << ".\n";
     if (outcome.left_out)
-        out << "The CPU backend ran one larger case of each shape: ./lab check " << rung.number << " --seed " << o.sample
+        out << "The CPU backend ran of the larger cases " << lab::kCpuSampleWords << ": ./lab check " << rung.number << " --seed " << o.sample
             << " runs the same ones again, ./lab test " << rung.number << " every one.\n";
     if (o.cpu && !speed.empty()) out << "Speed is measured on a GPU only: ./lab bench " << rung.number << " there.\n";
     if (const RungInfo* next = next_rung())

@@ -43,8 +43,9 @@ int main(int argc, char** argv)
             command(app, "run", everyone, "the main job: build the reference solutions, run every rung's tests, print a table",
                     "Builds the reference solutions, runs every rung's cases on them, one process per rung, and prints a\n"
                     "table per rung: cases passed and, on a GPU, the bandwidth reached. Without a GPU the kernels run on the\n"
-                    "kit's CPU backend, which runs every small case and, of the larger ones, one of each shape (picked by a\n"
-                    "seed it prints; --all-cases runs them all). The kit's own tests are ./lab selftest's.");
+                    "kit's CPU backend, which runs every small case and, of the larger ones, one of each shape and of the\n"
+                    "largest one per operation and scheme (picked by a seed it prints; --all-cases runs them all). The kit's\n"
+                    "own tests are ./lab selftest's.");
         run_command->add_flag("--all-cases", all_cases, "on the CPU backend too, every larger case (minutes more)");
         run_command->add_option("--seed", sample_seed, "the CPU backend's sample of larger cases, as a run printed it");
         run_command->callback([&] { kit.require_instructor_kit("run"); status = run(kit, all_cases, sample_seed); });
@@ -84,8 +85,9 @@ int main(int argc, char** argv)
                                           "Builds your exercises/NN_name.cu and runs its small cases first, in a few seconds; at the\n"
                                           "first failures it shows the first failing case (expected and got, which blocks, the\n"
                                           "likely cause and TODO, the command that runs it alone) and stops; once they pass, the\n"
-                                          "larger cases, then on a GPU the speed test. Without a GPU (the CPU backend) it runs one\n"
-                                          "larger case of each shape, drawn by a seed it prints, as ./lab run does; --seed runs the\n"
+                                          "larger cases, then on a GPU the speed test. Without a GPU (the CPU backend) it runs a\n"
+                                          "sample of the larger cases (one of each shape, and of the largest one per operation and\n"
+                                          "scheme), drawn by a seed it prints, as ./lab run does; --seed runs the\n"
                                           "same ones again, --all-cases (or ./lab test NN) every one. Without NN: the first rung not done.");
         static std::string check_seed;
         static bool check_all = false;

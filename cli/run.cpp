@@ -9,6 +9,7 @@
 #include "console.hpp"
 #include "kit.hpp"
 #include "lab/registry.hpp"
+#include "lab/rung_tests.hpp"
 
 namespace lab::cli {
 
@@ -36,7 +37,7 @@ int run(const Kit& kit, bool all_cases, const std::string& seed)
     for (const RungInfo& rung : Registry::kit().rungs()) targets.push_back(suites_program(rung));
     kit.build_with_progress(preset, targets);
 
-    // On the CPU backend, of the larger cases one of each shape (unless --all-cases); on a GPU, all.
+    // On the CPU backend, of the larger cases a sample (lab::cpu_sample; unless --all-cases); on a GPU, all.
     Batch batch;
     if (cpu && !all_cases) batch.sample = sample_seed(seed);
     forget_run_stamp(kit, preset);
@@ -65,7 +66,7 @@ int run(const Kit& kit, bool all_cases, const std::string& seed)
     if (status == 0) write_run_stamp(kit, preset, batch.sample);
     say_failures(kit, preset, runs);
     if (!batch.sample.empty())
-        say("(The CPU backend ran every small case and, of the larger ones, one of each shape: ./lab run --seed " + batch.sample +
+        say("(The CPU backend ran every small case and, of the larger ones, " + std::string(lab::kCpuSampleWords) + ": ./lab run --seed " + batch.sample +
             " runs the same ones again, --all-cases all of them. A GPU runs every case.)");
     if (bench_status != 0) throw Failure("timing the rungs failed (lab-bench exited with " + std::to_string(bench_status) + ")");
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -18,6 +18,7 @@
 #include "kit.hpp"
 #include "lab/process.hpp"
 #include "lab/registry.hpp"
+#include "lab/rung_tests.hpp"
 
 namespace lab::cli {
 
@@ -220,7 +221,8 @@ int selftest(const Kit& kit, const std::string& only, const std::string& seed, b
         if (cuda && !gpu && all) beside.emplace(kit, "cuda-solutions", gpu_targets());
         const std::string sample = rungs_as_expected(kit, "cpu-solutions", seed);
         if (!sample.empty())
-            say("(the reference solutions' larger cases: one of each shape, seed " + sample + "; ./lab run --all-cases runs them all)");
+            say("(the reference solutions' larger cases: " + std::string(lab::kCpuSampleWords) + ", seed " + sample +
+                "; ./lab run --all-cases runs them all)");
         kit_tests(kit, "cpu-solutions", all);
         generator = kit.program("cpu-solutions", "lab-generate");
     }

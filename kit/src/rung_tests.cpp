@@ -164,10 +164,18 @@ std::vector<bool> cpu_sample(const std::vector<RungTest>& plan, std::uint64_t se
     std::map<std::string, std::vector<std::size_t>> shapes;  // the larger cases of each shape, in plan order
     for (std::size_t i = 0; i < plan.size(); ++i)
         if (plan[i].kind == TestKind::kernel && !plan[i].gpu_only && plan[i].work > kSmallWork) shapes[plan[i].shape].push_back(i);
+    // The largest shapes' picks, by operator and scheme (the shape's first two parts, "softmax/clusters").
+    std::map<std::string, std::vector<std::size_t>> largest;
     for (const auto& [shape, members] : shapes) {
         Rng rng(seed ^ fnv1a(shape));
         const std::size_t kept = members[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(members.size()) - 1))];
         for (std::size_t i : members) runs[i] = i == kept;
+        if (plan[kept].work >= kLargestWork) largest[shape.substr(0, shape.find('/', shape.find('/') + 1))].push_back(kept);
+    }
+    for (const auto& [family, picks] : largest) {
+        Rng rng(seed ^ fnv1a("largest/" + family));
+        const std::size_t kept = picks[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(picks.size()) - 1))];
+        for (std::size_t i : picks) runs[i] = i == kept;
     }
     return runs;
 }

@@ -9,7 +9,7 @@ which ./lab check, ./lab run, ./lab test and ctest take as they are. On the CPU 
   unfinished        the untouched exercise of 03 fails with its to-do list (the outcome "unfinished",
                     not a sentence to match), and its stub, run anyway (LAB_IGNORE_TODOS=1), "failed"
   failed            a planted mistake fails its case: exit status 1
-  left out          --lab_sample leaves out all but one larger case of each shape, said so, and no
+  left out          --lab_sample leaves out the larger cases not in its sample (lab::cpu_sample), said so, and no
                     small case
   ctest             --lab_ctest_file declares exactly the tests the program registers, each run alone
   a bad option      exits 2

@@ -61,7 +61,7 @@ void require_ready_to_run(bool runs_the_kernel)
     const Disposition& d = disposition_of(current_test());
     if (d.left_out) {
         ::testing::Test::RecordProperty("outcome", outcome_name(TestOutcome::left_out));
-        GTEST_SKIP() << "a sample: of the larger cases, one of each shape ran (seed " << seed_text(*sample_seed()) << ").";
+        GTEST_SKIP() << "a sample: of the larger cases, " << lab::kCpuSampleWords << " ran (seed " << seed_text(*sample_seed()) << ").";
     }
     if (d.skip) GTEST_SKIP() << *d.skip;
     if (!runs_the_kernel || todos_ignored()) return;

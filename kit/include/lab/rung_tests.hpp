@@ -43,10 +43,18 @@ struct RungTest {
 // second on the CPU backend, its larger ones (up to 2^24 elements, 16384 rows) most of a minute.
 constexpr std::size_t kSmallWork = std::size_t{1} << 17;
 
+// Kernel cases of at least this much work are the largest (2^22 elements up to 2^24, a few seconds
+// each on the CPU backend): a sample keeps one of them per operator and scheme.
+constexpr std::size_t kLargestWork = std::size_t{1} << 22;
+
 // The sample of a rung's tests the CPU backend runs when a run must be short (./lab run without a
-// GPU): every test but the larger kernel cases (work above kSmallWork) and the GPU-only ones, and of
-// the larger ones one per shape, picked by `seed`. true: the test runs.
+// GPU): every test but the larger kernel cases (work above kSmallWork) and the GPU-only ones; of
+// the larger ones one per shape, picked by `seed`, and of those picks whose work reaches
+// kLargestWork one per operator and scheme, so that a rung of many long rows (13: some sixty
+// shapes of 2^22 to 2^24 floats) takes seconds rather than minutes. true: the test runs.
 std::vector<bool> cpu_sample(const std::vector<RungTest>& plan, std::uint64_t seed);
+// What the sample keeps of the larger cases, in the words every message about it uses.
+constexpr const char* kCpuSampleWords = "one of each shape, and of the largest (2^22 elements and up) one per operation and scheme";
 
 // The catalogue's cases of one operator that a rung runs: those whose block size it allows.
 std::vector<Case> rung_cases(const RungInfo& rung, Op op);
