@@ -35,6 +35,13 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace explain_numbers;
 
+// The fewest wavefronts the shared requests' words fit in, 32 words to one: 1 a request for 4-byte
+// accesses, 4 for a warp's 16-byte ones. A measurement made before the count existed: one a request.
+double least_wavefronts(const json& c)
+{
+    return c.contains("shared_least_wavefronts") ? number(c, "shared_least_wavefronts") : number(c, "shared_requests");
+}
+
 constexpr const char* kPreset = "cpu-exercises";
 
 Measured measure(const Kit& kit, const std::string& who, const std::string& program, const std::vector<std::string>& args)
@@ -83,8 +90,10 @@ const std::vector<Row>& rows()
          [](const Measured& m) { return ratio(number(m.total, "lanes"), number(m.total, "instructions"), 1); }},
         {"warps at work per block, over its steps", [](const Measured& m) { return ratio(number(m.total, "warps"), m.grid, 1); }},
         {"shared memory: requests per block", [](const Measured& m) { return ratio(number(m.total, "shared_requests"), m.grid, 1); }},
-        {"shared memory: wavefronts per request (1: no bank conflict)",
+        {"shared memory: wavefronts per request",
          [](const Measured& m) { return ratio(number(m.total, "shared_wavefronts"), number(m.total, "shared_requests")); }},
+        {"  the fewest its words fit in (no bank conflict)",
+         [](const Measured& m) { return ratio(least_wavefronts(m.total), number(m.total, "shared_requests")); }},
         {"device memory: sectors per request",
          [](const Measured& m) { return ratio(number(m.total, "global_sectors"), number(m.total, "global_requests")); }},
         {"  the fewest its bytes fit in (coalesced)",
@@ -182,7 +191,7 @@ std::vector<Costly> costly_lines(const Measured& yours, const std::string& exerc
             if (const auto at = line.find("exercises/"); at != std::string::npos) line = line.substr(at);
             Costly& k = by_line[line];
             k.line = line;
-            k.excess += number(c, "shared_wavefronts") - number(c, "shared_requests");
+            k.excess += number(c, "shared_wavefronts") - least_wavefronts(c);
             k.sectors += number(c, "global_sectors") - number(c, "global_least_sectors");
             k.idle += 32 * number(c, "instructions") - number(c, "lanes");
         }
@@ -204,7 +213,7 @@ std::string worst_line(const std::vector<Costly>& lines, double Costly::*kind)
 void print_costly_lines(const std::vector<Costly>& lines)
 {
     if (lines.empty() || lines.front().cost() <= 0) return;
-    std::printf("\nYour lines that cost the most: wavefronts beyond one per shared request (bank conflicts), sectors\n"
+    std::printf("\nYour lines that cost the most: shared-memory wavefronts beyond the fewest (bank conflicts), sectors\n"
                 "beyond the fewest (scattered loads), lane slots left idle in warp instructions:\n");
     std::printf("  %-36s %18s %18s %18s\n", "", "extra wavefronts", "extra sectors", "idle lane slots");
     for (std::size_t i = 0; i < lines.size() && i < 4; ++i) {

@@ -53,6 +53,7 @@ void Counts::add(const Counts& o)
     warps += o.warps;
     shared_requests += o.shared_requests;
     shared_wavefronts += o.shared_wavefronts;
+    shared_least_wavefronts += o.shared_least_wavefronts;
     shared_bytes += o.shared_bytes;
     global_requests += o.global_requests;
     global_sectors += o.global_sectors;
@@ -241,16 +242,18 @@ void add_step(unsigned step, std::vector<Access>& accesses, std::uint64_t warp_s
                 for (std::uintptr_t word = a.address >> 2; word <= (a.address + a.size - 1) >> 2; ++word) words[word & 31].push_back(word);
                 c.shared_bytes += a.size;
             }
-            std::uint64_t wavefronts = 1;
+            std::uint64_t wavefronts = 1, all_words = 0;
             for (std::size_t bank = 0; bank < 32; ++bank) {
                 auto& w = words[bank];
                 std::sort(w.begin(), w.end());
                 const auto distinct = static_cast<unsigned>(std::unique(w.begin(), w.end()) - w.begin());
                 wavefronts = std::max<std::uint64_t>(wavefronts, distinct);
+                all_words += distinct;
                 if (detail_threads) detail.ways[bank] = std::max(detail.ways[bank], distinct);
             }
             c.shared_requests = 1;
             c.shared_wavefronts = wavefronts;
+            c.shared_least_wavefronts = std::max<std::uint64_t>(1, (all_words + 31) / 32);
         } else {
             sectors.clear();
             for (std::size_t k = i; k < j; ++k) {

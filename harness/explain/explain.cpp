@@ -61,6 +61,7 @@ json counts_json(const explain::Counts& c)
             {"warps", c.warps},
             {"shared_requests", c.shared_requests},
             {"shared_wavefronts", c.shared_wavefronts},
+            {"shared_least_wavefronts", c.shared_least_wavefronts},
             {"shared_bytes", c.shared_bytes},
             {"global_requests", c.global_requests},
             {"global_sectors", c.global_sectors},

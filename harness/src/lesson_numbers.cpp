@@ -13,7 +13,7 @@ const std::vector<LessonNumber>& lesson_numbers()
     static const std::vector<LessonNumber> all = {
         {"active_lanes", "active lanes per warp instruction, of 32", 1},
         {"warps_per_block", "warps at work per block, over all its steps", 1},
-        {"wavefronts_per_request", "shared-memory wavefronts per request (1: no bank conflicts)", 2},
+        {"wavefronts_per_request", "shared-memory wavefronts per request (1: no bank conflicts, for 4-byte words)", 2},
         {"sectors_per_request", "32-byte sectors per device-memory request", 2},
         {"sectors_over_least", "device-memory sectors per sector its bytes need (1: every load coalesced)", 2},
         {"elements_per_thread", "input elements per thread of the first launch", 1},

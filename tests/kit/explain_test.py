@@ -94,7 +94,14 @@ def check_clusters(tools):
         ("13 clusters: the row length", runs["clusters"]["cols"], 262144),
         ("13 no_clusters: launches", len(runs["no_clusters"]["launches"]), 2),
         ("13 no_clusters: requests to another block's shared memory", total(runs["no_clusters"], "distributed_requests"), 0),
+        # Its slices move through shared memory 16 bytes a lane: 4 wavefronts a warp's request at the
+        # least, and no more (no bank conflict), though that is 3.8 wavefronts a request on average.
+        ("13 clusters: wavefronts beyond the fewest its words fit in",
+         total(runs["clusters"], "shared_wavefronts") - total(runs["clusters"], "shared_least_wavefronts"), 0),
     ]
+    if not total(runs["clusters"], "shared_least_wavefronts") > 3 * total(runs["clusters"], "shared_requests"):
+        fail("13 clusters: its 16-byte shared accesses need more than one wavefront a request: "
+             f"{total(runs['clusters'], 'shared_least_wavefronts')} at the least for {total(runs['clusters'], 'shared_requests')}")
     for name, got, want in checks:
         if got != want:
             fail(f"{name}: {got}, by hand {want}")
@@ -164,6 +171,8 @@ def main():
         ("02: wavefronts per request, step by step", per_step(r02, "shared_wavefronts", "shared_requests"),
          [1, 2, 4, 8, 8, 8, 4, 2, 1, 1]),
         ("02: shared requests per block", r02["total"]["shared_requests"] / blocks, 45),
+        ("02: the fewest wavefronts its words fit in, one a request", r02["total"]["shared_least_wavefronts"],
+         r02["total"]["shared_requests"]),
         ("01: wavefronts per shared request", r01["total"]["shared_wavefronts"] / r01["total"]["shared_requests"], 1),
         ("03: the fewest sectors per load", r03["steps"][0]["global_least_sectors"] / r03["steps"][0]["global_requests"], 4),
         ("planted: sectors per load", planted["steps"][0]["global_sectors"] / planted["steps"][0]["global_requests"], 32),

@@ -31,6 +31,9 @@ struct Counts {
     std::uint64_t lane_histogram[33] = {};  // instructions by their number of active lanes
     std::uint64_t warps = 0;         // warps with at least one memory access, per block and step
     std::uint64_t shared_requests = 0, shared_wavefronts = 0, shared_bytes = 0;
+    // The fewest wavefronts the requests' distinct words fit in, 32 to a wavefront: 1 for a warp's
+    // 4-byte words, 4 for its 16-byte ones; wavefronts above it are bank conflicts.
+    std::uint64_t shared_least_wavefronts = 0;
     std::uint64_t global_requests = 0, global_sectors = 0, global_read = 0, global_written = 0;
     std::uint64_t global_least_sectors = 0;  // the fewest sectors the requests' bytes fit in (coalesced)
     std::uint64_t distributed_requests = 0, distributed_bytes = 0;  // another block's shared memory
