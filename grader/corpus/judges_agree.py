@@ -72,7 +72,7 @@ def suites_verdicts(rung, source, seed, out):
     env = dict(os.environ, LAB_CASES_SEED=seed, LAB_CASE_SECONDS="48", TMPDIR=out)
     command = [exe, "--gtest_color=no", f"--lab_junit={junit}"]
     if backend == "cpu":
-        command += [f"--lab_sample={seed}"]  # the small cases and one of each larger shape, as ./lab run
+        command += [f"--lab_sample={seed}"]  # the small cases and a sample of the larger (lab::cpu_sample), as ./lab run
     with open(os.path.join(out, f"{rung}.log"), "w") as log:
         subprocess.run(command, env=env, stdout=log, stderr=subprocess.STDOUT)
     if not os.path.exists(junit):
