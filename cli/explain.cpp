@@ -35,13 +35,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace explain_numbers;
 
-// The fewest wavefronts the shared requests' words fit in, 32 words to one: 1 a request for 4-byte
-// accesses, 4 for a warp's 16-byte ones. A measurement made before the count existed: one a request.
-double least_wavefronts(const json& c)
-{
-    return c.contains("shared_least_wavefronts") ? number(c, "shared_least_wavefronts") : number(c, "shared_requests");
-}
-
 constexpr const char* kPreset = "cpu-exercises";
 
 Measured measure(const Kit& kit, const std::string& who, const std::string& program, const std::vector<std::string>& args)
@@ -93,7 +86,7 @@ const std::vector<Row>& rows()
         {"shared memory: wavefronts per request",
          [](const Measured& m) { return ratio(number(m.total, "shared_wavefronts"), number(m.total, "shared_requests")); }},
         {"  the fewest its words fit in (no bank conflict)",
-         [](const Measured& m) { return ratio(least_wavefronts(m.total), number(m.total, "shared_requests")); }},
+         [](const Measured& m) { return ratio(number(m.total, "shared_least_wavefronts"), number(m.total, "shared_requests")); }},
         {"device memory: sectors per request",
          [](const Measured& m) { return ratio(number(m.total, "global_sectors"), number(m.total, "global_requests")); }},
         {"  the fewest its bytes fit in (coalesced)",
@@ -191,7 +184,7 @@ std::vector<Costly> costly_lines(const Measured& yours, const std::string& exerc
             if (const auto at = line.find("exercises/"); at != std::string::npos) line = line.substr(at);
             Costly& k = by_line[line];
             k.line = line;
-            k.excess += number(c, "shared_wavefronts") - least_wavefronts(c);
+            k.excess += number(c, "shared_wavefronts") - number(c, "shared_least_wavefronts");
             k.sectors += number(c, "global_sectors") - number(c, "global_least_sectors");
             k.idle += 32 * number(c, "instructions") - number(c, "lanes");
         }

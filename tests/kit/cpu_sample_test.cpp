@@ -12,8 +12,6 @@
 
 namespace {
 
-std::string family_of(const std::string& shape) { return shape.substr(0, shape.find('/', shape.find('/') + 1)); }
-
 TEST(CpuSample, EverySmallCaseOneOfEachShapeAndOneLargestPerOperatorAndScheme)
 {
     for (const auto& rung : lab::Registry::kit().rungs()) {
@@ -30,10 +28,10 @@ TEST(CpuSample, EverySmallCaseOneOfEachShapeAndOneLargestPerOperatorAndScheme)
                 continue;
             }
             shapes.insert(t.shape);
-            if (t.work >= lab::kLargestWork) largest_families.insert(family_of(t.shape));
+            if (t.work >= lab::kLargestWork) largest_families.insert(t.family);
             if (!runs[i]) continue;
             ++kept_of_shape[t.shape];
-            if (t.work >= lab::kLargestWork) ++largest_of_family[family_of(t.shape)];
+            if (t.work >= lab::kLargestWork) ++largest_of_family[t.family];
         }
         for (const auto& [shape, kept] : kept_of_shape) EXPECT_EQ(kept, 1) << rung.id << ": shape " << shape;
         for (const std::string& family : largest_families)

@@ -34,8 +34,10 @@ struct RungTest {
     // A kernel case's size as work to run: its input values, or a row case's threads (rows times
     // the block size) where those are more (thousands of one-column rows are no small case).
     std::size_t work = 0;
-    // A kernel case's shape: its operator, scheme, catalogue group and size (n, or rows and
-    // columns, with grid and offset), without the input kind or the block size.
+    // A kernel case's operator and scheme ("Softmax/clusters"; "Sum/" for a rung without schemes).
+    std::string family;
+    // A kernel case's shape: its family, catalogue group and size (n, or rows and columns, with
+    // grid and offset), without the input kind or the block size.
     std::string shape;
 };
 
@@ -50,8 +52,8 @@ constexpr std::size_t kLargestWork = std::size_t{1} << 22;
 // The sample of a rung's tests the CPU backend runs when a run must be short (./lab run without a
 // GPU): every test but the larger kernel cases (work above kSmallWork) and the GPU-only ones; of
 // the larger ones one per shape, picked by `seed`, and of those picks whose work reaches
-// kLargestWork one per operator and scheme, so that a rung of many long rows (13: some sixty
-// shapes of 2^22 to 2^24 floats) takes seconds rather than minutes. true: the test runs.
+// kLargestWork one per family (operator and scheme), so that a rung of many long rows (13: twenty
+// such shapes the CPU backend runs) spends its seconds on shapes, not sizes. true: the test runs.
 std::vector<bool> cpu_sample(const std::vector<RungTest>& plan, std::uint64_t seed);
 // What the sample keeps of the larger cases, in the words every message about it uses.
 constexpr const char* kCpuSampleWords = "one of each shape, and of the largest (2^22 elements and up) one per operation and scheme";
