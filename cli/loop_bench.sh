@@ -28,9 +28,24 @@ file="exercises/$id.cu"
 python3 tests/kit/solve_exercise.py "solutions/$id.cu" "$file"
 cp "$file" "$work/solved.cu"
 # The mistake: the first bound test on n in the file made always true, so that threads read past
-# the end of the input (rung 01: partial[tid] = i < n ? ... becomes i < n + 64).
-grep -q 'i < n' "$file" || { echo "loop_bench: $file has no 'i < n' to break; pick another rung"; exit 2; }
-sed '0,/i < n/s//i < n + 64/' "$work/solved.cu" >"$work/broken.cu"
+# the end of the input (rung 01: partial[tid] = i < n ? ... becomes i < n + 64); in a file without
+# one (rungs 12 and 13), the rung's first planted mistake of tests/mutants.json.
+if grep -q 'i < n' "$file"; then
+  sed '0,/i < n/s//i < n + 64/' "$work/solved.cu" >"$work/broken.cu"
+else
+  python3 - "$id" "$work/solved.cu" "$work/broken.cu" <<'PY' || exit 2
+import json, sys
+rung, solved, broken = sys.argv[1:4]
+text = open(solved).read()
+for m in json.load(open("tests/mutants.json"))["mutants"]:
+    if m["rung"] == rung and m["replace"] in text:
+        open(broken, "w").write(text.replace(m["replace"], m["with"], 1))
+        print(f"the mistake: tests/mutants.json's {m['name']}")
+        break
+else:
+    sys.exit(f"loop_bench: {solved} has no 'i < n' and no planted mistake of tests/mutants.json applies")
+PY
+fi
 
 echo "setting up (configure and first build, untimed) ..."
 ./lab check "$rung" >"$work/setup.log" 2>&1 || { tail -n 30 "$work/setup.log"; exit 1; }

@@ -44,7 +44,7 @@ int main(int argc, char** argv)
                     "Builds the reference solutions, runs every rung's cases on them, one process per rung, and prints a\n"
                     "table per rung: cases passed and, on a GPU, the bandwidth reached. Without a GPU the kernels run on the\n"
                     "kit's CPU backend, which runs every small case and, of the larger ones, one of each shape and of the\n"
-                    "largest one per operation and scheme (picked by a seed it prints; --all-cases runs them all). The kit's\n"
+                    "largest one per scheme (picked by a seed it prints; --all-cases runs them all). The kit's\n"
                     "own tests are ./lab selftest's.");
         run_command->add_flag("--all-cases", all_cases, "on the CPU backend too, every larger case (minutes more)");
         run_command->add_option("--seed", sample_seed, "the CPU backend's sample of larger cases, as a run printed it");

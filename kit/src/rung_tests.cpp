@@ -122,8 +122,8 @@ std::vector<RungTest> rung_tests(const RungInfo& rung, bool racecheck)
             t.group = c.group;
             t.elements = c.n * operands_of(c.op);
             t.work = std::max(t.elements, c.cols ? c.rows() * c.block : 0);
-            t.family = fixture_of(op) + "/" + c.variant;
-            t.shape = t.family + "/" + c.group + "/" +
+            t.scheme = c.variant;
+            t.shape = fixture_of(op) + "/" + c.variant + "/" + c.group + "/" +
                       (c.cols ? "r" + std::to_string(c.rows()) + "_c" + std::to_string(c.cols) : "n" + std::to_string(c.n)) +
                       "/g" + c.grid + "/o" + std::to_string(c.offset);
             tests.push_back(t);
@@ -165,15 +165,15 @@ std::vector<bool> cpu_sample(const std::vector<RungTest>& plan, std::uint64_t se
     std::map<std::string, std::vector<std::size_t>> shapes;  // the larger cases of each shape, in plan order
     for (std::size_t i = 0; i < plan.size(); ++i)
         if (plan[i].kind == TestKind::kernel && !plan[i].gpu_only && plan[i].work > kSmallWork) shapes[plan[i].shape].push_back(i);
-    std::map<std::string, std::vector<std::size_t>> largest;  // the largest shapes' picks, by family
+    std::map<std::string, std::vector<std::size_t>> largest;  // the largest shapes' picks, by scheme
     for (const auto& [shape, members] : shapes) {
         Rng rng(seed ^ fnv1a(shape));
         const std::size_t kept = members[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(members.size()) - 1))];
         for (std::size_t i : members) runs[i] = i == kept;
-        if (plan[kept].work >= kLargestWork) largest[plan[kept].family].push_back(kept);
+        if (plan[kept].work >= kLargestWork) largest[plan[kept].scheme].push_back(kept);
     }
-    for (const auto& [family, picks] : largest) {
-        Rng rng(seed ^ fnv1a("largest/" + family));
+    for (const auto& [scheme, picks] : largest) {
+        Rng rng(seed ^ fnv1a("largest/" + scheme));
         const std::size_t kept = picks[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(picks.size()) - 1))];
         for (std::size_t i : picks) runs[i] = i == kept;
     }

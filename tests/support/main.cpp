@@ -3,7 +3,7 @@
 //   --lab_junit=FILE       each test's outcome, in the kit's JUnit (lab/test_results.hpp), for ./lab
 //                          check, ./lab run and ./lab test, lab-summary and the kit's tests
 //   --lab_sample=SEED      the CPU backend's sample: of the larger kernel cases, one of each shape
-//                          and of the largest one per operation and scheme, picked by SEED
+//                          and of the largest one per scheme, picked by SEED
 //                          (lab::cpu_sample); the others are left out, and said so
 //   --lab_ctest_file=FILE  writes the ctest file that declares the rung's tests, one process a test
 //                          (each this program with --gtest_filter=TEST --lab_ctest), and runs nothing

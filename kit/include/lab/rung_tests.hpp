@@ -34,10 +34,10 @@ struct RungTest {
     // A kernel case's size as work to run: its input values, or a row case's threads (rows times
     // the block size) where those are more (thousands of one-column rows are no small case).
     std::size_t work = 0;
-    // A kernel case's operator and scheme ("Softmax/clusters"; "Sum/" for a rung without schemes).
-    std::string family;
-    // A kernel case's shape: its family, catalogue group and size (n, or rows and columns, with
-    // grid and offset), without the input kind or the block size.
+    // A kernel case's scheme (rungs.json "variants": "clusters"; "" for a rung without schemes).
+    std::string scheme;
+    // A kernel case's shape: its operator and scheme, catalogue group and size (n, or rows and
+    // columns, with grid and offset), without the input kind or the block size.
     std::string shape;
 };
 
@@ -46,17 +46,19 @@ struct RungTest {
 constexpr std::size_t kSmallWork = std::size_t{1} << 17;
 
 // Kernel cases of at least this much work are the largest (2^22 elements up to 2^24, a few seconds
-// each on the CPU backend): a sample keeps one of them per operator and scheme.
+// each on the CPU backend): a sample keeps one of them per scheme.
 constexpr std::size_t kLargestWork = std::size_t{1} << 22;
 
 // The sample of a rung's tests the CPU backend runs when a run must be short (./lab run without a
 // GPU): every test but the larger kernel cases (work above kSmallWork) and the GPU-only ones; of
 // the larger ones one per shape, picked by `seed`, and of those picks whose work reaches
-// kLargestWork one per family (operator and scheme), so that a rung of many long rows (13: twenty
-// such shapes the CPU backend runs) spends its seconds on shapes, not sizes. true: the test runs.
+// kLargestWork one per scheme (one in all for a rung without schemes), so that a rung of many long
+// rows (13: twenty such shapes the CPU backend runs) or of several operations (12: each operation's
+// 4096 x 4096, two seconds apiece) spends its seconds on shapes, not sizes: every operation still
+// runs each of its smaller shapes' one. true: the test runs.
 std::vector<bool> cpu_sample(const std::vector<RungTest>& plan, std::uint64_t seed);
 // What the sample keeps of the larger cases, in the words every message about it uses.
-constexpr const char* kCpuSampleWords = "one of each shape, and of the largest (2^22 elements and up) one per operation and scheme";
+constexpr const char* kCpuSampleWords = "one of each shape, and of the largest (2^22 elements and up) one per scheme";
 
 // The catalogue's cases of one operator that a rung runs: those whose block size it allows.
 std::vector<Case> rung_cases(const RungInfo& rung, Op op);
