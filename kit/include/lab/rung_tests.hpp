@@ -54,8 +54,8 @@ constexpr std::size_t kLargestWork = std::size_t{1} << 22;
 // the larger ones one per shape, picked by `seed`, and of those picks whose work reaches
 // kLargestWork one per scheme (one in all for a rung without schemes), so that a rung of many long
 // rows (13: twenty such shapes the CPU backend runs) or of several operations (12: each operation's
-// 4096 x 4096, two seconds apiece) spends its seconds on shapes, not sizes: every operation still
-// runs each of its smaller shapes' one. true: the test runs.
+// 4096 x 4096, two seconds apiece) spends its seconds on shapes, not sizes; every operation still
+// runs one case of each of its smaller shapes. true: the test runs.
 std::vector<bool> cpu_sample(const std::vector<RungTest>& plan, std::uint64_t seed);
 // What the sample keeps of the larger cases, in the words every message about it uses.
 constexpr const char* kCpuSampleWords = "one of each shape, and of the largest (2^22 elements and up) one per scheme";
