@@ -70,6 +70,10 @@ function(lab_add_rung_kernel target id source)
     lab_cpu_rewrite("${source}" "${compiled}")
     add_library(${target} OBJECT "${PROJECT_SOURCE_DIR}/harness/src/rung_glue_cpu.cpp" "${compiled}")
     set_source_files_properties("${compiled}" PROPERTIES HEADER_FILE_ONLY ON)
+    # Line tables and inlined calls only (-g1), which is all a fault's message needs to name the
+    # kernel file's line (cpu_backend/src/faults.cpp reads them with addr2line): a fifth less
+    # compiling than -g, the first verdict's longest step after an edit (rung 13: 2.7 s to 2.2 s).
+    target_compile_options(${target} PRIVATE $<$<CONFIG:RelWithDebInfo,Debug>:-g1>)
   endif()
   lab_rung_definitions(definitions ${id} ${kernel_rung} "${compiled}" "${source}")
   target_compile_definitions(${target} PRIVATE ${definitions})
