@@ -21,8 +21,11 @@ def suites(junit):
 
 
 def grader(rung):
-    """{key: status} of each visible case of a grade.json rung."""
-    return {key(c["op"], c["name"]): c["status"] for c in rung.get("cases", []) if not c["hidden"]}
+    """{key: status} of each visible case of a grade.json rung. A case failed without running (no
+    "seconds": given up after earlier cases were stopped at the time limit, which depends on the order
+    the cases ran in) is "not run", no verdict on the code."""
+    return {key(c["op"], c["name"]): c["status"] if "seconds" in c or c["status"] != "failed" else "not run"
+            for c in rung.get("cases", []) if not c["hidden"]}
 
 
 def judged(status):
