@@ -52,15 +52,16 @@ struct DotStats {
     static __device__ Stats combine(Stats p, Stats q) { return {p.a + q.a, 0.0f, 0.0f}; }
 };
 
-// Two parts' sums are against their own max: each is brought to the larger max before adding. Two
-// empty parts (max -infinity) stay empty rather than giving exp(-inf - -inf) = NaN.
+// Two parts' sums are against their own max: the part with the smaller max is brought to the larger
+// one before adding, one exponential, e^-(the distance between the maxes). Two empty parts (max
+// -infinity) stay empty rather than giving exp(-inf - -inf) = NaN.
 struct SoftmaxStats {
     static __device__ Stats identity() { return {-INFINITY, 0.0f, 0.0f}; }
     static __device__ Stats combine(Stats p, Stats q)
     {
-        const float m = fmaxf(p.a, q.a);
-        if (m == -INFINITY) return identity();
-        return {m, p.b * fast_exp(p.a - m) + q.b * fast_exp(q.a - m), 0.0f};
+        if (fmaxf(p.a, q.a) == -INFINITY) return identity();
+        const float scale = fast_exp(-fabsf(p.a - q.a));
+        return p.a >= q.a ? Stats{p.a, p.b + q.b * scale, 0.0f} : Stats{q.a, p.b * scale + q.b, 0.0f};
     }
 };
 
@@ -72,7 +73,7 @@ struct MomentStats {
     {
         const float n = p.a + q.a;
         if (n == 0.0f) return identity();
-        const float delta = q.b - p.b, share = q.a / n;
+        const float delta = q.b - p.b, share = __fdividef(q.a, n);  // n is a count: far below 2^126
         return {n, p.b + delta * share, p.c + q.c + delta * delta * p.a * share};
     }
 };
@@ -264,7 +265,7 @@ struct GroupLane {
 };
 
 template <unsigned G, unsigned K, typename Op>
-__global__ void group_rows(const float* x, float* out, std::size_t rows, std::size_t cols)
+__global__ void group_rows(const float* __restrict__ x, float* __restrict__ out, std::size_t rows, std::size_t cols)
 {
     const GroupLane<G> me(rows, cols);
     const lab::RowShareOf<K> share(x + me.start, me.length, me.lane, G);
@@ -273,7 +274,8 @@ __global__ void group_rows(const float* x, float* out, std::size_t rows, std::si
 }
 
 template <unsigned G>
-__global__ void group_dot(const float* x, const float* y, float* out, std::size_t rows, std::size_t cols)
+__global__ void group_dot(const float* __restrict__ x, const float* __restrict__ y, float* __restrict__ out,
+                          std::size_t rows, std::size_t cols)
 {
     const GroupLane<G> me(rows, cols);
     const Stats s = group_reduce<G, DotStats>(dot_fold(x + me.start, y + me.start, me.length, me.lane, G));
@@ -283,7 +285,7 @@ __global__ void group_dot(const float* x, const float* y, float* out, std::size_
 // block: one block per row, the row in registers (four 16-byte groups a thread; the rest, if any,
 // read again on each pass).
 template <typename Op>
-__global__ void block_rows(const float* x, float* out, std::size_t cols)
+__global__ void block_rows(const float* __restrict__ x, float* __restrict__ out, std::size_t cols)
 {
     const std::size_t start = std::size_t{blockIdx.x} * cols;
     const lab::RowShareOf<4> share(x + start, cols, threadIdx.x, blockDim.x);
@@ -291,7 +293,8 @@ __global__ void block_rows(const float* x, float* out, std::size_t cols)
     share.write(out + start, Op::apply(s));
 }
 
-__global__ void block_dot(const float* x, const float* y, float* out, std::size_t cols)
+__global__ void block_dot(const float* __restrict__ x, const float* __restrict__ y, float* __restrict__ out,
+                          std::size_t cols)
 {
     const std::size_t start = std::size_t{blockIdx.x} * cols;
     const Stats s = block_reduce<DotStats>(dot_fold(x + start, y + start, cols, threadIdx.x, blockDim.x));
@@ -305,7 +308,7 @@ __global__ void block_dot(const float* x, const float* y, float* out, std::size_
 // a cluster of one block when compiled for an older GPU, where Rows never asks for more (max_cluster
 // is 1 there).
 template <typename Op>
-__global__ void slice_rows(const float* x, float* out, std::size_t cols, std::size_t slice)
+__global__ void slice_rows(const float* __restrict__ x, float* __restrict__ out, std::size_t cols, std::size_t slice)
 {
     extern __shared__ float4 held[];
     __shared__ Stats mine;
@@ -334,7 +337,8 @@ __global__ void slice_rows(const float* x, float* out, std::size_t cols, std::si
 // split_apply combines a row's partials (every block of the row alike, in the same order) and
 // writes its part, going over it backwards: what split_fold read last is what L2 still holds.
 template <typename Op>
-__global__ void split_fold(const float* x, std::size_t cols, unsigned parts, std::size_t part_len, Stats* partials)
+__global__ void split_fold(const float* __restrict__ x, std::size_t cols, unsigned parts,
+                           std::size_t part_len, Stats* __restrict__ partials)
 {
     const std::size_t row = blockIdx.x / parts, p = blockIdx.x % parts;
     const Piece piece(cols, p, part_len);
@@ -352,8 +356,8 @@ __device__ Stats combine_parts(const Stats* row_partials, unsigned parts)
 }
 
 template <typename Op>
-__global__ void split_apply(const float* x, float* out, std::size_t cols, unsigned parts, std::size_t part_len,
-                            const Stats* partials)
+__global__ void split_apply(const float* __restrict__ x, float* __restrict__ out, std::size_t cols,
+                            unsigned parts, std::size_t part_len, const Stats* __restrict__ partials)
 {
     const std::size_t row = blockIdx.x / parts, p = blockIdx.x % parts;
     const Stats s = combine_parts<typename Op::Combine>(partials + row * parts, parts);
@@ -362,8 +366,8 @@ __global__ void split_apply(const float* x, float* out, std::size_t cols, unsign
     stream.write_backwards(out + row * cols + piece.begin, Op::apply(s));
 }
 
-__global__ void split_dot(const float* x, const float* y, std::size_t cols, unsigned parts, std::size_t part_len,
-                          Stats* partials)
+__global__ void split_dot(const float* __restrict__ x, const float* __restrict__ y, std::size_t cols,
+                          unsigned parts, std::size_t part_len, Stats* __restrict__ partials)
 {
     const std::size_t row = blockIdx.x / parts, p = blockIdx.x % parts;
     const Piece piece(cols, p, part_len);
@@ -372,7 +376,7 @@ __global__ void split_dot(const float* x, const float* y, std::size_t cols, unsi
     if (threadIdx.x == 0) partials[blockIdx.x] = s;
 }
 
-__global__ void split_dot_finish(float* out, unsigned parts, const Stats* partials)
+__global__ void split_dot_finish(float* __restrict__ out, unsigned parts, const Stats* __restrict__ partials)
 {
     const Stats s = combine_parts<DotStats>(partials + std::size_t{blockIdx.x} * parts, parts);
     if (threadIdx.x == 0) out[blockIdx.x] = s.a;
