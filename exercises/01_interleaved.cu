@@ -26,8 +26,10 @@ __global__ void reduce(const T* in, T* block_sums, std::size_t n)
     // TODO(01-padding, ~2 lines): slot tid must hold this thread's element of the block's
     //   slice (the comment above the kernel says where the slice starts). The last block may reach
     //   past the end of the input: a thread with no element reads nothing, since memory past n is
-    //   not the input's, and stores the value that leaves a sum unchanged. The element's index
-    //   passes 2^32 on the largest inputs, so it is computed in 64 bits from the first product on.
+    //   not the input's, and stores the value that leaves a sum unchanged. The index must be right
+    //   for any input a GPU holds: in 32 bits, blockIdx.x * blockDim.x wraps past 2^32 elements
+    //   (2^31 when signed), so it is 64 bits from the first product on. This rung's cases are far
+    //   smaller; from rung 07 on a case past 2^31 elements runs on a GPU with the memory for it.
     partial[tid] = T(0);
     __syncthreads();
 
