@@ -47,6 +47,10 @@ int check_rung(const Kit& kit, const RungInfo& rung, const std::string& case_nam
         loop.beside_larger = [&kit, &rung, preset] {
             kit.build_quietly(preset, {"rung_" + rung.id + "_nvcc"}, kit.tree(preset) + "/build-" + rung.id + "-nvcc.log", true);
         };
+    // A correct kernel on the CPU backend (whose build tree explain shares): measured beside the
+    // reference, and a word where it misses what the rung teaches. Never changes the verdict.
+    if (loop.cpu && case_name.empty() && log.empty() && has_reference(kit, rung))
+        loop.lesson_gaps = [&kit, &rung] { return lesson_gaps(kit, rung); };
     if (case_name.empty() && cases_seed_from_environment()) {
         // A grading's inputs (its report's seed): a check for finding what the grading found, not
         // one that ./lab status counts.
@@ -77,22 +81,7 @@ int check(const Kit& kit, const std::string& key, const std::string& case_name, 
         said = true;
     }
     const bool sampled = !all_cases && case_name.empty() && kit.is_cpu(kit.preset_for("exercises"));
-    const int verdict = check_rung(kit, *rung, case_name, "", sampled ? sample_seed(seed) : "");
-    // A correct kernel on the CPU backend (whose build tree explain shares): measured beside the
-    // reference, and a word where it misses what the rung teaches. Never changes the verdict.
-    if (verdict == 0 && case_name.empty() && kit.is_cpu(kit.preset_for("exercises"))) {
-        try {
-            const std::vector<std::string> gaps = lesson_gaps(kit, *rung);
-            if (!gaps.empty()) {
-                std::cout << "Correct, but measured beside the reference it misses what rung " << rung->number << " teaches:\n";
-                for (const std::string& gap : gaps) std::cout << "  - " << gap << "\n";
-                std::cout << "./lab explain " << rung->number << " shows where, line by line.\n";
-            }
-        } catch (const std::exception&) {
-            // The measurement is a hint: a failure to make it says nothing here (./lab explain says why).
-        }
-    }
-    return verdict;
+    return check_rung(kit, *rung, case_name, "", sampled ? sample_seed(seed) : "");
 }
 
 }  // namespace lab::cli

@@ -58,11 +58,6 @@ Measured measure(const Kit& kit, const std::string& who, const std::string& prog
     return m;
 }
 
-// Whether the kit has the rung's reference to measure beside the student's (not a student release).
-bool has_reference(const Kit& kit, const RungInfo& rung)
-{
-    return !kit.is_release() && fs::exists(kit.root + "/solutions/" + rung.id + ".cu");
-}
 
 bool has_op(const RungInfo& rung, const std::string& op)
 {
@@ -305,6 +300,11 @@ void measure_on_gpu(const Kit& kit, const RungInfo& rung, std::vector<Measured>&
 
 }  // namespace
 
+bool has_reference(const Kit& kit, const RungInfo& rung)
+{
+    return !kit.is_release() && fs::exists(kit.root + "/solutions/" + rung.id + ".cu");
+}
+
 std::vector<std::string> lesson_gaps(const Kit& kit, const RungInfo& rung)
 {
     if (!has_reference(kit, rung)) return {};
@@ -356,7 +356,7 @@ int explain(const Kit& kit, const std::string& key, const std::string& n, const 
         throw Failure("--block " + block + ": rung " + rung->id + " runs with " + rung->block.describe() + " threads per block", 2);
     const std::string exercise = exercise_file(kit, *rung);
     if (const auto todos = find_todos(exercise); !todos.empty() && !todos_ignored()) {
-        std::cout << describe_todos(exercise, todos, rung->number);
+        std::cout << describe_todos("exercises/" + rung->id + ".cu", todos, rung->number) << "\n";
         return 1;
     }
     kit.require_toolchain();

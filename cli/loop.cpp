@@ -58,6 +58,7 @@ struct LoopOutcome {
     std::string first_failing;
     int passed = 0, failed = 0, skipped = 0;
     int left_out = 0;  // larger cases the CPU backend's sample did not run (never counted as passed)
+    std::vector<std::string> lesson_gaps;  // where a correct kernel misses the rung's lesson (Loop::lesson_gaps)
 };
 
 void write_progress(const Loop& o, const LoopOutcome& outcome)
@@ -67,7 +68,7 @@ void write_progress(const Loop& o, const LoopOutcome& outcome)
                            {"verdict", outcome.verdict}, {"first_failing", outcome.first_failing},
                            {"passed", outcome.passed},  {"failed", outcome.failed},
                            {"skipped", outcome.skipped}, {"left_out", outcome.left_out},
-                           {"backend", o.cpu ? "cpu" : "cuda"}};
+                           {"backend", o.cpu ? "cpu" : "cuda"},   {"lesson_gaps", outcome.lesson_gaps}};
     std::ofstream(o.progress) << lab::json_text(j, 1) << "\n";
 }
 
@@ -240,7 +241,7 @@ int student_loop(const Loop& o, std::ostream& out)
     if (o.beside_larger) beside = std::async(std::launch::async, o.beside_larger);
     if (!large.empty()) {
         out << "rung " << rung.id << ": now the " << larger
-            << (outcome.left_out ? " (drawn by seed " + o.sample + ")" : o.cpu ? " (most of a minute on the CPU backend)" : "")
+            << (outcome.left_out ? " (drawn by seed " + o.sample + ")" : o.cpu ? " (up to half a minute on the CPU backend)" : "")
             << "\n" << std::flush;
         if (!run_stage(o, out, large, "", outcome)) {
             if (beside.valid()) beside.wait();
@@ -271,13 +272,29 @@ int student_loop(const Loop& o, std::ostream& out)
         out << "The CPU backend ran of the larger cases " << lab::kCpuSampleWords << ": ./lab check " << rung.number << " --seed " << o.sample
             << " runs the same ones again, ./lab test " << rung.number << " every one.\n";
     if (o.cpu && !speed.empty()) out << "Speed is measured on a GPU only: ./lab bench " << rung.number << " there.\n";
+    if (o.lesson_gaps) {
+        out << "rung " << rung.id << ": measuring your kernel beside the reference (./lab explain " << rung.number
+            << "; a few seconds)\n" << std::flush;
+        try {
+            outcome.lesson_gaps = o.lesson_gaps();
+        } catch (const std::exception&) {
+            // The measurement is a hint: a failure to make it says nothing here (./lab explain says why).
+        }
+        if (outcome.lesson_gaps.empty()) {
+            out << "It does what rung " << rung.number << " teaches.\n";
+        } else {
+            out << "Correct, but it misses what rung " << rung.number << " teaches:\n";
+            for (const std::string& gap : outcome.lesson_gaps) out << "  - " << gap << "\n";
+            out << "./lab explain " << rung.number << " shows where, line by line.\n";
+        }
+    }
     if (const RungInfo* next = next_rung())
         out << "Next: rung " << next->id << " (" << next->title << "): ./lab check " << next->number
             << "; the idea is in handouts/" << next->id << ".md\n";
     else
         out << "That was the last rung: ./lab status shows the whole ladder.\n";
     write_progress(o, outcome);
-    out << std::flush;  // before ./lab check measures the kernel beside the reference (check.cpp)
+    out << std::flush;
     return outcome.verdict == "slow" ? 1 : 0;
 }
 

@@ -4,6 +4,7 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "lab/registry.hpp"
 #include "lab/rung_tests.hpp"
@@ -26,6 +27,10 @@ struct Loop {
     // the rung is correct: the rung's nvcc check where it is a target apart (check.cpp). It throws,
     // with nvcc's error, where nvcc refuses the kernel.
     std::function<void()> beside_larger;
+    // Run once the rung is correct, before the next rung is named: where the kernel misses the rung's
+    // lesson, a line each (check.cpp: measured beside the reference on the CPU backend). The lines are
+    // printed and kept with the verdict, for ./lab status.
+    std::function<std::vector<std::string>()> lesson_gaps;
 };
 
 // The loop's report goes to `out`; its exit status: 0 correct (and on a GPU fast enough), 1 not,

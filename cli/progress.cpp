@@ -90,6 +90,10 @@ RungState rung_state(const Kit& kit, const RungInfo& rung)
         state.kind = RungState::Kind::failing;
         state.detail = record.value("first_failing", "");
     }
+    // A correct kernel that missed the rung's lesson when ./lab check measured it: the first way.
+    const auto gaps = record.find("lesson_gaps");
+    if (state.done() && gaps != record.end() && gaps->is_array() && !gaps->empty() && gaps->front().is_string())
+        state.detail = gaps->front().get<std::string>() + (gaps->size() > 1 ? " (and " + std::to_string(gaps->size() - 1) + " more)" : "");
     return state;
 }
 
@@ -100,7 +104,7 @@ std::string describe(const RungState& state)
     case RungState::Kind::todos: return "TODOs left: " + state.detail;
     case RungState::Kind::unchecked: return "finished, " + state.detail;
     case RungState::Kind::failing: return "failing: " + state.detail;
-    case RungState::Kind::correct: return "correct";
+    case RungState::Kind::correct: return state.detail.empty() ? "correct" : "correct, but misses the lesson: " + state.detail;
     case RungState::Kind::fast: return "correct and fast enough";
     case RungState::Kind::slow: return "correct, not fast enough yet (./lab bench NN)";
     }

@@ -24,7 +24,7 @@ struct RungState {
         slow,         // correct, but its speed test failed (GPU)
     };
     Kind kind = Kind::not_started;
-    std::string detail;  // the TODOs left, the failing case
+    std::string detail;  // the TODOs left, the failing case, where a correct kernel misses the lesson
     bool done() const { return kind == Kind::correct || kind == Kind::fast || kind == Kind::slow; }
 };
 
@@ -50,6 +50,8 @@ bool nvcc_checks(const Kit& kit, const std::string& preset);
 // of the rung's reference: idle lanes, bank conflicts, scattered loads, more warps or bytes; a line
 // each. None where the kit has no solutions/ (a student release) or TODOs are left.
 std::vector<std::string> lesson_gaps(const Kit& kit, const RungInfo& rung);
+// Whether the kit has the rung's reference to measure beside the student's (not a student release).
+bool has_reference(const Kit& kit, const RungInfo& rung);
 
 // The hint levels seen, per TODO (./lab hint): the deeper of what .lab/progress/hints.json and the
 // tracked record, exercises/hints_used.json (lab/hints.hpp), say; a malformed file counts as none.

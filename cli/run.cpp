@@ -10,6 +10,7 @@
 #include "kit.hpp"
 #include "lab/registry.hpp"
 #include "lab/rung_tests.hpp"
+#include "progress.hpp"
 
 namespace lab::cli {
 
@@ -71,6 +72,12 @@ int run(const Kit& kit, bool all_cases, const std::string& seed)
     if (bench_status != 0) throw Failure("timing the rungs failed (lab-bench exited with " + std::to_string(bench_status) + ")");
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     say(std::string(status == 0 ? "./lab run passed" : "./lab run FAILED") + " in " + duration_text(seconds) + ".");
+    // What ran was the kit's own answers: where the student's work is, and the step to take.
+    if (status == 0) {
+        const RungInfo* next = current_rung(kit);
+        say("Those were the kit's reference solutions. Your kernels are exercises/NN_name.cu: ./lab status shows where you stand" +
+            (next ? ", ./lab check " + next->number + " checks rung " + next->id + ", the first one not done." : "; every rung is done."));
+    }
     return status;
 }
 
