@@ -21,10 +21,11 @@ void Worker::barrier_trouble(const char* name, const char* file, int line)
     fail(cudaErrorLaunchFailure, "reached " + site.text() + ", but " + std::to_string(block.exited) +
                                      " thread(s) of the block have already returned, the first being " + who(gone) +
                                      ". Every thread of a block must reach every __syncthreads(): an early "
-                                     "return (such as `if (i >= n) return;`) before a barrier is undefined in CUDA "
-                                     "C++, which allows __syncthreads() under a condition only where the condition "
-                                     "is the same in the whole block. Keep such threads in the loop and let them "
-                                     "contribute the identity (0 for a sum) instead.");
+                                     "return (such as `if (i >= n) return;`) before a barrier, or a barrier inside an "
+                                     "`if` that only some threads take, is undefined in CUDA C++, which allows "
+                                     "__syncthreads() under a condition only where the condition is the same in the "
+                                     "whole block. Keep such threads in the loop and let them contribute the identity "
+                                     "(0 for a sum) instead.");
 }
 
 void Worker::barrier_divergence(const char* name, const char* file, int line)
@@ -208,12 +209,13 @@ void Worker::thread_finished()
     for (WarpOp& op : warp.ops)
         if (op.active && (op.mask >> lane & 1u) && op.arrived == (op.mask & ~warp.exited)) complete(self.slot / 32, op);
     if (block.at_barrier > 0)
-        fail(cudaErrorLaunchFailure, "returned while " + std::to_string(block.at_barrier) + " thread(s) wait at " +
-                                         block.barrier_site.text() +
-                                         ". Every thread of a block must reach every __syncthreads(): an early "
-                                         "return before a barrier is undefined in CUDA C++, which allows "
+        fail(cudaErrorLaunchFailure, "ended the kernel (reached its end, or a return) while " + std::to_string(block.at_barrier) +
+                                         " thread(s) wait at " + block.barrier_site.text() +
+                                         ": it never reached that barrier. Every thread of a block must reach every "
+                                         "__syncthreads(): a barrier inside an `if` that only some threads take, or "
+                                         "after an early return, is undefined in CUDA C++, which allows "
                                          "__syncthreads() under a condition only where the condition is the same in "
-                                         "the whole block.");
+                                         "the whole block. Put the barrier where every thread passes.");
     // A thread may end between its arrival at the cluster's barrier and its wait (a GPU's barrier then
     // waits for the others only); one that never arrived leaves the others waiting.
     if (self.arrived_in == cluster_phase_) {

@@ -285,8 +285,7 @@ void Worker::fault(const char* what, std::uintptr_t address, std::uintptr_t pc)
                       function, b.x, b.y, b.z, t.x, t.y, t.z, stack_bytes() / 1024);
     else
         std::snprintf(fault_text_, sizeof fault_text_,
-                      "in %s, block (%u,%u,%u), thread (%u,%u,%u):\n  %s at address %p%s%s. Check the index against "
-                      "n and against the size of the array it reads.",
+                      "in %s, block (%u,%u,%u), thread (%u,%u,%u):\n  %s at address %p%s%s.",
                       function, b.x, b.y, b.z, t.x, t.y, t.z, what, reinterpret_cast<void*>(address),
                       place.empty() ? "" : ", ", place.c_str());
     record_frames(pc);

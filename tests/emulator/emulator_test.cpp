@@ -246,6 +246,20 @@ TEST_F(Emulator, EarlyReturnBeforeABarrierIsReported)
     }
 }
 
+// No return at all: half the block skips the barrier inside an `if` and ends. Whichever half gets
+// there first, the message names the barrier inside an `if`, and never claims a return it did not see.
+TEST_F(Emulator, ABarrierInsideAnIfIsReported)
+{
+    DeviceBuffer<float> out(64);
+    for (Schedule order : {Schedule::forward, Schedule::reverse}) {
+        lab::cpu::set_schedule(order);
+        const auto error = error_of([&] { emulated::barrier_in_if(out.data()); });
+        EXPECT_NE(error.find("a barrier inside an `if` that only some threads take"), std::string::npos)
+            << lab::cpu::name_of(order) << ": " << error;
+        EXPECT_EQ(error.find("returned while"), std::string::npos) << lab::cpu::name_of(order) << ": " << error;
+    }
+}
+
 TEST_F(Emulator, MaskWithoutTheCallerIsReported)
 {
     DeviceBuffer<int> out(32);

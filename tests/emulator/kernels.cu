@@ -228,6 +228,17 @@ __global__ void early_return(const float* in, float* out, int n)
     if (t == 0) out[blockIdx.x] = partial[0];
 }
 
+// The barrier inside an `if` that half the block takes: the other half runs to the kernel's end.
+__global__ void barrier_in_if(float* out)
+{
+    __shared__ float held[64];
+    held[threadIdx.x] = static_cast<float>(threadIdx.x);
+    if (threadIdx.x < 32) {
+        __syncthreads();
+        out[threadIdx.x] = held[63 - threadIdx.x];
+    }
+}
+
 __global__ void wrong_mask(int* out)
 {
     const int v = static_cast<int>(threadIdx.x);
@@ -383,6 +394,7 @@ void tree_sum_missing_barrier(const float* in, float* out, int n)
 }
 void divergent_barrier(float* out) { ::divergent_barrier<<<1, 64>>>(out); }
 void early_return(const float* in, float* out, int n) { ::early_return<<<(n + 255) / 256, 256>>>(in, out, n); }
+void barrier_in_if(float* out) { ::barrier_in_if<<<1, 64>>>(out); }
 void wrong_mask(int* out) { ::wrong_mask<<<1, 32>>>(out); }
 void full_mask_partial_warp(int* out) { ::full_mask_partial_warp<<<1, 48>>>(out); }
 void lane_leaves(int* out) { ::lane_leaves<<<1, 32>>>(out); }

@@ -35,6 +35,7 @@ void read_unwritten_shared(int* out, int blocks);
 void tree_sum_missing_barrier(const float* in, float* out, int n);
 void divergent_barrier(float* out);
 void early_return(const float* in, float* out, int n);
+void barrier_in_if(float* out);
 void wrong_mask(int* out);
 void full_mask_partial_warp(int* out);
 void lane_leaves(int* out);
