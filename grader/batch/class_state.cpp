@@ -300,6 +300,12 @@ void write_class_reports(const std::string& out, const std::vector<Outcome>& all
                 "similar pairs: %d (%s/similarity.html)\n",
                 graded.size(), students, out.c_str(), out.c_str(), listed, out.c_str());
     if (!none.empty()) std::printf("grade-all: no submission (on the LMS roster, not in the class): %s\n", none.c_str());
+    const std::string unstarted = rungs_nobody_started(all);
+    if (!unstarted.empty())
+        std::printf("grade-all: WARNING no graded submission started rung(s) %s (each left unfinished or not handed in), "
+                    "yet the rubric grades them and counts their points in the maximum. If the course has not assigned "
+                    "them, list the rungs it has in the rubric's [course] rungs and run grade-all again with --force.\n",
+                    unstarted.c_str());
     std::fflush(stdout);
 }
 

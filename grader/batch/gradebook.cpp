@@ -215,6 +215,7 @@ std::vector<std::vector<std::string>> cause_rows(const ClassFigures& f)
         for (const auto& [key, cause] : sorted) {
             std::string what = key;
             if (rung && rung->diagnoses.count(key)) what += ": " + rung->diagnoses.at(key);
+            else if (const std::string summary = lab::diagnosis_summary(key); !summary.empty()) what += ": " + summary;
             rows.push_back({id, std::to_string(cause->students.size()), what, cause->example, cause->replay});
         }
     }
@@ -395,6 +396,29 @@ std::string class_summary_markdown(const std::vector<Outcome>& outcomes, const s
         for (const Outcome* o : f.not_graded) out << "- " << o->id << ": " << o->why_not << "\n";
     }
     return out.str();
+}
+
+std::string rungs_nobody_started(const std::vector<Outcome>& all)
+{
+    std::map<std::string, bool> started;
+    std::vector<std::string> order;
+    int graded = 0;
+    for (const Outcome& o : all) {
+        if (!o.graded || !o.grade.contains("rungs")) continue;
+        ++graded;
+        for (const nlohmann::json& r : o.grade.at("rungs")) {
+            const std::string id = r.value("id", "");
+            if (!started.count(id)) order.push_back(id);
+            const std::string unrun = r.value("unrun", "");
+            const bool left = unrun.rfind("unfinished", 0) == 0 || unrun.rfind("not submitted", 0) == 0;
+            started[id] = started[id] || (r.value("submitted", false) && !left);
+        }
+    }
+    std::string list;
+    if (graded < 2) return list;
+    for (const std::string& id : order)
+        if (!started[id]) list += (list.empty() ? "" : ", ") + id.substr(0, 2);
+    return list;
 }
 
 }  // namespace lab::batch

@@ -43,4 +43,9 @@ std::string gradebook_csv(const std::vector<Outcome>& outcomes);
 std::string class_summary_markdown(const std::vector<Outcome>& outcomes, const std::string& title);
 std::string class_summary_html(const std::vector<Outcome>& outcomes, const std::string& title);
 
+// The rungs that every graded submission left unfinished or did not hand in ("04, 05"), when at
+// least two students were graded: most often rungs the course has not assigned yet, which a rubric
+// without [course] rungs grades all the same (grade-all warns).
+std::string rungs_nobody_started(const std::vector<Outcome>& all);
+
 }  // namespace lab::batch

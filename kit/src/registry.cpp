@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "lab/shape.hpp"
@@ -216,13 +217,46 @@ std::string kit_root()
 
 std::string kit_path(std::string_view relative) { return kit_root() + "/" + std::string(relative); }
 
+namespace {
+
+// Each pattern with what it means in a few words (lab/diagnosis.hpp has the whole of it).
+const std::vector<std::pair<std::string, std::string>>& pattern_table()
+{
+    static const std::vector<std::pair<std::string, std::string>> table{
+        {"reads_past_end", "the kernel read elements past the end of its input"},
+        {"last_block_only", "only the last block, the one the input does not fill, is wrong: no padding"},
+        {"only_block_zero", "every block wrote block 0's result: the index ignores blockIdx.x"},
+        {"missing_last_step", "each wrong block holds half its tree: the tree's loop stopped one step early"},
+        {"only_row_zero", "every row's output is row 0's: the row's start ignores blockIdx.x"},
+        {"identity_zero", "max over negative inputs (or min over positive ones) came out 0: the wrong identity"},
+        {"identity_flt_min", "max came out FLT_MIN, the smallest positive float: the wrong identity"},
+        {"identity_lowest", "max over -infinity came out -FLT_MAX: the wrong identity"},
+        {"softmax_overflow", "softmax wrote infinity or NaN for large logits: the max was not subtracted"},
+        {"large_mean", "layer norm wrong where the mean is large and the spread small: cancellation"},
+        {"beyond_int_indices", "wrong beyond 2^31 elements: a 32-bit index or count"},
+        {"fails_forward_only", "a thread read a shared slot before its writer got there: a missing barrier"},
+        {"fails_reverse_only", "a slot was overwritten before another thread read it: two threads on one slot, or a "
+                               "missing barrier"}};
+    return table;
+}
+
+}  // namespace
+
 const std::vector<std::string>& diagnosis_patterns()
 {
-    static const std::vector<std::string> patterns{
-        "reads_past_end",    "last_block_only",  "only_block_zero",  "missing_last_step", "only_row_zero",     "identity_zero",
-        "identity_flt_min",  "identity_lowest",  "softmax_overflow", "large_mean",        "beyond_int_indices",
-        "fails_forward_only", "fails_reverse_only"};
+    static const std::vector<std::string> patterns = [] {
+        std::vector<std::string> names;
+        for (const auto& [name, summary] : pattern_table()) names.push_back(name);
+        return names;
+    }();
     return patterns;
+}
+
+std::string diagnosis_summary(const std::string& pattern)
+{
+    for (const auto& [name, summary] : pattern_table())
+        if (name == pattern) return summary;
+    return "";
 }
 
 }  // namespace lab

@@ -189,4 +189,42 @@ TEST(ClassSummary, ARosterStudentWithoutASubmissionIsNamed)
     EXPECT_NE(html.find("zed: no submission"), std::string::npos);
 }
 
+
+// A rung no graded student started (unfinished or not handed in) is named, for grade-all's warning
+// that the rubric may grade rungs the course has not assigned; one started by anyone is not.
+TEST(ClassSummary, RungsNobodyStartedAreNamed)
+{
+    const auto with_rung = [](Outcome o, const std::string& id, bool submitted, const std::string& unrun) {
+        o.grade["rungs"].push_back({{"id", id}, {"submitted", submitted}, {"built", unrun.empty()}, {"unrun", unrun},
+                                    {"score", 0.0}, {"max", 10.0}, {"cases", json::array()}});
+        return o;
+    };
+    const json none = json::array();
+    Outcome ana = with_rung(student("ana", none, 9.0), "05_unroll_last_warp", true, "unfinished (TODO lines left)");
+    Outcome ben = with_rung(student("ben", none, 0.0, "unfinished (TODO lines left)"), "05_unroll_last_warp", false, "not submitted");
+    EXPECT_EQ(lab::batch::rungs_nobody_started({ana, ben}), "05");
+    // ben's rung 04 unfinished too: 04 and 05.
+    EXPECT_EQ(lab::batch::rungs_nobody_started({with_rung(student("ana", none, 0.0, "unfinished (TODO lines left)"), "05_unroll_last_warp",
+                                                          true, "unfinished (TODO lines left)"),
+                                                ben}),
+              "04, 05");
+    // One student who started rung 05 (it did not build) is enough.
+    Outcome cy = with_rung(student("cy", none, 9.0), "05_unroll_last_warp", true, "did not build");
+    EXPECT_EQ(lab::batch::rungs_nobody_started({ana, ben, cy}), "");
+    // One graded student says nothing of a class.
+    EXPECT_EQ(lab::batch::rungs_nobody_started({ben}), "");
+}
+
+
+// A cause the rung has no words of its own for (missing_last_step is rung 03's; here in rung 04) is
+// said in the pattern's general words, never as its bare name.
+TEST(ClassSummary, ACauseWithoutTheRungsOwnWordsSaysWhatItMeans)
+{
+    const std::vector<Outcome> outcomes = {
+        student("ana", json::array({failed_case("int_n1025_b256", "block 1 wrong", {"missing_last_step"})}), 4.0),
+        student("ben", json::array(), 9.0)};
+    const std::string md = lab::batch::class_summary_markdown(outcomes, "Lab");
+    EXPECT_NE(md.find("| 04_first_add | 1 | missing_last_step: each wrong block holds half its tree"), std::string::npos) << md;
+}
+
 }  // namespace

@@ -114,5 +114,8 @@ std::string kit_root();
 // The names of the patterns the harness can diagnose in a failed case (lab/diagnosis.hpp says what
 // each means): what a rung's "diagnoses" in rungs.json may add its own words to.
 const std::vector<std::string>& diagnosis_patterns();
+// What a pattern means, in a few words ("" for a name that is not one): the class page's words where
+// a rung's "diagnoses" has none of its own for the pattern.
+std::string diagnosis_summary(const std::string& pattern);
 
 }  // namespace lab
