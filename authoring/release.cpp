@@ -92,7 +92,7 @@ bool withheld(const std::string& path)
                                                 "grader/hidden_cases.json", "grader/rubric.toml", "grader/corpus_check.cpp",
                                                 "authoring/README.md", "authoring/generate.cpp", "authoring/release.cpp",
                                                 "authoring/plot_bench.py", "authoring/plot_rows.py", "handouts/instructor_guide.md",
-                                                "exercises/hints_used.json"};
+                                                "handouts/benchmark/grading_performance.md", "exercises/hints_used.json"};
     if (files.count(path)) return true;
     if (path.rfind("handouts/instructor/", 0) == 0) return true;  // the answers to the handouts' questions
     for (const std::string& p : prefixes)
@@ -158,6 +158,31 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 )";
 
 // rungs.json with the released rungs only.
+// A page of the release with its links to what the release lacks (a later rung's handout, the
+// instructor guide) made plain text, and its pictures of such files left out: every link a student
+// follows leads somewhere. `page` is the page's path in the release; `released`, every file in it.
+std::string without_dead_links(const std::string& page, const std::string& text, const std::map<std::string, std::string>& released)
+{
+    static const std::regex link(R"((!?)\[([^\]]*)\]\(([^)\s]+)\))");
+    const fs::path folder = fs::path(page).parent_path();
+    std::string out;
+    auto from = text.cbegin();
+    for (std::sregex_iterator it(text.begin(), text.end(), link), end; it != end; ++it) {
+        const std::smatch& m = *it;
+        const std::string target = m[3].str().substr(0, m[3].str().find('#'));
+        const bool elsewhere = target.empty() || target.find("://") != std::string::npos || target.rfind("mailto:", 0) == 0;
+        const std::string inside = (folder / target).lexically_normal().generic_string();
+        bool present = elsewhere || released.count(inside) > 0;
+        for (auto f = released.lower_bound(inside + "/"); !present && f != released.end() && f->first.rfind(inside + "/", 0) == 0; ++f)
+            present = true;  // a folder of the release
+        out.append(from, m[0].first);
+        out += present ? m[0].str() : m[1].str().empty() ? m[2].str() : "";
+        from = m[0].second;
+    }
+    out.append(from, text.cend());
+    return out;
+}
+
 std::string released_registry(const std::string& text, const std::string& through)
 {
     auto doc = nlohmann::ordered_json::parse(text);
@@ -370,6 +395,8 @@ int main(int argc, char** argv)
         files["README.md"] = student_readme(released, registry);
         files[".ci/run"] = kStudentCi;
         executable.insert(".ci/run");
+        for (auto& [file, text] : files)
+            if (file.size() > 3 && file.compare(file.size() - 3, 3, ".md") == 0) text = without_dead_links(file, text, files);
         std::string commit;
         if (run({"git", "-C", root, "rev-parse", "HEAD"}, scratch) == 0) commit = trimmed(lab::read_file(scratch));
         files[".lab-release"] = "{\"released_from\": \"" + commit + "\", \"through\": \"" + through +

@@ -56,6 +56,27 @@ last=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rungs'][
 grep -q "Rungs 06 to $last come later" "$out/README.md" || fail "the student README does not say rungs 06 to $last come later"
 no_answers "$out" 05
 [[ -x "$out/lab" && -x "$out/.ci/run" ]] || fail "./lab or .ci/run is not executable in the release"
+# Every link of every page of the release leads to a file of the release (not to a later rung's
+# handout, nor to the instructor guide); a later rung's name stays, as text.
+python3 - "$out" <<'PY' || fail "a page of the release through 05 links to what the release lacks"
+import os, re, sys
+out = sys.argv[1]
+dead = []
+for folder, dirs, files in os.walk(out):
+    dirs[:] = [d for d in dirs if d != '.git']
+    for f in files:
+        if not f.endswith('.md'):
+            continue
+        page = os.path.join(folder, f)
+        for target in re.findall(r'\]\(([^)\s]+)\)', open(page).read()):
+            target = target.split('#')[0]
+            if target and '://' not in target and not target.startswith('mailto:') \
+                    and not os.path.exists(os.path.normpath(os.path.join(folder, target))):
+                dead.append('%s: %s' % (os.path.relpath(page, out), target))
+print('\n'.join(dead))
+sys.exit(1 if dead else 0)
+PY
+grep -q '08_warp_shuffle' "$out/handouts/overview.md" || fail "handouts/overview.md no longer names the later rungs"
 # The answers that later skeletons used to carry are in no released file: 05's warp step.
 grep -rn --exclude-dir=.git -F 'const T other = partial[tid + offset];' "$out" && fail "05's warp step is in the release"
 
