@@ -168,7 +168,7 @@ bool run_stage(const Loop& o, std::ostream& out, const std::vector<const RungTes
     return false;
 }
 
-// One case alone (--case NAME), with everything its program printed.
+// One case alone (--case NAME), with everything its program printed but GoogleTest's framing.
 int one_case(const Loop& o, std::ostream& out, const std::vector<RungTest>& plan)
 {
     std::vector<const RungTest*> chosen;
@@ -183,7 +183,7 @@ int one_case(const Loop& o, std::ostream& out, const std::vector<RungTest>& plan
     }
     std::string printed;
     const std::vector<TestResult> verdicts = run_tests(o, chosen, &printed);
-    out << indented(printed);
+    out << indented(without_gtest_framing(printed));
     int failed = 0;
     for (std::size_t i = 0; i < chosen.size(); ++i) {
         const TestResult& v = verdicts[i];

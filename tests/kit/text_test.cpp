@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "lab/test_results.hpp"
 #include "lab/text.hpp"
 
 namespace {
@@ -56,6 +57,36 @@ TEST(Text, ReadFileTellsAMissingFileFromAnEmptyOne)
     ASSERT_TRUE(lab::try_read_file(path).has_value());
     EXPECT_EQ(*lab::try_read_file(path), std::string("bytes\0and more", 14));
     std::remove(path.c_str());
+}
+
+// ./lab check NN --case NAME shows what the case and the kernel printed, not GoogleTest's framing
+// (the output of a case of an unfinished rung, with a printf of the kernel's, as the program gives it).
+TEST(Text, OneCasesOutputLosesGoogleTestsFramingAndKeepsTheKernels)
+{
+    const std::string printed =
+        "Note: Google Test filter = Ex01/Sum.MatchesReference/int_n33_b64\n"
+        "[==========] Running 1 test from 1 test suite.\n"
+        "[----------] Global test environment set-up.\n"
+        "[ RUN      ] Ex01/Sum.MatchesReference/int_n33_b64\n"
+        "block 0 thread 3: partial 7\n"
+        "../../tests/support/suite.cpp:71: Failure\n"
+        "Failed\n"
+        "rung 01_interleaved, case int_n33_b64: block 0 is wrong\n"
+        "  expected 33, got 7\n"
+        "[  FAILED  ] Ex01/Sum.MatchesReference/int_n33_b64 (0 ms)\n"
+        "[----------] 1 test from Ex01/Sum (0 ms total)\n"
+        "\n"
+        "[----------] Global test environment tear-down\n"
+        "[==========] 1 test from 1 test suite ran. (0 ms total)\n"
+        "[  PASSED  ] 0 tests.\n"
+        "[  FAILED  ] 1 test, listed below:\n"
+        "[  FAILED  ] Ex01/Sum.MatchesReference/int_n33_b64\n"
+        "\n"
+        " 1 FAILED TEST\n";
+    EXPECT_EQ(lab::without_gtest_framing(printed),
+              "block 0 thread 3: partial 7\n"
+              "rung 01_interleaved, case int_n33_b64: block 0 is wrong\n"
+              "  expected 33, got 7\n");
 }
 
 }  // namespace

@@ -45,6 +45,12 @@ std::optional<std::vector<TestResult>> read_junit(const std::string& path);
 std::string xml_unescaped(std::string text);
 std::string xml_attribute(const std::string& tag, const std::string& key);
 
+// What a suites program printed for one case (./lab check NN --case NAME), without GoogleTest's own
+// framing: its [ RUN ] / [ OK ] / [====] lines, its filter note, the count of failed tests, and the
+// harness's "file:line: Failure" / "Failed" lines, which point into the kit, not the student's code.
+// The case's messages and whatever the kernel printed stay, in their order.
+std::string without_gtest_framing(const std::string& printed);
+
 // The line a kit skip starts its words with, before the reason.
 constexpr const char* kSkippedLine = "lab: skipped: ";
 constexpr const char* kLeftOutLine = "lab: left out: ";
