@@ -157,7 +157,6 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ./lab test
 )";
 
-// rungs.json with the released rungs only.
 // A page of the release with its links to what the release lacks (a later rung's handout, the
 // instructor guide) made plain text, and its pictures of such files left out: every link a student
 // follows leads somewhere. `page` is the page's path in the release; `released`, every file in it.
@@ -172,9 +171,9 @@ std::string without_dead_links(const std::string& page, const std::string& text,
         const std::string target = m[3].str().substr(0, m[3].str().find('#'));
         const bool elsewhere = target.empty() || target.find("://") != std::string::npos || target.rfind("mailto:", 0) == 0;
         const std::string inside = (folder / target).lexically_normal().generic_string();
-        bool present = elsewhere || released.count(inside) > 0;
-        for (auto f = released.lower_bound(inside + "/"); !present && f != released.end() && f->first.rfind(inside + "/", 0) == 0; ++f)
-            present = true;  // a folder of the release
+        const auto under = released.lower_bound(inside + "/");  // the first file in it, when it is a folder
+        const bool present = elsewhere || released.count(inside) > 0 ||
+                             (under != released.end() && under->first.rfind(inside + "/", 0) == 0);
         out.append(from, m[0].first);
         out += present ? m[0].str() : m[1].str().empty() ? m[2].str() : "";
         from = m[0].second;
@@ -183,6 +182,7 @@ std::string without_dead_links(const std::string& page, const std::string& text,
     return out;
 }
 
+// rungs.json with the released rungs only.
 std::string released_registry(const std::string& text, const std::string& through)
 {
     auto doc = nlohmann::ordered_json::parse(text);

@@ -58,7 +58,6 @@ Measured measure(const Kit& kit, const std::string& who, const std::string& prog
     return m;
 }
 
-
 bool has_op(const RungInfo& rung, const std::string& op)
 {
     return std::any_of(rung.ops.begin(), rung.ops.end(), [&](Op o) { return name_of(o) == op; });

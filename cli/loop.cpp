@@ -275,12 +275,16 @@ int student_loop(const Loop& o, std::ostream& out)
     if (o.lesson_gaps) {
         out << "rung " << rung.id << ": measuring your kernel beside the reference (./lab explain " << rung.number
             << "; a few seconds)\n" << std::flush;
+        bool measured = false;
         try {
             outcome.lesson_gaps = o.lesson_gaps();
+            measured = true;
         } catch (const std::exception&) {
-            // The measurement is a hint: a failure to make it says nothing here (./lab explain says why).
+            // The measurement is a hint: a failure to make it claims nothing (./lab explain says why).
         }
-        if (outcome.lesson_gaps.empty()) {
+        if (!measured) {
+            out << "The measurement failed; ./lab explain " << rung.number << " says why.\n";
+        } else if (outcome.lesson_gaps.empty()) {
             out << "It does what rung " << rung.number << " teaches.\n";
         } else {
             out << "Correct, but it misses what rung " << rung.number << " teaches:\n";

@@ -189,7 +189,6 @@ TEST(ClassSummary, ARosterStudentWithoutASubmissionIsNamed)
     EXPECT_NE(html.find("zed: no submission"), std::string::npos);
 }
 
-
 // A rung no graded student started (unfinished or not handed in) is named, for grade-all's warning
 // that the rubric may grade rungs the course has not assigned; one started by anyone is not.
 TEST(ClassSummary, RungsNobodyStartedAreNamed)
@@ -214,7 +213,6 @@ TEST(ClassSummary, RungsNobodyStartedAreNamed)
     // One graded student says nothing of a class.
     EXPECT_EQ(lab::batch::rungs_nobody_started({ben}), "");
 }
-
 
 // A cause the rung has no words of its own for (missing_last_step is rung 03's; here in rung 04) is
 // said in the pattern's general words, never as its bare name.
