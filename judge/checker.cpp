@@ -164,9 +164,16 @@ bool launch_stopped(const std::string& dir, std::size_t index, std::size_t order
 // written (the runner writes it before it says so), so it can be checked while the runner goes on.
 // `folder_budget`: the most the runner's folder may take on disk, every output and log together
 // (0: no budget); past it, the runner is stopped as at a limit.
+// The cases of a rung stopped at a limit so far, shared by the runners that run its cases side by side
+// (Limits::runners): the hang rule counts the rung's stops, whichever runner had them, and each runner
+// gives up once they reach its number.
+struct Stops {
+    std::atomic<int> count{0};
+    std::atomic<bool> only_time{true};  // each at the time limit (none at the memory or process limit)
+};
 Outcome run_all(const std::string& runner, const std::string& request, const std::string& dir, std::size_t count,
                 std::size_t order_count, const Limits& limits, std::uint64_t folder_budget,
-                const std::function<void(std::size_t)>& on_ended)
+                const std::function<void(std::size_t)>& on_ended, Stops& stops)
 {
     Outcome outcome;
     outcome.lost.assign(count, "");
@@ -176,14 +183,13 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
     ProgressFile progress(dir + "/progress");
     const std::string case_limit = std::to_string(static_cast<int>(limits.case_seconds)) + " s";
     std::size_t next = 0;
-    int hung = 0;             // cases stopped at a limit
-    bool only_time = true;    // and each of them at the time limit (none at the memory or process limit)
+    std::atomic<int>& hung = stops.count;
     // The jobs after `from` that have not ended: not run, once `hung` cases were stopped at a limit.
     const auto give_up_from = [&](std::size_t from) {
         for (std::size_t i = from; i < count; ++i) {
             if (!outcome.lost[i].empty()) continue;
             outcome.at_limit[i] = 1;
-            outcome.lost[i] = not_run_after_stops(hung, only_time);
+            outcome.lost[i] = not_run_after_stops(hung.load(), stops.only_time.load());
         }
     };
     long timeouts_looked_at = -1;  // the jobs up to this one were looked at for a launch stopped at a time limit
@@ -193,7 +199,7 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             timeouts_looked_at = j;
             if (launch_stopped(dir, static_cast<std::size_t>(j), order_count) && ++hung >= limits.hung_before_giving_up) return true;
         }
-        return false;
+        return hung.load() >= limits.hung_before_giving_up;  // (another runner of the rung's)
     };
     while (next < count) {
         Child child = start_runner(runner, request, dir, std::to_string(next), limits);
@@ -306,7 +312,7 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             // is one killed for its CPU time: on the CPU backend an endless kernel spins every core.
             const bool at_limit = stopped || (child.sandbox && !child.sandbox->limit_reached().empty()) ||
                                   (exited && killed_for_cpu_time(status));
-            only_time = only_time && (stopped || !at_limit);
+            if (!stopped && at_limit) stops.only_time = false;
             if (at_limit && ++hung >= limits.hung_before_giving_up) {
                 give_up_from(static_cast<std::size_t>(p.last_started) + 1);
                 return outcome;
@@ -365,9 +371,9 @@ Total total_for(const Case& c, const std::function<const std::vector<T>&()>& val
     return total.get();
 }
 
-// The inputs of the rungs checked block by block, made here once for every such rung that checks the
-// same case: rungs 01-06 plan the same cases from the same seeds, and a grading on a GPU made each
-// of their inputs six times (0.77 billion elements, 129 million distinct: handouts/benchmark/grading_performance.md,
+// The inputs of the rungs checked block by block or row by row, made here once for every rung and
+// scheme that checks the same case (rung 13's two schemes check each matrix): rungs 01-06 plan the
+// same cases from the same seeds, and a grading on a GPU made each of their inputs six times (0.77 billion elements, 129 million distinct: handouts/benchmark/grading_performance.md,
 // "What bounds a grading now"). The newest are kept, kKeptInputBytes in all (a rung's cases take
 // about half of it on a GPU, so the next rung finds every one however far behind it runs); one
 // larger than a quarter of that is made for its case alone. The first thread that needs an input
@@ -426,8 +432,8 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
     std::shared_ptr<const HostInput<T>> made;
     const auto input = [&]() -> const HostInput<T>& {
         if (!made)
-            made = layout == SlotLayout::Kind::slices ? shared_input<T>(p.c)
-                                                      : std::make_shared<const HostInput<T>>(make_input<T>(p.c));
+            made = layout != SlotLayout::Kind::total ? shared_input<T>(p.c)
+                                                     : std::make_shared<const HostInput<T>>(make_input<T>(p.c));
         return *made;
     };
     const std::function<const std::vector<T>&()> values = [&]() -> const std::vector<T>& { return input().values; };
@@ -441,9 +447,11 @@ void check_job(const RungInfo& rung, const PlannedCase& p, std::size_t index, co
         if (const auto what = read_runner_file(error_file(dir, index, o), kErrorBytes)) {
             run.error = *what;
             result.memory_refused = result.memory_refused || says_memory_ran_out(*what);
-        } else if (const auto raw = read_runner_file(output_file(dir, index, o), expected_bytes + 1); raw && raw->size() == expected_bytes) {
-            run.guarded.resize(raw->size() / sizeof(T));
-            std::memcpy(run.guarded.data(), raw->data(), raw->size());
+        } else {
+            // Read straight into place (a large case's output is 64 MiB or more: no copy on the way).
+            run.guarded.resize(expected_bytes / sizeof(T));
+            if (!read_runner_file_exactly(output_file(dir, index, o), run.guarded.data(), expected_bytes))
+                std::vector<T>().swap(run.guarded);
         }
     }
     judge_runs<T>(rung, p.c, p.plan, input, total, runs, result);
@@ -513,46 +521,91 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
     if (request.jobs.empty()) return results;
     fs::remove_all(work_dir);
     fs::create_directories(work_dir);
-    const std::string request_path = work_dir + "/request.json";
-    std::ofstream(request_path) << to_json(request);
     const std::vector<std::string> shown_orders = orders.empty() ? std::vector<std::string>{"the GPU's"} : orders;
-    // The folder's budget: every job's output under every order, with its guards and a file's worth
+    // The jobs are dealt to the rung's runners in turn (Limits::runners; one runner takes them all,
+    // in its folder `work_dir`, each other in a folder of its own): job j is runner j % R's job j / R.
+    const std::size_t runner_count = std::clamp<std::size_t>(static_cast<std::size_t>(std::max(limits.runners, 1)), 1,
+                                                             request.jobs.size());
+    const auto folder_of = [&](std::size_t r) {
+        return runner_count == 1 ? work_dir : work_dir + "/runner-" + std::to_string(r);
+    };
+    std::vector<Request> requests(runner_count, request);
+    for (Request& one : requests) one.jobs.clear();
+    for (std::size_t j = 0; j < request.jobs.size(); ++j) requests[j % runner_count].jobs.push_back(request.jobs[j]);
+    // Each folder's budget: every job's output under every order, with its guards and a file's worth
     // of blocks besides (an output or an error, rounded up to the disk's blocks; an int takes what a
     // float takes), and a log (one file: at most the runners' per-file limit) and the small files.
-    std::uint64_t folder_budget = (limits.runner.file_bytes > 0 ? limits.runner.file_bytes : std::uint64_t{256} << 20) +
-                                  (std::uint64_t{64} << 20);
-    for (const PlannedCase& p : cases)
-        if (p.skip.empty())
-            folder_budget += shown_orders.size() * ((output_count(p.plan, p.c.op) + 2 * kCanaryCount) * sizeof(float) + (8 << 10));
-    const auto running_started = Clock::now();
-    if (times) times->preparing = std::chrono::duration<double>(running_started - preparing_started).count();
+    std::vector<std::uint64_t> folder_budget(runner_count, (limits.runner.file_bytes > 0 ? limits.runner.file_bytes
+                                                                                          : std::uint64_t{256} << 20) +
+                                                               (std::uint64_t{64} << 20));
     std::vector<std::size_t> case_of(request.jobs.size());
     for (std::size_t i = 0; i < cases.size(); ++i)
-        if (job_of[i] != std::string::npos) case_of[job_of[i]] = i;
+        if (job_of[i] != std::string::npos) {
+            case_of[job_of[i]] = i;
+            const PlannedCase& p = cases[i];
+            folder_budget[job_of[i] % runner_count] +=
+                shown_orders.size() * ((output_count(p.plan, p.c.op) + 2 * kCanaryCount) * sizeof(float) + (8 << 10));
+        }
+    for (std::size_t r = 0; r < runner_count; ++r) {
+        fs::create_directories(folder_of(r));
+        std::ofstream(folder_of(r) + "/request.json") << to_json(requests[r]);
+    }
+    const auto running_started = Clock::now();
+    if (times) times->preparing = std::chrono::duration<double>(running_started - preparing_started).count();
     const auto check = [&](std::size_t job) {
         const std::size_t i = case_of[job];
-        with_type(cases[i].c.dtype(),
-                  [&](auto type) { check_job<decltype(type)>(rung, cases[i], job, shown_orders, work_dir, results[i]); });
+        with_type(cases[i].c.dtype(), [&](auto type) {
+            check_job<decltype(type)>(rung, cases[i], job / runner_count, shown_orders, folder_of(job % runner_count), results[i]);
+        });
         if (done) done(i, results[i]);
     };
-    // Each case is checked on its own, `limits.check_threads` of them at a time, as soon as the
-    // runner has ended it: beside the runner, which goes on with the next cases.
+    // Each case is checked on its own, `limits.check_threads` of them at a time, as soon as its
+    // runner has ended it: beside the runners, which go on with their next cases.
     Beside checking(limits.check_threads, check);
     Outcome outcome;
-    try {
-        outcome = run_all(runner, request_path, work_dir, request.jobs.size(), shown_orders.size(), limits, folder_budget,
-                          [&](std::size_t job) { checking.add(job); });
-    } catch (...) {
-        checking.finish();
-        throw;
+    outcome.lost.assign(request.jobs.size(), "");
+    outcome.at_limit.assign(request.jobs.size(), 0);
+    outcome.seconds.assign(request.jobs.size(), -1.0);
+    Stops stops;
+    std::vector<std::exception_ptr> errors(runner_count);
+    std::vector<double> outside(runner_count, 0.0);  // each runner's time that no case had
+    const std::string account = lab::process::current_account();  // the runners' CPU time counts to the caller's
+    const auto run_one = [&](std::size_t r) {
+        try {
+            const lab::process::Account counted(account);
+            const auto started = Clock::now();
+            const Outcome mine = run_all(runner, folder_of(r) + "/request.json", folder_of(r), requests[r].jobs.size(),
+                                         shown_orders.size(), limits, folder_budget[r],
+                                         [&](std::size_t j) { checking.add(j * runner_count + r); }, stops);
+            outside[r] = std::chrono::duration<double>(Clock::now() - started).count();
+            for (std::size_t j = 0; j < mine.lost.size(); ++j) {
+                const std::size_t job = j * runner_count + r;
+                outcome.lost[job] = mine.lost[j];
+                outcome.at_limit[job] = mine.at_limit[j];
+                outcome.seconds[job] = mine.seconds[j];
+                if (mine.seconds[j] > 0) outside[r] -= mine.seconds[j];
+            }
+        } catch (...) {
+            errors[r] = std::current_exception();
+        }
+    };
+    {
+        std::vector<std::thread> others;
+        for (std::size_t r = 1; r < runner_count; ++r) others.emplace_back(run_one, r);
+        run_one(0);
+        for (std::thread& t : others) t.join();
     }
-    // What of run_all's time no case had: starting runners (CUDA's context), and stopping them,
+    for (const std::exception_ptr& error : errors)
+        if (error) {
+            checking.finish();
+            std::rethrow_exception(error);
+        }
+    // What of the runners' time no case had: starting them (CUDA's context), and stopping them,
     // their sandboxes and cgroups after a limit, which under load can take seconds.
-    double outside_cases = std::chrono::duration<double>(Clock::now() - running_started).count();
-    for (const double s : outcome.seconds)
-        if (s > 0) outside_cases -= s;
+    double outside_cases = 0;
+    for (const double s : outside) outside_cases += std::max(0.0, s);
     const auto checking_started = Clock::now();
-    // The jobs the runner never said it ended: lost (their reason is the case's message), or, should
+    // The jobs the runners never said they ended: lost (their reason is the case's message), or, should
     // one be neither, checked now like the rest. A lost job's reason stands over any check of it.
     for (std::size_t job = 0; job < request.jobs.size(); ++job)
         if (outcome.lost[job].empty()) checking.add(job);  // nothing for one already checked
@@ -567,7 +620,7 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
         r.message = "rung " + rung.id + ", case " + r.name + ": " + outcome.lost[job];
         r.at_limit = outcome.at_limit[job];
         r.memory_refused = !r.at_limit && (says_memory_ran_out(outcome.lost[job]) ||
-                                           runner_says_refused(work_dir, job, shown_orders.size()));
+                                           runner_says_refused(folder_of(job % runner_count), job / runner_count, shown_orders.size()));
         if (done) done(i, r);
     }
     if (times) {

@@ -30,9 +30,9 @@ while getopts "n:w:p:m:r:b:o:" option; do
 done
 [[ "$mix" == reference || "$mix" == mixed ]] || { echo "class_bench: -m reference or mixed, not $mix" >&2; exit 2; }
 if [[ -z "$build" ]]; then
-  for b in "$kit/build/cuda-solutions" "$kit/build/cpu-solutions"; do [[ -x $b/bin/lab-grade ]] && build=$b && break; done
+  for b in "$kit/build/cuda-solutions" "$kit/build/cpu-solutions"; do [[ -x $b/bin/lab-grade-all ]] && build=$b && break; done
 fi
-[[ -x "$build/bin/lab-grade" ]] || { echo "class_bench: no lab-grade built; run ./lab grade once first (or give -b)" >&2; exit 1; }
+[[ -x "$build/bin/lab-grade-all" ]] || { echo "class_bench: no lab-grade-all in $build/bin; run ./lab grade-all once first (or give -b)" >&2; exit 1; }
 out="${out:-$(mktemp -d /tmp/class-bench.XXXXXX)}"
 class="$out/class"
 rm -rf "$class" "$out/grades" && mkdir -p "$class"
@@ -59,7 +59,7 @@ done
 args=(grade-all "$class" --out "$out/grades" --workers "$workers" --seed 0xbe4c)
 [[ -n "$per_gpu" ]] && args+=(--per-gpu "$per_gpu")
 [[ -n "$rubric" ]] && args+=(--rubric "$rubric")
-echo "class_bench: $count students ($mix), $workers worker(s)${per_gpu:+, $per_gpu a GPU}, $build/bin/lab-grade"
+echo "class_bench: $count students ($mix), $workers worker(s)${per_gpu:+, $per_gpu a GPU}, $build/bin/lab-grade-all"
 # The whole host while the class is graded, every 5 s: its load average and /proc/stat's ticks
 # (user, nice, system, idle, iowait, irq, softirq, steal), whatever spent them: what the gradings'
 # own accounts of their cores cannot see (a VM's stolen time, waiting on the disk, other programs).
@@ -67,8 +67,12 @@ host_sample() { echo "$(date +%s.%N) $(cut -d' ' -f1 /proc/loadavg) $(head -n1 /
 (while :; do host_sample; sleep 5; done) >"$out/host.samples" 2>/dev/null &
 sampler=$!
 start=$(date +%s.%N)
-"$build/bin/lab-grade" "${args[@]}" | tee "$out/grade-all.log" | sed 's/^/  /' || true
+"$build/bin/lab-grade-all" "${args[@]}" | tee "$out/grade-all.log" | sed 's/^/  /' || true
 end=$(date +%s.%N)
+# grade-all exits non-zero when a student's grading failed, which a mixed class may well do; a class
+# with no grade at all is the bench's own failure.
+compgen -G "$out/grades/students/*/instructor/grade.json" >/dev/null ||
+  { kill "$sampler" 2>/dev/null; echo "class_bench: grade-all graded no student (its log: $out/grade-all.log)" >&2; exit 1; }
 kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true
 host_sample >>"$out/host.samples" 2>/dev/null || true
 

@@ -395,6 +395,64 @@ TEST(Judge, LaunchesStoppedAtTheTimeLimitAndCpuTimeKillsCountTowardTheHangRule)
     fs::remove_all(dir);
 }
 
+// A rung's cases shared by several runners (Limits::runners, the grader on a GPU for its longest
+// rung) keep their verdicts: each case is judged from what its own job handed back, whichever runner
+// ran it, and the hang rule counts the stops of every runner together. Stand-in runners: one fails
+// each job with a message naming the seed its request gave that job; one hangs in every case.
+TEST(Judge, RunnersSharingARungsCasesJudgeEachCaseByItsOwnJob)
+{
+    const std::string dir = fresh_folder("judge-runners-");
+    const lab::RungInfo& rung = lab::Registry::kit().get("03_sequential");
+    std::vector<PlannedCase> planned;
+    for (std::size_t i = 0; i < 7; ++i) {
+        planned.push_back(three_small_cases().front());
+        planned.back().c.name = "ints_n1024_" + std::to_string(i);
+        planned.back().c.seed = 1000 + i;
+    }
+    const std::string names = dir + "/names";
+    std::ofstream(names) << "#!/bin/sh\ni=$3\nn=$(grep -c '\"poison\":' \"$1\")\nwhile [ \"$i\" -lt \"$n\" ]; do\n"
+                            "  echo \"start $i\" >> \"$2/progress\"\n"
+                            "  seed=$(grep '\"seed\":' \"$1\" | sed -n \"$((i + 1))p\" | tr -dc 0-9)\n"
+                            "  echo \"the kernel: cudaErrorIllegalAddress: the job of seed $seed.\" > \"$2/$i.0.err\"\n"
+                            "  echo \"end $i\" >> \"$2/progress\"\n  i=$((i + 1))\ndone\n";
+    fs::permissions(names, fs::perms::owner_all);
+    for (const int runners : {1, 3}) {
+        Limits limits = stand_in_limits(5);
+        limits.runners = runners;
+        const std::vector<CaseResult> results =
+            run_and_check(rung, names, planned, {}, limits, dir + "/names-" + std::to_string(runners), no_replay);
+        ASSERT_EQ(results.size(), planned.size());
+        for (std::size_t i = 0; i < results.size(); ++i) {
+            EXPECT_EQ(results[i].status, "failed") << runners << " runners: " << results[i].name;
+            EXPECT_NE(results[i].message.find("the job of seed " + std::to_string(1000 + i) + "."), std::string::npos)
+                << runners << " runners: " << results[i].name << ": " << results[i].message;
+            EXPECT_GT(results[i].seconds, -1) << runners << " runners: " << results[i].name;
+        }
+    }
+    const std::string hangs = dir + "/hangs";
+    std::ofstream(hangs) << "#!/bin/sh\necho \"start $3\" >> \"$2/progress\"\nexec sleep 60\n";
+    fs::permissions(hangs, fs::perms::owner_all);
+    Limits limits = stand_in_limits(1);
+    limits.runners = 3;
+    limits.hung_before_giving_up = 3;
+    const auto started = std::chrono::steady_clock::now();
+    const std::vector<CaseResult> results = run_and_check(rung, hangs, planned, {}, limits, dir + "/hangs-work", no_replay);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    ASSERT_EQ(results.size(), planned.size());
+    std::size_t stopped = 0, given_up = 0;
+    for (const CaseResult& c : results) {
+        EXPECT_EQ(c.status, "failed") << c.name;
+        EXPECT_TRUE(c.at_limit) << c.name;
+        (c.message.find("not run") != std::string::npos ? given_up : stopped)++;
+    }
+    // The three runners' first cases are stopped together, a second apart from the start, and their
+    // three stops give up the rest (one runner alone stops its three one after the other: 3 s).
+    EXPECT_EQ(stopped, 3u);
+    EXPECT_EQ(given_up, planned.size() - 3);
+    EXPECT_LT(seconds, 2.5);
+    fs::remove_all(dir);
+}
+
 // A case that failed where the GPU's memory ran out (the runner's refused file, protocol.hpp, or
 // CUDA's words) is told from every other failure (CaseResult::memory_refused), and a tool's log that
 // says so, or a race, from any other finding (SanitizerResult): on a GPU that other gradings share,

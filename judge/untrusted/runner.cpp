@@ -79,11 +79,11 @@ bool copy_to_device(T* device, const std::vector<T>& host, std::string& error)
     return host.empty() || ok(cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), error, "cudaMemcpy");
 }
 
-// Inputs this large that are plain uniform ints (lab/inputs.hpp) are drawn on the device
-// (lab/device_input.hpp): the same values as make_input's, without making them on the host and
-// copying them over (8 GiB for every 2^31 + 5 element case). On an H100, making the inputs and
-// copying them were 32 s of a complete grading's 41 s of runners.
-constexpr std::size_t kDrawnFrom = std::size_t{1} << 16;  // elements
+// Inputs of lab::kDrawnOnDeviceFrom elements or more that are plain uniform ints (lab/inputs.hpp) are
+// drawn on the device (lab/device_input.hpp): the same values as make_input's, without making them on
+// the host and copying them over (8 GiB for every 2^31 + 5 element case). On an H100, making the
+// inputs and copying them were 32 s of a complete grading's 41 s of runners.
+constexpr std::size_t kDrawnFrom = lab::kDrawnOnDeviceFrom;
 
 // Draws the case's input at `device`; false, with `error` set, when CUDA fails.
 template <typename T>

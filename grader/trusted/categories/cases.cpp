@@ -3,6 +3,7 @@
 // and hidden parts they earn. On a GPU a few rungs run side by side, the longest first; on the CPU
 // backend, whose runners use every core, one at a time in the registry's order.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -12,6 +13,8 @@
 #include "categories.hpp"
 #include "lab/cuda.hpp"
 #include "lab/device.hpp"
+#include "lab/device_input.hpp"
+#include "lab/inputs.hpp"
 #include "lab/process.hpp"
 #include "lab/registry.hpp"
 #include "lab/rung_tests.hpp"
@@ -35,6 +38,43 @@ int rungs_side_by_side(const std::map<std::string, std::vector<PlannedCase>>& pl
     std::size_t free = 0, total = 0;
     if (largest == 0 || cudaMemGetInfo(&free, &total) != cudaSuccess) return 3;
     return static_cast<int>(std::clamp<std::size_t>(free / (largest + largest / 2), 1, 4));
+}
+
+// How many runners share each rung's cases (Limits::runners). On a GPU running rungs side by side, a
+// rung with more than its share of the grading's work (the elements its runner makes on the host and
+// copies over, each case counted as at least 2^16: a small case costs its launch and its copies, and
+// a large uniform int input is drawn on the GPU) would end long after every other rung: rung 13's
+// 743 cases were 16 of a grading's 20 s of cases on an H200. Such a rung gets up to four runners,
+// where its largest case fits as many times in the room a lane has (rungs_side_by_side). One each
+// on the CPU backend, whose runners use every core.
+std::vector<int> runners_per_rung(const Grading& run)
+{
+    const std::size_t count = run.g.rungs.size();
+    std::vector<int> runners(count, 1);
+    if (!run.gpu || run.rungs_at_once < 2) return runners;
+    std::vector<double> work(count, 0.0);
+    std::vector<std::size_t> largest(count, 0);
+    double total = 0;
+    std::size_t lane = 0;
+    for (std::size_t k = 0; k < count; ++k) {
+        if (!run.planned.count(run.rung(k).id)) continue;
+        for (const PlannedCase& p : run.planned.at(run.rung(k).id)) {
+            if (!p.skip.empty()) continue;
+            const std::size_t made = p.c.n * lab::operands_of(p.c.op);
+            const bool drawn = made >= lab::kDrawnOnDeviceFrom && lab::uniform_ints(p.c).has_value();
+            work[k] += static_cast<double>(drawn ? lab::kDrawnOnDeviceFrom : std::max(made, lab::kDrawnOnDeviceFrom));
+            largest[k] = std::max(largest[k], lab::device_bytes(p.c));
+        }
+        total += work[k];
+        lane = std::max(lane, largest[k]);
+    }
+    for (std::size_t k = 0; k < count && total > 0; ++k) {
+        const double share = work[k] * run.rungs_at_once / total;  // 1: its lane's fair part
+        int wanted = static_cast<int>(std::ceil(2 * share));
+        while (wanted > 1 && largest[k] * static_cast<std::size_t>(wanted) > lane) --wanted;
+        runners[k] = std::clamp(wanted, 1, 4);
+    }
+    return runners;
 }
 
 // A rung's phases from its cases (RungResult::phases): the visible and hidden cases' runner time,
@@ -131,6 +171,7 @@ public:
         }
         if (run.rungs_at_once > 1)
             std::stable_sort(longest_first.begin(), longest_first.end(), [&](std::size_t a, std::size_t b) { return work[a] > work[b]; });
+        runners_ = runners_per_rung(run);
         side_by_side(count, run.rungs_at_once, [&](std::size_t order) {
             const std::size_t k = longest_first[order];
             if (grade_cases(run, k, false)) ended(k);
@@ -217,7 +258,11 @@ private:
             RungTimes times;
             const GpuShare::Hold hold = run.share->hold();  // (nothing when run again, the GPU alone)
             const auto started = std::chrono::steady_clock::now();
-            r.cases = run_and_check(rung, run.built.runners.at(rung.id), run.planned.at(rung.id), grading_orders(), run.limits,
+            // A rung with several runners checks as many times as many of their cases at once: they
+            // hand them back that much faster (one runner's share of the checking threads each).
+            Limits limits = run.limits;
+            if (k < runners_.size()) limits.runners = runners_[k], limits.check_threads *= runners_[k];
+            r.cases = run_and_check(rung, run.built.runners.at(rung.id), run.planned.at(rung.id), grading_orders(), limits,
                                     run.work + "/" + rung.id, replay_command, &times);
             r.seconds = seconds_since(started);
             case_phases(r, times);
@@ -237,6 +282,7 @@ private:
     }
 
     std::mutex printing_;
+    std::vector<int> runners_;  // by rung: the runners that share its cases (runners_per_rung)
 };
 
 }  // namespace

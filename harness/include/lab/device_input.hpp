@@ -12,6 +12,10 @@
 
 namespace lab {
 
+// A runner draws a plain uniform int input this large or larger on the device (judge/untrusted/runner.cpp);
+// a smaller one, or any other, is made on the host and copied over.
+constexpr std::size_t kDrawnOnDeviceFrom = std::size_t{1} << 16;  // elements
+
 // Writes the case's n input values to `device` (n ints of device memory) and returns true, for a
 // plain uniform int input; returns false, writing nothing, for any other. Throws CudaError when the
 // launch is refused; an error while it runs surfaces at the next synchronising call.
