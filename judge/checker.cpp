@@ -373,8 +373,9 @@ Total total_for(const Case& c, const std::function<const std::vector<T>&()>& val
 
 // The inputs of the rungs checked block by block or row by row, made here once for every rung and
 // scheme that checks the same case (rung 13's two schemes check each matrix): rungs 01-06 plan the
-// same cases from the same seeds, and a grading on a GPU made each of their inputs six times (0.77 billion elements, 129 million distinct: handouts/benchmark/grading_performance.md,
-// "What bounds a grading now"). The newest are kept, kKeptInputBytes in all (a rung's cases take
+// same cases from the same seeds, and a grading on a GPU made each of their inputs six times (0.77
+// billion elements, 129 million distinct: handouts/benchmark/grading_performance.md, "What bounds a
+// grading now"). The newest are kept, kKeptInputBytes in all (a rung's cases take
 // about half of it on a GPU, so the next rung finds every one however far behind it runs); one
 // larger than a quarter of that is made for its case alone. The first thread that needs an input
 // makes it and the others wait for it; a kept input is never changed.
