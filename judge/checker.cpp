@@ -164,16 +164,45 @@ bool launch_stopped(const std::string& dir, std::size_t index, std::size_t order
 // written (the runner writes it before it says so), so it can be checked while the runner goes on.
 // `folder_budget`: the most the runner's folder may take on disk, every output and log together
 // (0: no budget); past it, the runner is stopped as at a limit.
-// The cases of a rung stopped at a limit so far, shared by the runners that run its cases side by side
-// (Limits::runners): the hang rule counts the rung's stops, whichever runner had them, and each runner
-// gives up once they reach its number.
-struct Stops {
-    std::atomic<int> count{0};
-    std::atomic<bool> only_time{true};  // each at the time limit (none at the memory or process limit)
+// The cases of a rung stopped at a limit, shared by the runners that run its cases side by side
+// (Limits::runners), by the jobs' places in the rung's order: the hang rule gives up every job after
+// the rule's number of stops in that order, as one runner running them in turn would, so the verdicts
+// are the same however many runners. A runner gives up its own jobs once the rule's stops lie below
+// its next one; jobs another runner ran past that point are given up afterwards (run_and_check).
+class Stops {
+public:
+    Stops(std::size_t runners, int rule) : runners(runners), rule(std::max(rule, 1)) {}
+    const std::size_t runners;  // runner r's job j is the rung's job j * runners + r
+    const int rule;             // Limits::hung_before_giving_up
+    void stopped(std::size_t job)
+    {
+        const std::lock_guard<std::mutex> held(lock_);
+        at_.insert(job);
+    }
+    // Whether the rule's stops lie below the rung's job `job`.
+    bool enough_below(std::size_t job) const
+    {
+        const std::lock_guard<std::mutex> held(lock_);
+        return std::distance(at_.begin(), at_.lower_bound(job)) >= rule;
+    }
+    // The rung's job after which every job is given up, once the rule's number of stops are in.
+    std::optional<std::size_t> last_kept() const
+    {
+        const std::lock_guard<std::mutex> held(lock_);
+        if (rule <= 0 || static_cast<int>(at_.size()) < rule) return std::nullopt;
+        return *std::next(at_.begin(), rule - 1);
+    }
+    std::atomic<bool> only_time{true};  // each stop at the time limit (none at the memory or process limit)
+    std::atomic<bool> abort{false};     // another runner's run failed: stop too
+
+private:
+    mutable std::mutex lock_;
+    std::set<std::size_t> at_;
 };
+
 Outcome run_all(const std::string& runner, const std::string& request, const std::string& dir, std::size_t count,
                 std::size_t order_count, const Limits& limits, std::uint64_t folder_budget,
-                const std::function<void(std::size_t)>& on_ended, Stops& stops)
+                const std::function<void(std::size_t)>& on_ended, Stops& stops, std::size_t runner_index)
 {
     Outcome outcome;
     outcome.lost.assign(count, "");
@@ -183,25 +212,35 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
     ProgressFile progress(dir + "/progress");
     const std::string case_limit = std::to_string(static_cast<int>(limits.case_seconds)) + " s";
     std::size_t next = 0;
-    std::atomic<int>& hung = stops.count;
-    // The jobs after `from` that have not ended: not run, once `hung` cases were stopped at a limit.
+    const auto in_rung = [&](long job) { return static_cast<std::size_t>(job) * stops.runners + runner_index; };
+    // The jobs after `from` that have not ended: not run, once the rule's cases were stopped at a limit.
     const auto give_up_from = [&](std::size_t from) {
         for (std::size_t i = from; i < count; ++i) {
             if (!outcome.lost[i].empty()) continue;
             outcome.at_limit[i] = 1;
-            outcome.lost[i] = not_run_after_stops(hung.load(), stops.only_time.load());
+            outcome.lost[i] = not_run_after_stops(stops.rule, stops.only_time.load());
         }
     };
     long timeouts_looked_at = -1;  // the jobs up to this one were looked at for a launch stopped at a time limit
-    // Whether the jobs ended since the last look bring the cases stopped at a limit to the rule's number.
+    // Whether the jobs ended since the last look bring the cases stopped at a limit below this
+    // runner's next job to the rule's number.
     const auto hung_enough = [&](const Progress& seen) {
         for (long j = std::max(timeouts_looked_at + 1, static_cast<long>(next)); j <= seen.last_ended && j < static_cast<long>(count); ++j) {
             timeouts_looked_at = j;
-            if (launch_stopped(dir, static_cast<std::size_t>(j), order_count) && ++hung >= limits.hung_before_giving_up) return true;
+            if (launch_stopped(dir, static_cast<std::size_t>(j), order_count)) stops.stopped(in_rung(j));
         }
-        return hung.load() >= limits.hung_before_giving_up;  // (another runner of the rung's)
+        return stops.enough_below(in_rung(std::max<long>(seen.last_ended + 1, static_cast<long>(next))));
     };
     while (next < count) {
+        if (stops.enough_below(in_rung(static_cast<long>(next)))) {  // (another runner's stops)
+            give_up_from(next);
+            return outcome;
+        }
+        if (stops.abort) {
+            for (std::size_t i = next; i < count; ++i)
+                if (outcome.lost[i].empty()) outcome.lost[i] = "not run: the judge stopped (another runner of the rung failed)";
+            return outcome;
+        }
         Child child = start_runner(runner, request, dir, std::to_string(next), limits);
         if (child.pid < 0) {
             for (std::size_t i = next; i < count; ++i) outcome.lost[i] = "the runner could not be started (fork failed, or its cgroup could not be joined)";
@@ -241,6 +280,12 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             if (hung_enough(p)) {
                 kill_runner(child);
                 give_up_from(static_cast<std::size_t>(p.last_ended + 1));
+                return outcome;
+            }
+            if (stops.abort) {
+                kill_runner(child);
+                for (std::size_t i = static_cast<std::size_t>(p.last_ended + 1); i < count; ++i)
+                    if (outcome.lost[i].empty()) outcome.lost[i] = "not run: the judge stopped (another runner of the rung failed)";
                 return outcome;
             }
             if (p.last_started != current) current = p.last_started, current_since = Clock::now();
@@ -313,7 +358,8 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             const bool at_limit = stopped || (child.sandbox && !child.sandbox->limit_reached().empty()) ||
                                   (exited && killed_for_cpu_time(status));
             if (!stopped && at_limit) stops.only_time = false;
-            if (at_limit && ++hung >= limits.hung_before_giving_up) {
+            if (at_limit) stops.stopped(in_rung(p.last_started));
+            if (at_limit && stops.enough_below(in_rung(p.last_started + 1))) {
                 give_up_from(static_cast<std::size_t>(p.last_started) + 1);
                 return outcome;
             }
@@ -385,7 +431,7 @@ template <typename T>
 std::shared_ptr<const HostInput<T>> shared_input(const Case& c)
 {
     using Made = std::shared_future<std::shared_ptr<const HostInput<T>>>;
-    const std::size_t bytes = c.n * sizeof(T);
+    const std::size_t bytes = c.n * operands_of(c.op) * sizeof(T);  // (a dot product's x and y)
     if (bytes > kKeptInputBytes / 4) return std::make_shared<const HostInput<T>>(make_input<T>(c));
     static std::mutex lock;
     static std::deque<std::string> oldest_first;
@@ -520,6 +566,7 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
         results.push_back(std::move(r));
     }
     if (request.jobs.empty()) return results;
+    const std::vector<CaseResult> unjudged = results;  // each case as it stands before any check
     fs::remove_all(work_dir);
     fs::create_directories(work_dir);
     const std::vector<std::string> shown_orders = orders.empty() ? std::vector<std::string>{"the GPU's"} : orders;
@@ -567,7 +614,7 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
     outcome.lost.assign(request.jobs.size(), "");
     outcome.at_limit.assign(request.jobs.size(), 0);
     outcome.seconds.assign(request.jobs.size(), -1.0);
-    Stops stops;
+    Stops stops(runner_count, limits.hung_before_giving_up);
     std::vector<std::exception_ptr> errors(runner_count);
     std::vector<double> outside(runner_count, 0.0);  // each runner's time that no case had
     const std::string account = lab::process::current_account();  // the runners' CPU time counts to the caller's
@@ -577,7 +624,7 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
             const auto started = Clock::now();
             const Outcome mine = run_all(runner, folder_of(r) + "/request.json", folder_of(r), requests[r].jobs.size(),
                                          shown_orders.size(), limits, folder_budget[r],
-                                         [&](std::size_t j) { checking.add(j * runner_count + r); }, stops);
+                                         [&](std::size_t j) { checking.add(j * runner_count + r); }, stops, r);
             outside[r] = std::chrono::duration<double>(Clock::now() - started).count();
             for (std::size_t j = 0; j < mine.lost.size(); ++j) {
                 const std::size_t job = j * runner_count + r;
@@ -588,12 +635,18 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
             }
         } catch (...) {
             errors[r] = std::current_exception();
+            stops.abort = true;
         }
     };
     {
         std::vector<std::thread> others;
-        for (std::size_t r = 1; r < runner_count; ++r) others.emplace_back(run_one, r);
-        run_one(0);
+        try {
+            for (std::size_t r = 1; r < runner_count; ++r) others.emplace_back(run_one, r);
+        } catch (...) {  // a thread that could not be started: the runners started stop, and the error is said
+            errors.front() = std::current_exception();
+            stops.abort = true;
+        }
+        if (!stops.abort) run_one(0);
         for (std::thread& t : others) t.join();
     }
     for (const std::exception_ptr& error : errors)
@@ -601,6 +654,16 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
             checking.finish();
             std::rethrow_exception(error);
         }
+    // The hang rule in the rung's order (Stops): every job after the rule's last stop is given up,
+    // whatever another runner made of it meanwhile, as one runner would not have run it.
+    std::vector<char> given_up(request.jobs.size(), 0);
+    if (runner_count > 1)
+        if (const std::optional<std::size_t> last = stops.last_kept())
+            for (std::size_t job = *last + 1; job < request.jobs.size(); ++job) {
+                outcome.lost[job] = not_run_after_stops(stops.rule, stops.only_time.load());
+                outcome.at_limit[job] = 1;
+                given_up[job] = 1;
+            }
     // What of the runners' time no case had: starting them (CUDA's context), and stopping them,
     // their sandboxes and cgroups after a limit, which under load can take seconds.
     double outside_cases = 0;
@@ -614,6 +677,7 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
     for (std::size_t i = 0; i < cases.size(); ++i) {
         const std::size_t job = job_of[i];
         if (job == std::string::npos) continue;
+        if (given_up[job]) results[i] = unjudged[i];  // nothing of a check of it stands
         results[i].seconds = outcome.seconds[job];
         if (outcome.lost[job].empty()) continue;
         CaseResult& r = results[i];

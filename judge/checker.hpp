@@ -153,7 +153,9 @@ using CaseDone = std::function<void(std::size_t, const CaseResult&)>;
 // `replay` makes the command that replays one case on the student's machine.
 // Where run_and_check's time went besides the cases (each CaseResult has its own seconds): the
 // grader's preparing (the request, the work folder), the runners' start-up (to their first case) and
-// the grader's checking of what they handed back. With the cases, these cover all of its time.
+// the grader's checking of what they handed back. With the cases, these cover all of its time; where
+// several runners share the rung's cases (Limits::runners), their start-ups and cases are summed over
+// them, and so come to more than the rung's wall time.
 struct RungTimes {
     double preparing = 0, starting = 0, checking = 0;
 };

@@ -15,7 +15,8 @@ struct Limits {
     int check_threads = 1;  // cases checked at once, once the runner is done
     // Runners that share one rung's cases, side by side, each in a process and folder of its own (the
     // grader on a GPU, for a rung with most of a grading's work: its cases would otherwise end long
-    // after every other rung's). The cases, their inputs and verdicts are the same however many.
+    // after every other rung's). The cases, their inputs and verdicts are the same however many (the
+    // hang rule counts stops in the rung's order of cases, whichever runner had them).
     int runners = 1;
     RunnerLimits runner;    // each runner's CPU time, files, processes and memory
     Confine confine;        // how each runner is confined: required (there is no unconfined run)

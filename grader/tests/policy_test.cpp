@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -449,7 +450,50 @@ TEST(Judge, RunnersSharingARungsCasesJudgeEachCaseByItsOwnJob)
     // three stops give up the rest (one runner alone stops its three one after the other: 3 s).
     EXPECT_EQ(stopped, 3u);
     EXPECT_EQ(given_up, planned.size() - 3);
-    EXPECT_LT(seconds, 2.5);
+    EXPECT_LT(seconds, 2.9);
+    fs::remove_all(dir);
+}
+
+// The hang rule counts stops in the rung's order of cases, however many runners share them: with
+// cases 0, 3 and 6 of nine never ending and the rule at three stops, one runner gives up 7 and 8, and
+// so do three runners (the first of which holds 0, 3 and 6 while the others run 7 and 8 to the end).
+// Every case gets the same verdict and message either way. A stand-in fails each other job with a
+// message naming its seed.
+TEST(Judge, TheHangRuleGivesTheSameVerdictsHoweverManyRunners)
+{
+    const std::string dir = fresh_folder("judge-runners-hang-");
+    const lab::RungInfo& rung = lab::Registry::kit().get("03_sequential");
+    std::vector<PlannedCase> planned;
+    for (std::size_t i = 0; i < 9; ++i) {
+        planned.push_back(three_small_cases().front());
+        planned.back().c.name = "ints_n1024_" + std::to_string(i);
+        planned.back().c.seed = 1000 + i;
+    }
+    const std::string runner = dir + "/some_hang";
+    std::ofstream(runner) << "#!/bin/sh\ni=$3\nn=$(grep -c '\"poison\":' \"$1\")\nwhile [ \"$i\" -lt \"$n\" ]; do\n"
+                             "  echo \"start $i\" >> \"$2/progress\"\n"
+                             "  seed=$(grep '\"seed\":' \"$1\" | sed -n \"$((i + 1))p\" | tr -dc 0-9)\n"
+                             "  [ $(( (seed - 1000) % 3 )) -eq 0 ] && exec sleep 60\n"
+                             "  echo \"the kernel: cudaErrorIllegalAddress: the job of seed $seed.\" > \"$2/$i.0.err\"\n"
+                             "  echo \"end $i\" >> \"$2/progress\"\n  i=$((i + 1))\ndone\n";
+    fs::permissions(runner, fs::perms::owner_all);
+    std::map<int, std::vector<CaseResult>> by_runners;
+    for (const int runners : {1, 3}) {
+        Limits limits = stand_in_limits(1);
+        limits.runners = runners;
+        limits.hung_before_giving_up = 3;
+        by_runners[runners] = run_and_check(rung, runner, planned, {}, limits, dir + "/work-" + std::to_string(runners), no_replay);
+        ASSERT_EQ(by_runners[runners].size(), planned.size());
+    }
+    for (std::size_t i = 0; i < planned.size(); ++i) {
+        const CaseResult& one = by_runners[1][i];
+        const CaseResult& three = by_runners[3][i];
+        EXPECT_EQ(one.status, "failed") << one.name;
+        EXPECT_EQ(three.status, one.status) << one.name;
+        EXPECT_EQ(three.at_limit, one.at_limit) << one.name;
+        EXPECT_EQ(three.message, one.message) << one.name;
+        EXPECT_EQ(one.message.find("not run") != std::string::npos, i > 6) << one.name << ": " << one.message;
+    }
     fs::remove_all(dir);
 }
 

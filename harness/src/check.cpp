@@ -450,10 +450,11 @@ RowCheck check_softmax_row(const float* x, std::size_t cols, const float* got, s
 {
     double m = -INFINITY;
     for (std::size_t i = 0; i < cols; ++i) m = std::max(m, double(x[i]));
-    // A row of up to 2^20 takes each exponential once, for the sum, and keeps it for the comparison
+    // A row of up to 2^16 takes each exponential once, for the sum, and keeps it for the comparison
     // (the same value both times): the exponentials were most of a grading's checking on a GPU. A
-    // longer one takes them again, rather than fill fresh memory with them.
-    constexpr std::size_t kKeptExponentials = std::size_t{1} << 20;
+    // longer one takes them again, rather than fill fresh memory with them on each of the threads
+    // that check a case's rows at once (512 KiB each at most).
+    constexpr std::size_t kKeptExponentials = std::size_t{1} << 16;
     thread_local std::vector<double> exps;
     const bool keep = cols <= kKeptExponentials;
     if (keep && exps.size() < cols) exps.resize(cols);

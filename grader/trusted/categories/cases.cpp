@@ -261,7 +261,8 @@ private:
             // A rung with several runners checks as many times as many of their cases at once: they
             // hand them back that much faster (one runner's share of the checking threads each).
             Limits limits = run.limits;
-            if (k < runners_.size()) limits.runners = runners_[k], limits.check_threads *= runners_[k];
+            // Run again with the GPU alone: one runner, as nothing else may share it.
+            if (k < runners_.size() && !again) limits.runners = runners_[k], limits.check_threads *= runners_[k];
             r.cases = run_and_check(rung, run.built.runners.at(rung.id), run.planned.at(rung.id), grading_orders(), limits,
                                     run.work + "/" + rung.id, replay_command, &times);
             r.seconds = seconds_since(started);
