@@ -43,6 +43,7 @@
 #include "case_verdict.hpp"
 #include "protocol.hpp"
 #include "runner_process.hpp"
+#include "stops.hpp"
 
 namespace lab::judge {
 
@@ -164,42 +165,7 @@ bool launch_stopped(const std::string& dir, std::size_t index, std::size_t order
 // written (the runner writes it before it says so), so it can be checked while the runner goes on.
 // `folder_budget`: the most the runner's folder may take on disk, every output and log together
 // (0: no budget); past it, the runner is stopped as at a limit.
-// The cases of a rung stopped at a limit, shared by the runners that run its cases side by side
-// (Limits::runners), by the jobs' places in the rung's order: the hang rule gives up every job after
-// the rule's number of stops in that order, as one runner running them in turn would, so the verdicts
-// are the same however many runners. A runner gives up its own jobs once the rule's stops lie below
-// its next one; jobs another runner ran past that point are given up afterwards (run_and_check).
-class Stops {
-public:
-    Stops(std::size_t runners, int rule) : runners(runners), rule(std::max(rule, 1)) {}
-    const std::size_t runners;  // runner r's job j is the rung's job j * runners + r
-    const int rule;             // Limits::hung_before_giving_up
-    void stopped(std::size_t job)
-    {
-        const std::lock_guard<std::mutex> held(lock_);
-        at_.insert(job);
-    }
-    // Whether the rule's stops lie below the rung's job `job`.
-    bool enough_below(std::size_t job) const
-    {
-        const std::lock_guard<std::mutex> held(lock_);
-        return std::distance(at_.begin(), at_.lower_bound(job)) >= rule;
-    }
-    // The rung's job after which every job is given up, once the rule's number of stops are in.
-    std::optional<std::size_t> last_kept() const
-    {
-        const std::lock_guard<std::mutex> held(lock_);
-        if (rule <= 0 || static_cast<int>(at_.size()) < rule) return std::nullopt;
-        return *std::next(at_.begin(), rule - 1);
-    }
-    std::atomic<bool> only_time{true};  // each stop at the time limit (none at the memory or process limit)
-    std::atomic<bool> abort{false};     // another runner's run failed: stop too
-
-private:
-    mutable std::mutex lock_;
-    std::set<std::size_t> at_;
-};
-
+// `stops`: the rung's, shared with its other runners; this runner is runner `runner_index` of them.
 Outcome run_all(const std::string& runner, const std::string& request, const std::string& dir, std::size_t count,
                 std::size_t order_count, const Limits& limits, std::uint64_t folder_budget,
                 const std::function<void(std::size_t)>& on_ended, Stops& stops, std::size_t runner_index)
@@ -221,6 +187,11 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             outcome.lost[i] = not_run_after_stops(stops.rule, stops.only_time.load());
         }
     };
+    // The jobs after `from` that have not ended, when another runner of the rung failed.
+    const auto abandon_from = [&](std::size_t from) {
+        for (std::size_t i = from; i < count; ++i)
+            if (outcome.lost[i].empty()) outcome.lost[i] = "not run: the judge stopped (another runner of the rung failed)";
+    };
     long timeouts_looked_at = -1;  // the jobs up to this one were looked at for a launch stopped at a time limit
     // Whether the jobs ended since the last look bring the cases stopped at a limit below this
     // runner's next job to the rule's number.
@@ -237,8 +208,7 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             return outcome;
         }
         if (stops.abort) {
-            for (std::size_t i = next; i < count; ++i)
-                if (outcome.lost[i].empty()) outcome.lost[i] = "not run: the judge stopped (another runner of the rung failed)";
+            abandon_from(next);
             return outcome;
         }
         Child child = start_runner(runner, request, dir, std::to_string(next), limits);
@@ -284,8 +254,7 @@ Outcome run_all(const std::string& runner, const std::string& request, const std
             }
             if (stops.abort) {
                 kill_runner(child);
-                for (std::size_t i = static_cast<std::size_t>(p.last_ended + 1); i < count; ++i)
-                    if (outcome.lost[i].empty()) outcome.lost[i] = "not run: the judge stopped (another runner of the rung failed)";
+                abandon_from(static_cast<std::size_t>(p.last_ended + 1));
                 return outcome;
             }
             if (p.last_started != current) current = p.last_started, current_since = Clock::now();
@@ -566,7 +535,6 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
         results.push_back(std::move(r));
     }
     if (request.jobs.empty()) return results;
-    const std::vector<CaseResult> unjudged = results;  // each case as it stands before any check
     fs::remove_all(work_dir);
     fs::create_directories(work_dir);
     const std::vector<std::string> shown_orders = orders.empty() ? std::vector<std::string>{"the GPU's"} : orders;
@@ -577,6 +545,8 @@ std::vector<CaseResult> run_and_check(const RungInfo& rung, const std::string& r
     const auto folder_of = [&](std::size_t r) {
         return runner_count == 1 ? work_dir : work_dir + "/runner-" + std::to_string(r);
     };
+    // Each case as it stands before any check, for the jobs the hang rule gives up afterwards.
+    const std::vector<CaseResult> unjudged = runner_count > 1 ? results : std::vector<CaseResult>{};
     std::vector<Request> requests(runner_count, request);
     for (Request& one : requests) one.jobs.clear();
     for (std::size_t j = 0; j < request.jobs.size(); ++j) requests[j % runner_count].jobs.push_back(request.jobs[j]);

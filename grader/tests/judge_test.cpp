@@ -128,6 +128,31 @@ Limits stand_in_limits(double case_seconds)
 
 std::string no_replay(const lab::RungInfo&, const lab::Case&, const lab::LaunchPlan&) { return ""; }
 
+// `count` small cases whose seeds, 1000, 1001, ..., tell their jobs apart in a runner's request.
+std::vector<PlannedCase> seeded_cases(std::size_t count)
+{
+    std::vector<PlannedCase> planned;
+    for (std::size_t i = 0; i < count; ++i) {
+        planned.push_back(three_small_cases().front());
+        planned.back().c.name = "ints_n1024_" + std::to_string(i);
+        planned.back().c.seed = 1000 + i;
+    }
+    return planned;
+}
+
+// A stand-in runner at `path` that fails each job of its request with a message naming the job's
+// seed ("the job of seed 1003."); first, `before` (shell, with $seed set: a job that hangs).
+void seed_naming_runner(const std::string& path, const std::string& before = "")
+{
+    std::ofstream(path) << "#!/bin/sh\ni=$3\nn=$(grep -c '\"poison\":' \"$1\")\nwhile [ \"$i\" -lt \"$n\" ]; do\n"
+                           "  echo \"start $i\" >> \"$2/progress\"\n"
+                           "  seed=$(grep '\"seed\":' \"$1\" | sed -n \"$((i + 1))p\" | tr -dc 0-9)\n"
+                        << (before.empty() ? "" : "  " + before + "\n")
+                        << "  echo \"the kernel: cudaErrorIllegalAddress: the job of seed $seed.\" > \"$2/$i.0.err\"\n"
+                           "  echo \"end $i\" >> \"$2/progress\"\n  i=$((i + 1))\ndone\n";
+    fs::permissions(path, fs::perms::owner_all);
+}
+
 // A case stopped at its time limit, or not run after such stops, is told from one whose runner
 // crashed (CaseResult::at_limit): the grader runs the crashed one again with the GPU alone where
 // another grading shared it, never the stopped one. Stand-in runners say they start the case, then
@@ -216,19 +241,9 @@ TEST(Judge, RunnersSharingARungsCasesJudgeEachCaseByItsOwnJob)
 {
     const std::string dir = fresh_folder("judge-runners-");
     const lab::RungInfo& rung = lab::Registry::kit().get("03_sequential");
-    std::vector<PlannedCase> planned;
-    for (std::size_t i = 0; i < 7; ++i) {
-        planned.push_back(three_small_cases().front());
-        planned.back().c.name = "ints_n1024_" + std::to_string(i);
-        planned.back().c.seed = 1000 + i;
-    }
+    const std::vector<PlannedCase> planned = seeded_cases(7);
     const std::string names = dir + "/names";
-    std::ofstream(names) << "#!/bin/sh\ni=$3\nn=$(grep -c '\"poison\":' \"$1\")\nwhile [ \"$i\" -lt \"$n\" ]; do\n"
-                            "  echo \"start $i\" >> \"$2/progress\"\n"
-                            "  seed=$(grep '\"seed\":' \"$1\" | sed -n \"$((i + 1))p\" | tr -dc 0-9)\n"
-                            "  echo \"the kernel: cudaErrorIllegalAddress: the job of seed $seed.\" > \"$2/$i.0.err\"\n"
-                            "  echo \"end $i\" >> \"$2/progress\"\n  i=$((i + 1))\ndone\n";
-    fs::permissions(names, fs::perms::owner_all);
+    seed_naming_runner(names);
     for (const int runners : {1, 3}) {
         Limits limits = stand_in_limits(5);
         limits.runners = runners;
@@ -275,20 +290,9 @@ TEST(Judge, TheHangRuleGivesTheSameVerdictsHoweverManyRunners)
 {
     const std::string dir = fresh_folder("judge-runners-hang-");
     const lab::RungInfo& rung = lab::Registry::kit().get("03_sequential");
-    std::vector<PlannedCase> planned;
-    for (std::size_t i = 0; i < 9; ++i) {
-        planned.push_back(three_small_cases().front());
-        planned.back().c.name = "ints_n1024_" + std::to_string(i);
-        planned.back().c.seed = 1000 + i;
-    }
+    const std::vector<PlannedCase> planned = seeded_cases(9);
     const std::string runner = dir + "/some_hang";
-    std::ofstream(runner) << "#!/bin/sh\ni=$3\nn=$(grep -c '\"poison\":' \"$1\")\nwhile [ \"$i\" -lt \"$n\" ]; do\n"
-                             "  echo \"start $i\" >> \"$2/progress\"\n"
-                             "  seed=$(grep '\"seed\":' \"$1\" | sed -n \"$((i + 1))p\" | tr -dc 0-9)\n"
-                             "  [ $(( (seed - 1000) % 3 )) -eq 0 ] && exec sleep 60\n"
-                             "  echo \"the kernel: cudaErrorIllegalAddress: the job of seed $seed.\" > \"$2/$i.0.err\"\n"
-                             "  echo \"end $i\" >> \"$2/progress\"\n  i=$((i + 1))\ndone\n";
-    fs::permissions(runner, fs::perms::owner_all);
+    seed_naming_runner(runner, "[ $(( (seed - 1000) % 3 )) -eq 0 ] && exec sleep 60");
     std::map<int, std::vector<CaseResult>> by_runners;
     for (const int runners : {1, 3}) {
         Limits limits = stand_in_limits(1);

@@ -79,11 +79,10 @@ bool copy_to_device(T* device, const std::vector<T>& host, std::string& error)
     return host.empty() || ok(cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), error, "cudaMemcpy");
 }
 
-// Inputs of lab::kDrawnOnDeviceFrom elements or more that are plain uniform ints (lab/inputs.hpp) are
-// drawn on the device (lab/device_input.hpp): the same values as make_input's, without making them on
-// the host and copying them over (8 GiB for every 2^31 + 5 element case). On an H100, making the
-// inputs and copying them were 32 s of a complete grading's 41 s of runners.
-constexpr std::size_t kDrawnFrom = lab::kDrawnOnDeviceFrom;
+// Large plain uniform int inputs (lab::drawn_on_device) are drawn on the device: the same values as
+// make_input's, without making them on the host and copying them over (8 GiB for every 2^31 + 5
+// element case). On an H100, making the inputs and copying them were 32 s of a complete grading's
+// 41 s of runners.
 
 // Draws the case's input at `device`; false, with `error` set, when CUDA fails.
 template <typename T>
@@ -163,7 +162,7 @@ bool run_job(const lab::RungBinding& binding, const Job& job, const std::string&
 #if defined(LAB_BACKEND_CPU)
     const bool drawn = false;  // the emulator would draw slowly
 #else
-    const bool drawn = count >= kDrawnFrom && lab::uniform_ints(c).has_value();
+    const bool drawn = lab::drawn_on_device(c);
 #endif
     std::vector<T> values;
     if (!drawn) values = lab::make_input<T>(c).values;

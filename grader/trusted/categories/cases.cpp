@@ -14,7 +14,6 @@
 #include "lab/cuda.hpp"
 #include "lab/device.hpp"
 #include "lab/device_input.hpp"
-#include "lab/inputs.hpp"
 #include "lab/process.hpp"
 #include "lab/registry.hpp"
 #include "lab/rung_tests.hpp"
@@ -40,10 +39,13 @@ int rungs_side_by_side(const std::map<std::string, std::vector<PlannedCase>>& pl
     return static_cast<int>(std::clamp<std::size_t>(free / (largest + largest / 2), 1, 4));
 }
 
+// The least work a case is counted as, in elements: a small case costs its launch and its copies.
+constexpr std::size_t kLeastCaseWork = std::size_t{1} << 16;
+
 // How many runners share each rung's cases (Limits::runners). On a GPU running rungs side by side, a
 // rung with more than its share of the grading's work (the elements its runner makes on the host and
-// copies over, each case counted as at least 2^16: a small case costs its launch and its copies, and
-// a large uniform int input is drawn on the GPU) would end long after every other rung: rung 13's
+// copies over, each case counted as at least kLeastCaseWork; a large uniform int input is drawn on
+// the GPU) would end long after every other rung: rung 13's
 // 743 cases were 16 of a grading's 20 s of cases on an H200. Such a rung gets up to four runners,
 // where its largest case fits as many times in the room a lane has (rungs_side_by_side). One each
 // on the CPU backend, whose runners use every core.
@@ -60,9 +62,8 @@ std::vector<int> runners_per_rung(const Grading& run)
         if (!run.planned.count(run.rung(k).id)) continue;
         for (const PlannedCase& p : run.planned.at(run.rung(k).id)) {
             if (!p.skip.empty()) continue;
-            const std::size_t made = p.c.n * lab::operands_of(p.c.op);
-            const bool drawn = made >= lab::kDrawnOnDeviceFrom && lab::uniform_ints(p.c).has_value();
-            work[k] += static_cast<double>(drawn ? lab::kDrawnOnDeviceFrom : std::max(made, lab::kDrawnOnDeviceFrom));
+            const std::size_t made = lab::drawn_on_device(p.c) ? 0 : p.c.n * lab::operands_of(p.c.op);
+            work[k] += static_cast<double>(std::max(made, kLeastCaseWork));
             largest[k] = std::max(largest[k], lab::device_bytes(p.c));
         }
         total += work[k];
@@ -159,15 +160,15 @@ public:
         run.limits.check_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / run.rungs_at_once);
         const std::size_t count = run.g.rungs.size();
         // Side by side, the longest first, so that the last to finish is a short one: a rung's work is
-        // its cases' elements, each case counted as at least 2^16 (a small case costs its launch and
-        // its copies). One at a time, in the registry's order.
+        // its cases' elements, each case counted as at least kLeastCaseWork. One at a time, in the
+        // registry's order.
         std::vector<std::size_t> longest_first(count);
         std::vector<double> work(count, 0.0);
         for (std::size_t k = 0; k < count; ++k) {
             longest_first[k] = k;
             if (run.planned.count(run.rung(k).id))
                 for (const PlannedCase& p : run.planned.at(run.rung(k).id))
-                    if (p.skip.empty()) work[k] += static_cast<double>(std::max<std::size_t>(p.c.n, std::size_t{1} << 16));
+                    if (p.skip.empty()) work[k] += static_cast<double>(std::max(p.c.n, kLeastCaseWork));
         }
         if (run.rungs_at_once > 1)
             std::stable_sort(longest_first.begin(), longest_first.end(), [&](std::size_t a, std::size_t b) { return work[a] > work[b]; });
@@ -258,10 +259,9 @@ private:
             RungTimes times;
             const GpuShare::Hold hold = run.share->hold();  // (nothing when run again, the GPU alone)
             const auto started = std::chrono::steady_clock::now();
-            // A rung with several runners checks as many times as many of their cases at once: they
-            // hand them back that much faster (one runner's share of the checking threads each).
+            // A rung with several runners checks as many times as many of their cases at once (they
+            // hand them back that much faster); run again with the GPU alone, it has one runner.
             Limits limits = run.limits;
-            // Run again with the GPU alone: one runner, as nothing else may share it.
             if (k < runners_.size() && !again) limits.runners = runners_[k], limits.check_threads *= runners_[k];
             r.cases = run_and_check(rung, run.built.runners.at(rung.id), run.planned.at(rung.id), grading_orders(), limits,
                                     run.work + "/" + rung.id, replay_command, &times);

@@ -9,12 +9,17 @@
 
 #include "lab/cases.hpp"
 #include "lab/check.hpp"
+#include "lab/inputs.hpp"
 
 namespace lab {
 
-// A runner draws a plain uniform int input this large or larger on the device (judge/untrusted/runner.cpp);
-// a smaller one, or any other, is made on the host and copied over.
+// A runner on a GPU draws a plain uniform int input of 2^16 elements or more on the device
+// (judge/untrusted/runner.cpp); a smaller one, or any other, it makes on the host and copies over.
 constexpr std::size_t kDrawnOnDeviceFrom = std::size_t{1} << 16;  // elements
+inline bool drawn_on_device(const Case& c)
+{
+    return c.n * operands_of(c.op) >= kDrawnOnDeviceFrom && uniform_ints(c).has_value();
+}
 
 // Writes the case's n input values to `device` (n ints of device memory) and returns true, for a
 // plain uniform int input; returns false, writing nothing, for any other. Throws CudaError when the
