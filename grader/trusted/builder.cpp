@@ -151,14 +151,25 @@ std::string cpu_backend_tree(int jobs, std::string& why)
         return "";
     }
     std::vector<std::string> configure{"cmake"};
+    std::string settings;
     for (std::string line; std::getline(in, line);)
-        if (!line.empty()) configure.push_back(line);
+        if (!line.empty()) {
+            configure.push_back(line);
+            settings += line + "\n";
+        }
     const std::string dir = main_tree + "/grader/cpu-backend";
     const std::string log = main_tree + "/grading/cpu-backend.log";
+    // The settings the tree was last configured with: a tree made before they changed is configured
+    // again with the new ones (a setting is a cache entry, which no later build changes).
+    const std::string configured = dir + "/lab-configured.args";
     fs::create_directories(main_tree + "/grading");
-    if (!fs::exists(dir + "/build.ninja") && !fs::exists(dir + "/Makefile") && run(configure, log) != 0) {
-        why = "configuring the CPU backend's build tree " + dir + " failed (see " + log + ")";
-        return "";
+    const bool made = fs::exists(dir + "/build.ninja") || fs::exists(dir + "/Makefile");
+    if (!made || lab::try_read_file(configured).value_or("") != settings) {
+        if (run(configure, log) != 0) {
+            why = "configuring the CPU backend's build tree " + dir + " failed (see " + log + ")";
+            return "";
+        }
+        std::ofstream(configured, std::ios::trunc) << settings;
     }
     if (run({"cmake", "--build", dir, "-j", std::to_string(jobs), "--target", "lab_device", "lab_protocol",
              "lab-cpu-rewrite"},
