@@ -9,10 +9,11 @@ import json
 import sys
 
 GRADE_PHASES = ["intake", "build", "integrity", "cases", "after_cases", "speed_wait", "again", "speed", "after_speed"]
-# Spans beside the phases above (not part of their sum): the CPU backend's build, the sanitizer's and the
+# Spans beside the phases above (not part of their sum): on a GPU the runners' whole build (the cases of
+# those built run while the others build), the CPU backend's build, the sanitizer's and the
 # lessons' passes, which on a GPU run beside the cases, and the rungs' waits to share the GPU (within cases
 # and after_cases).
-BESIDE_PHASES = ["cpu_backend_build", "sanitizer", "lessons", "gpu_wait"]
+BESIDE_PHASES = ["runners_build", "cpu_backend_build", "sanitizer", "lessons", "gpu_wait"]
 RUNG_PHASES = ["preparing", "runner_start", "visible_cases", "hidden_cases", "large_cases", "checking", "sanitizer", "lessons", "speed",
                "speed_kit", "speed_runner", "speed_checking"]
 

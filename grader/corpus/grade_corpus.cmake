@@ -246,3 +246,12 @@ execute_process(COMMAND "${CHECK}" "${corpus}/expect.json" "${WORK}/report/instr
 if(NOT checked EQUAL 0)
   message(FATAL_ERROR "corpus submission ${NAME} did not get the verdict expect.json gives")
 endif()
+# A grading asked to build as a pipeline (LAB_GRADE_PIPELINE=1; always so on a GPU) says the runners'
+# build's own span (grade.json "runners_build") beside its phases.
+if("$ENV{LAB_GRADE_PIPELINE}" STREQUAL "1")
+  file(READ "${WORK}/report/instructor/grade.json" graded)
+  string(JSON built_beside ERROR_VARIABLE not_pipelined GET "${graded}" phases runners_build)
+  if(not_pipelined)
+    message(FATAL_ERROR "grading ${NAME} was asked for a pipeline (LAB_GRADE_PIPELINE=1) and did not build as one")
+  endif()
+endif()

@@ -1,10 +1,12 @@
 // Grader tests: which cases a grading plans on this machine (plan.hpp), the cases category's and
-// the sanitizer pass's.
+// the sanitizer pass's; when a pipelined build has a rung's runner (builder.hpp).
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 
 #include "lab/device.hpp"
+#include "builder.hpp"
 #include "lab/registry.hpp"
 #include "plan.hpp"
 #include "rubric.hpp"
@@ -61,6 +63,22 @@ TEST(Plan, TheSanitizersCasesAreAGpuGradingsOnEveryMachine)
     if (lab::device_status().emulated)
         for (const PlannedCase& p : plan_cases(rung, corpus, 1, 2))
             EXPECT_FALSE(p.c.group == "many_rows" && p.skip.empty()) << p.c.name;
+}
+
+// A GPU grading's pipeline starts a rung's cases when the build's log says its runner is linked
+// (ninja prints a step's line as it ends, where its output is not a terminal): only such a line, for
+// a runner, whichever language links it.
+TEST(Pipeline, ARungIsLinkedWhenTheLogSaysItsRunnerWas)
+{
+    EXPECT_EQ(linked_runner("[12/40] Linking CXX executable bin/lab-runner-13_any_row_shape"), "13_any_row_shape");
+    EXPECT_EQ(linked_runner("[3/9] Linking CUDA executable bin/lab-runner-01_interleaved"), "01_interleaved");
+    EXPECT_EQ(linked_runner("[3/9] Linking CUDA executable grader/bin/lab-runner-01_interleaved\r"), "01_interleaved");
+    // Not linked yet, not a runner, or a link that failed.
+    EXPECT_EQ(linked_runner("[2/9] Building CUDA object grader/CMakeFiles/grade_kernel_01_interleaved.dir/rung_glue.cu.o"), std::nullopt);
+    EXPECT_EQ(linked_runner("[5/9] Linking CXX executable bin/lab-explain-grade-01_interleaved"), std::nullopt);
+    EXPECT_EQ(linked_runner("FAILED: bin/lab-runner-01_interleaved"), std::nullopt);
+    EXPECT_EQ(linked_runner("/usr/bin/ld: cannot open output file bin/lab-runner-01_interleaved: No space left"), std::nullopt);
+    EXPECT_EQ(linked_runner("[5/9] Linking CXX executable bin/lab-runner-01_interleaved.tmp"), std::nullopt);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -200,8 +202,17 @@ std::map<std::string, std::string> reference_explainers(const std::string& dir, 
     return {};
 }
 
+std::optional<std::string> linked_runner(const std::string& line)
+{
+    // "[12/40] Linking CXX executable bin/lab-runner-13_any_row_shape" (CUDA where nvcc links)
+    static const std::regex linking(R"(^\[\d+/\d+\] Linking \w+ executable (?:\S*/)?bin/lab-runner-(\w+)\s*$)");
+    std::smatch m;
+    if (std::regex_match(line, m, linking)) return m[1].str();
+    return std::nullopt;
+}
+
 Built build_runners(const std::map<std::string, std::string>& files, int jobs, const std::string& dir, bool inspect,
-                    bool explain)
+                    bool explain, const Linked& linked)
 {
     const std::string grading = dir + "/grading";
     fs::create_directories(grading + "/submission");
@@ -276,12 +287,60 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs, c
     spec.gpu = false;
     spec.limits = build_limits(jobs);
     const auto started = fs::file_time_type::clock::now();
-    run_confined(args, spec, grading + "/build.log");
     // A program this build made (not one left from before it).
     const auto made_now = [&](const std::string& program) {
         std::error_code error;
         return fs::exists(program, error) && fs::last_write_time(program, error) >= started - std::chrono::seconds(1);
     };
+    // Each runner linked, told of once: as its line comes into the log, else after the build.
+    std::set<std::string> told;
+    const auto tell = [&](const std::string& id, const CompiledRung* compiled) {
+        const std::string runner = dir + "/bin/lab-runner-" + id;
+        if (!linked || !files.count(id) || told.count(id) || !made_now(runner)) return;
+        told.insert(id);
+        if (compiled) {
+            linked(id, runner, compiled);
+        } else {
+            std::optional<CompiledRung> c;
+            if (inspect) c = compiled_files(inspected.at(id), id);
+            linked(id, runner, c && !c->objects.empty() ? &*c : nullptr);
+        }
+    };
+    const std::string build_log = grading + "/build.log";
+    std::error_code gone;
+    fs::remove(build_log, gone);  // an earlier build's lines are no news of this one's
+    std::atomic<bool> building{true};
+    std::thread reader;
+    if (linked)
+        reader = std::thread([&] {
+            std::ifstream in;
+            std::string pending;
+            while (true) {
+                const bool last = !building.load();  // one more read once the build has ended
+                if (!in.is_open()) in.open(build_log, std::ios::binary);
+                if (in.is_open()) {
+                    char chunk[4096];
+                    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+                        pending.append(chunk, static_cast<std::size_t>(in.gcount()));
+                        if (in.eof()) break;
+                    }
+                    in.clear();
+                    for (std::size_t end; (end = pending.find('\n')) != std::string::npos; pending.erase(0, end + 1))
+                        if (const auto id = linked_runner(pending.substr(0, end))) tell(*id, nullptr);
+                }
+                if (last) break;
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            }
+        });
+    try {
+        run_confined(args, spec, build_log);
+    } catch (...) {
+        building = false;
+        if (reader.joinable()) reader.join();
+        throw;
+    }
+    building = false;
+    if (reader.joinable()) reader.join();
     for (const auto& [id, contents] : files) {
         const std::string runner = dir + "/bin/lab-runner-" + id, explainer = dir + "/bin/lab-explain-grade-" + id;
         if (explain && made_now(explainer)) built.explainers[id] = explainer;
@@ -289,6 +348,7 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs, c
             if (CompiledRung c = compiled_files(inspected.at(id), id); !c.objects.empty()) built.compiled[id] = std::move(c);
         if (made_now(runner)) {
             built.runners[id] = runner;
+            tell(id, built.compiled.count(id) ? &built.compiled.at(id) : nullptr);
             continue;
         }
         // Built alone again, for messages about this rung only.
@@ -298,6 +358,58 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs, c
         if (built.logs[id].empty()) built.logs[id] = "the build failed without a message";
     }
     return built;  // the lock stays held until this process ends: its runners are used next
+}
+
+RunnersBuilding::RunnersBuilding(std::map<std::string, std::string> files, int jobs, bool explain)
+{
+    worker_ = std::thread([this, files = std::move(files), jobs, explain] {
+        const lab::process::Account account("build");
+        const auto started = std::chrono::steady_clock::now();
+        try {
+            Built built = build_runners(files, jobs, grading_build_dir(), true, explain,
+                                        [this](const std::string& id, const std::string& runner, const CompiledRung* compiled) {
+                                            const std::lock_guard<std::mutex> lock(lock_);
+                                            Rung& r = linked_[id];
+                                            r.runner = runner;
+                                            if (compiled) r.compiled = *compiled;
+                                            changed_.notify_all();
+                                        });
+            const std::lock_guard<std::mutex> lock(lock_);
+            built_ = std::move(built);
+        } catch (...) {
+            const std::lock_guard<std::mutex> lock(lock_);
+            error_ = std::current_exception();
+        }
+        const std::lock_guard<std::mutex> lock(lock_);
+        seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        ended_ = true;
+        changed_.notify_all();
+    });
+}
+
+RunnersBuilding::~RunnersBuilding()
+{
+    if (worker_.joinable()) worker_.join();
+}
+
+RunnersBuilding::Rung RunnersBuilding::wait_for(const std::string& id)
+{
+    std::unique_lock<std::mutex> lock(lock_);
+    changed_.wait(lock, [&] { return ended_ || linked_.count(id); });
+    if (error_) std::rethrow_exception(error_);
+    if (linked_.count(id)) return linked_.at(id);
+    // It did not link: what the build left of it.
+    Rung r;
+    if (built_.logs.count(id)) r.log = built_.logs.at(id);
+    if (built_.compiled.count(id)) r.compiled = built_.compiled.at(id);
+    return r;
+}
+
+double RunnersBuilding::finish()
+{
+    if (worker_.joinable()) worker_.join();
+    if (error_) std::rethrow_exception(error_);
+    return seconds_;
 }
 
 }  // namespace lab::grading

@@ -4,8 +4,15 @@
 // none is reused from an earlier submission.
 #pragma once
 
+#include <condition_variable>
+#include <exception>
+#include <functional>
 #include <map>
+#include <mutex>
+#include <optional>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "integrity.hpp"
@@ -32,8 +39,51 @@ std::vector<std::string> submitted_paths(const std::string& dir, const std::stri
 // `dir`: the build tree (this grader's, or the CPU backend's beside it); `inspect`: also build the
 // reference's objects and gather what the integrity checks read (this grader's tree only);
 // `explain`: also each file's explain program (a CPU-backend tree only), in the same sandboxed build.
+// `linked`, when given, is told of each rung whose runner is linked as soon as the build's log says
+// so, while the build goes on (from a thread of the build's): a pipeline starts that rung's cases
+// then. Every runner in the Built returned is told of, once, before it returns.
+using Linked = std::function<void(const std::string& id, const std::string& runner, const CompiledRung* compiled)>;
 Built build_runners(const std::map<std::string, std::string>& files, int jobs,
-                    const std::string& dir = grading_build_dir(), bool inspect = true, bool explain = false);
+                    const std::string& dir = grading_build_dir(), bool inspect = true, bool explain = false,
+                    const Linked& linked = {});
+
+// The rung whose runner a line of the build's log says was linked (ninja prints a step's line when
+// the step ends, where its output is not a terminal), if it is such a line.
+std::optional<std::string> linked_runner(const std::string& line);
+
+// This grader's runners built in the background (a GPU grading's pipeline, pipeline.cpp): each
+// rung's runner is there to use as soon as it is linked, while the others still build.
+class RunnersBuilding {
+public:
+    // `explain`: the explain programs too, in the same build (a CPU-backend tree).
+    RunnersBuilding(std::map<std::string, std::string> files, int jobs, bool explain);
+    ~RunnersBuilding();  // waits for the build
+    RunnersBuilding(const RunnersBuilding&) = delete;
+    RunnersBuilding& operator=(const RunnersBuilding&) = delete;
+
+    // What is known of rung `id` once its runner is linked or the build has ended (waiting until
+    // then): the runner ("" when it did not build), what the compilers made of the file, the
+    // compiler's messages when it did not build.
+    struct Rung {
+        std::string runner, log;
+        std::optional<CompiledRung> compiled;
+    };
+    Rung wait_for(const std::string& id);
+    // Waits for the build to end; its seconds.
+    double finish();
+    // The whole build's result, once finish() has returned.
+    const Built& built() const { return built_; }
+
+private:
+    std::mutex lock_;
+    std::condition_variable changed_;
+    std::map<std::string, Rung> linked_;
+    bool ended_ = false;
+    std::exception_ptr error_;  // what the build threw, thrown again to whoever waits
+    Built built_;
+    double seconds_ = 0;
+    std::thread worker_;
+};
 
 // The reference's explain programs of rungs `ids` in the CPU-backend tree `dir` (rung id -> program),
 // built in one go (outside the sandbox: the kit's code only) where missing or out of date; none,

@@ -46,8 +46,14 @@ struct Grading {
     // earlier grading's results stand for (--reuse)
     std::map<std::string, std::string> to_build, unfinished, refused;
     std::map<std::string, RungResult> reused;
-    // build and integrity
+    // build and integrity. On a GPU the runners build while the cases of those already linked run
+    // (a pipeline): `building` until the build ends, and ready(k) waits until rung k's runner is
+    // linked (or the build has ended), checks its integrity and fills g.rungs[k]; each map below then
+    // has a key for every rung built (an empty runner, log or findings where there are none), so
+    // that each rung's entries are written by the one thread that settles it.
     Built built;
+    std::unique_ptr<RunnersBuilding> building;
+    std::function<void(std::size_t)> ready;
     std::unique_ptr<CpuBackendBuild> cpu_build;  // on a GPU, where a category asks for one
     std::map<std::string, std::vector<Finding>> findings;
     // the runners' limits and work folder

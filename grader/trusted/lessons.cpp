@@ -112,12 +112,11 @@ std::map<std::string, double> reference_numbers(const RungInfo& rung, const std:
     return numbers;
 }
 
-Lessons::Lessons(const Rubric& rubric, const std::vector<RungResult>& rungs, std::function<Explainers()> where,
+Lessons::Lessons(const Rubric& rubric, const std::vector<std::string>& built, std::function<Explainers()> where,
                  const Limits& limits, int jobs, std::string work)
     : rubric_(rubric), where_(std::move(where)), limits_(limits), jobs_(jobs), work_(std::move(work))
 {
-    for (const RungResult& r : rungs)
-        if (wanted(r)) ids_.push_back(r.id);
+    if (rubric_.lessons.measure) ids_ = built;
 }
 
 bool Lessons::wanted(const RungResult& r) const

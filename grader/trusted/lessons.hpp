@@ -50,10 +50,11 @@ std::map<std::string, double> reference_numbers(const RungInfo& rung, const std:
 // rung's cases are in.
 class Lessons {
 public:
-    // `rungs`: the grading's, saying already which are built and which reused (the reference's
-    // programs are built for every rung wanted, at once); `where`: the explain programs, asked for
-    // once, by the first rung measured (on a GPU it waits for the CPU backend's build).
-    Lessons(const Rubric& rubric, const std::vector<RungResult>& rungs, std::function<Explainers()> where,
+    // `built`: the rungs being built (not reused; on a GPU some may still be building, and one may
+    // yet fail): the reference's programs are built for each of them, at once, when the rubric
+    // measures lessons; `where`: the explain programs, asked for once, by the first rung measured (on
+    // a GPU it waits for the CPU backend's build).
+    Lessons(const Rubric& rubric, const std::vector<std::string>& built, std::function<Explainers()> where,
             const Limits& limits, int jobs, std::string work);
     // The rubric measures lessons, and the rung was built and is not an earlier grading's.
     bool wanted(const RungResult& r) const;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -239,9 +240,33 @@ void build(Grading& run)
     if (run.gpu && (needs.cpu_runners || needs.explainers) && !run.to_build.empty())
         run.cpu_build = std::make_unique<CpuBackendBuild>(run.to_build, run.request.jobs, needs.cpu_runners, needs.explainers);
     std::cout << "  building " << run.to_build.size() << " runners\n" << std::flush;
-    // Without a GPU this tree is the CPU backend's: the explain programs build with the runners.
+    // On a GPU a pipeline: the cases of each rung start as soon as its runner is linked (ready(k), in
+    // the categories), while the others still build. Not on the CPU backend, whose runners use every
+    // core, unless LAB_GRADE_PIPELINE=1 asks for it (the kit's tests of the pipeline, which CI runs
+    // without a GPU).
+    const char* forced = std::getenv("LAB_GRADE_PIPELINE");
+    if (!run.to_build.empty() && (run.gpu || (forced && std::string(forced) == "1"))) {
+        for (const auto& [id, contents] : run.to_build) {  // each rung's entries, there from the start
+            run.built.runners[id];
+            run.built.logs[id];
+            run.findings[id];
+        }
+        run.building = std::make_unique<RunnersBuilding>(run.to_build, run.request.jobs, !run.gpu && needs.explainers);
+        return;
+    }
+    // Without a GPU this tree is the CPU backend's: the explain programs build with the runners, and
+    // the runners use every core.
     const lab::process::Account account("build");
     run.built = build_runners(run.to_build, run.request.jobs, grading_build_dir(), true, !run.gpu && needs.explainers);
+}
+
+// What the compilers made of rung `id`'s file, against what its rung allows; its findings, said.
+std::vector<Finding> integrity_of(const Grading& run, const std::string& id, const CompiledRung& compiled)
+{
+    if (run.request.skip_integrity) return {};
+    std::vector<Finding> found = check_integrity(lab::Registry::kit().get(id), compiled);
+    for (const Finding& f : found) std::cout << "  integrity: " << f.text() << '\n';
+    return found;
 }
 
 // What the compilers made of each file: a rung that uses what it may not (integrity.hpp) is not
@@ -254,48 +279,57 @@ void integrity(Grading& run)
         std::cout << "  warning: the integrity checks are skipped (--skip-integrity): a grade for testing the sandbox\n";
         return;
     }
+    if (run.building) return;  // each rung's, once it is linked (ready(k))
     for (const auto& [id, compiled] : run.built.compiled)
-        if (auto found = check_integrity(lab::Registry::kit().get(id), compiled); !found.empty()) {
-            for (const Finding& f : found) std::cout << "  integrity: " << f.text() << '\n';
-            run.findings[id] = std::move(found);
-        }
+        if (auto found = integrity_of(run, id, compiled); !found.empty()) run.findings[id] = std::move(found);
 }
 
-// What each rung is before anything runs: reused, or submitted, built and let through or why not.
-void rung_results(Grading& run)
+// What rung k is before anything of it runs: reused, or submitted, built and let through or why not.
+// (Reads only rung k's entries: on a GPU other rungs' are being written meanwhile.)
+void rung_result(Grading& run, std::size_t k)
 {
-    const auto& rungs = lab::Registry::kit().rungs();
-    run.g.rungs.resize(rungs.size());
-    for (std::size_t k = 0; k < rungs.size(); ++k) {
-        const lab::RungInfo& rung = rungs[k];
-        RungResult& r = run.g.rungs[k];
-        if (run.reused.count(rung.id)) {
-            r = run.reused.at(rung.id);
-            r.title = rung.title;
-            r.reused = true;
-            continue;
-        }
-        r.id = rung.id;
+    const lab::RungInfo& rung = run.rung(k);
+    RungResult& r = run.g.rungs[k];
+    if (run.reused.count(rung.id)) {
+        r = run.reused.at(rung.id);
         r.title = rung.title;
-        r.submitted = run.intake.files.count(rung.id) > 0;
-        r.built = run.built.runners.count(rung.id) > 0 && !run.findings.count(rung.id);  // built, and its runner used
-        if (run.built.logs.count(rung.id)) r.build_log = run.built.logs.at(rung.id);
-        if (run.unfinished.count(rung.id)) r.build_log = run.unfinished.at(rung.id);
-        if (run.refused.count(rung.id)) r.build_log = run.refused.at(rung.id);
-        if (run.findings.count(rung.id)) {
-            r.build_log.clear();
-            for (const Finding& f : run.findings.at(rung.id)) {
-                r.findings.push_back(f.text());
-                r.build_log += f.text() + "\n";
-            }
-        }
-        r.unrun = !r.submitted                        ? "not submitted"
-                  : run.refused.count(rung.id)        ? "refused by the screen (its build log says why)"
-                  : run.unfinished.count(rung.id)     ? "unfinished (TODO lines left)"
-                  : run.findings.count(rung.id)       ? "refused by the integrity checks"
-                  : !r.built                          ? "did not build"
-                                                      : "";
+        r.reused = true;
+        return;
     }
+    const auto entry = [&](const auto& map) { return map.count(rung.id) && !map.at(rung.id).empty(); };
+    r.id = rung.id;
+    r.title = rung.title;
+    r.submitted = run.intake.files.count(rung.id) > 0;
+    r.built = entry(run.built.runners) && !entry(run.findings);  // built, and its runner used
+    if (entry(run.built.logs)) r.build_log = run.built.logs.at(rung.id);
+    if (run.unfinished.count(rung.id)) r.build_log = run.unfinished.at(rung.id);
+    if (run.refused.count(rung.id)) r.build_log = run.refused.at(rung.id);
+    if (entry(run.findings)) {
+        r.build_log.clear();
+        for (const Finding& f : run.findings.at(rung.id)) {
+            r.findings.push_back(f.text());
+            r.build_log += f.text() + "\n";
+        }
+    }
+    r.unrun = !r.submitted                        ? "not submitted"
+              : run.refused.count(rung.id)        ? "refused by the screen (its build log says why)"
+              : run.unfinished.count(rung.id)     ? "unfinished (TODO lines left)"
+              : entry(run.findings)               ? "refused by the integrity checks"
+              : !r.built                          ? "did not build"
+                                                  : "";
+}
+
+// Rung k of a pipelined build: waits for its runner (or the build's end), checks its integrity and
+// fills its entries, rung k's alone.
+void settle_built(Grading& run, std::size_t k)
+{
+    const std::string& id = run.rung(k).id;
+    if (!run.building || !run.to_build.count(id)) return;
+    RunnersBuilding::Rung got = run.building->wait_for(id);
+    const lab::process::Account account("integrity");
+    run.built.runners.at(id) = got.runner;
+    run.built.logs.at(id) = got.log;
+    if (got.compiled) run.findings.at(id) = integrity_of(run, id, *got.compiled);
 }
 
 // A beside_cases category's pass with the pool that runs it, and the span of its phase.
@@ -311,7 +345,24 @@ struct Lane {
 void categories(Grading& run)
 {
     Grade& g = run.g;
-    rung_results(run);
+    g.rungs.resize(lab::Registry::kit().rungs().size());
+    // Each rung's result once its build is known: at once where nothing builds in the background;
+    // else when the cases category first asks for it (ready(k)), and every rung's by the cases' end.
+    using Clock = std::chrono::steady_clock;
+    std::vector<std::once_flag> settled(g.rungs.size());
+    std::function<void(std::size_t)> became_ready = [](std::size_t) {};
+    std::once_flag first;
+    std::optional<Clock::time_point> first_linked;  // when the first rung's runner was there to run
+    for (std::size_t k = 0; k < g.rungs.size(); ++k)
+        if (!run.building || !run.to_build.count(run.rung(k).id)) std::call_once(settled[k], [&] { rung_result(run, k); });
+    run.ready = [&](std::size_t k) {
+        std::call_once(settled[k], [&] {
+            settle_built(run, k);
+            std::call_once(first, [&] { first_linked = Clock::now(); });
+            rung_result(run, k);
+        });
+        became_ready(k);
+    };
     run.work = grading_build_dir() + "/grading/run";
     // Until the GPU passes end, each rung's cases and GPU passes share the GPU with other gradings'
     // while they run (a hold a rung); then this grading has it alone, for the rungs to run again and
@@ -319,7 +370,6 @@ void categories(Grading& run)
     run.share = std::make_unique<GpuShare>(gpu_lock_path());
     for (const auto& category : run.categories) category->start(run);
 
-    using Clock = std::chrono::steady_clock;
     std::mutex spans;
     std::map<std::string, std::pair<Clock::time_point, Clock::time_point>> phase_spans;
     const auto spanned = [&](const std::string& phase, Clock::time_point started) {
@@ -353,10 +403,12 @@ void categories(Grading& run)
     const auto queue = [&](Lane& lane, std::size_t k) {
         if (lane.category->wanted(run, k)) lane.pool->add(k);
     };
+    // On a GPU, the passes that need no case's verdict start with each rung's cases.
     if (run.gpu)
-        for (auto& lane : lanes)
-            if (lane->pass.at_once)
-                for (std::size_t k = 0; k < g.rungs.size(); ++k) queue(*lane, k);
+        became_ready = [&](std::size_t k) {
+            for (auto& lane : lanes)
+                if (lane->pass.at_once) queue(*lane, k);
+        };
 
     auto phase_started = Clock::now();
     for (const auto& category : run.categories)
@@ -366,6 +418,17 @@ void categories(Grading& run)
                     for (auto& lane : lanes)
                         if (!lane->pass.at_once) queue(*lane, k);
             });
+    // Every rung settled (the cases category asks for each it runs), and the build over. Its whole
+    // span is runners_build, beside the others; until the first runner was linked the grading could
+    // only wait for it (build), and the cases phase is what came after.
+    for (std::size_t k = 0; k < g.rungs.size(); ++k) run.ready(k);
+    if (run.building) {
+        g.phases["runners_build"] = run.building->finish();
+        run.built.explainers = run.building->built().explainers;  // (on the CPU backend, for the lessons to come)
+        const Clock::time_point linked = first_linked.value_or(Clock::now());
+        g.phases["build"] += std::chrono::duration<double>(linked - phase_started).count();
+        phase_started = linked;
+    }
     g.phases["cases"] = seconds_since(phase_started);
 
     phase_started = Clock::now();
@@ -458,6 +521,7 @@ void categories(Grading& run)
         r.parts.clear();
         for (const auto& category : run.categories) category->score(run.rubric, run.gpu, r);
     }
+    run.ready = nullptr;  // (it holds this phase's own state)
 }
 
 // The rungs the course assigns, their total checked against the rubric's, the hints' cost, and

@@ -175,6 +175,7 @@ public:
         runners_ = runners_per_rung(run);
         side_by_side(count, run.rungs_at_once, [&](std::size_t order) {
             const std::size_t k = longest_first[order];
+            run.ready(k);  // (on a GPU, once its runner is linked: the others' cases run meanwhile)
             if (grade_cases(run, k, false)) ended(k);
         });
     }

@@ -36,7 +36,9 @@ public:
         slots_.assign(run.g.rungs.size(), Slot{});
         Limits limits = run.limits;
         limits.check_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / (run.gpu ? kChecksShared : 1));
-        lessons_.emplace(run.rubric, run.g.rungs, [this] { return explainers(); }, limits, run.request.jobs, run.work);
+        std::vector<std::string> built;
+        for (const auto& [id, contents] : run.to_build) built.push_back(id);
+        lessons_.emplace(run.rubric, built, [this] { return explainers(); }, limits, run.request.jobs, run.work);
     }
 
     std::vector<Pass> passes() override
