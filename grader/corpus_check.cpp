@@ -82,7 +82,7 @@ int main(int argc, char** argv)
     }
     // Every grading's phases (grade.json "phases", grader/DEVELOPING.md) account for its time: their sum is
     // within the whole, and covers most of it; each rung's cases, runner start-up and checking likewise.
-    // The spans that run beside others (the CPU backend's build, on a GPU the runners' build, the
+    // The spans that run beside others (the CPU backend's build, the runners' build, the
     // sanitizer's and the lessons' passes) are left out, and gpu_wait, which lies within cases and after_cases (every rung's
     // waits together, where two gradings share a GPU): the phases that follow each other are the
     // grading's time (grader/DEVELOPING.md; batch/phase_table.py leaves out the same five).

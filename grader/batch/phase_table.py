@@ -9,8 +9,8 @@ import json
 import sys
 
 GRADE_PHASES = ["intake", "build", "integrity", "cases", "after_cases", "speed_wait", "again", "speed", "after_speed"]
-# Spans beside the phases above (not part of their sum): on a GPU the runners' whole build (the cases of
-# those built run while the others build), the CPU backend's build, the sanitizer's and the
+# Spans beside the phases above (not part of their sum): the runners' whole build (the cases of those
+# built run while the others build), the CPU backend's build, the sanitizer's and the
 # lessons' passes, which on a GPU run beside the cases, and the rungs' waits to share the GPU (within cases
 # and after_cases).
 BESIDE_PHASES = ["runners_build", "cpu_backend_build", "sanitizer", "lessons", "gpu_wait"]

@@ -246,12 +246,11 @@ execute_process(COMMAND "${CHECK}" "${corpus}/expect.json" "${WORK}/report/instr
 if(NOT checked EQUAL 0)
   message(FATAL_ERROR "corpus submission ${NAME} did not get the verdict expect.json gives")
 endif()
-# A grading asked to build as a pipeline (LAB_GRADE_PIPELINE=1; always so on a GPU) says the runners'
-# build's own span (grade.json "runners_build") beside its phases.
-if("$ENV{LAB_GRADE_PIPELINE}" STREQUAL "1")
-  file(READ "${WORK}/report/instructor/grade.json" graded)
-  string(JSON built_beside ERROR_VARIABLE not_pipelined GET "${graded}" phases runners_build)
-  if(not_pipelined)
-    message(FATAL_ERROR "grading ${NAME} was asked for a pipeline (LAB_GRADE_PIPELINE=1) and did not build as one")
-  endif()
+# A grading that built anything built it as a pipeline (unless LAB_GRADE_PIPELINE=0 said not to):
+# grade.json says the runners' build's own span, "runners_build", beside its phases.
+file(READ "${WORK}/report/instructor/grade.json" grade_json)
+string(JSON built_beside ERROR_VARIABLE not_pipelined GET "${grade_json}" phases runners_build)
+string(FIND "${printed}" "  building 0 runners" built_nothing)
+if(not_pipelined AND built_nothing EQUAL -1 AND NOT "$ENV{LAB_GRADE_PIPELINE}" STREQUAL "0")
+  message(FATAL_ERROR "grading ${NAME} built its runners, and not as a pipeline (grade.json has no runners_build)")
 endif()

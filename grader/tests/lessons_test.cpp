@@ -1,6 +1,7 @@
 // The lessons (grader/trusted/lessons.hpp): the numbers of a measurement, the measurements no kernel
 // can have made, the rubric's technique criteria and how they score.
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -13,10 +14,12 @@
 #include "lab/text.hpp"
 #include "lessons.hpp"
 #include "as_it_is.hpp"
+#include "builder.hpp"
 #include "categories.hpp"
 #include "plan.hpp"
 #include "result.hpp"
 #include "rubric.hpp"
+#include "sandbox.hpp"
 
 namespace {
 
@@ -252,6 +255,36 @@ TEST(Lessons, TheReferencesNumbersAreMeasuredOncePerBuildOfItsProgram)
     EXPECT_EQ(measured(), first);
     EXPECT_EQ(count_runs(), 3);
     fs::remove_all(dir);
+}
+
+// A measurement runs the submission's kernel on the CPU backend, every core its own: one that does
+// a thousand times the rung's work (a stride of a block, not the grid's) took 246 s of a core on an
+// H200's host. The rubric's [lessons] cpu_seconds stops it, and the note says why.
+TEST(Lessons, AMeasurementStopsAtTheRubricsCpuBudget)
+{
+    if (!isolation().error.empty() || isolation().kind == Isolation::none) GTEST_SKIP() << "no sandbox here: " << isolation().error;
+    // The program where the build tree keeps its programs (the sandbox hides the rest of the tree but
+    // the run's own folder).
+    const std::string program = grading_build_dir() + "/bin/lab-explain-budget-test-" + std::to_string(::getpid());
+    const std::string work = grading_build_dir() + "/grading/lessons-budget-test-" + std::to_string(::getpid());
+    fs::remove_all(work);
+    std::ofstream(program) << "#!/bin/sh\nwhile :; do :; done\n";
+    fs::permissions(program, fs::perms::owner_all);
+    Rubric rubric = load_rubric(std::string(LAB_SOURCE_DIR) + "/grader/rubric.toml");
+    EXPECT_EQ(rubric.lessons.cpu_seconds, 30) << "the kit's rubric";
+    rubric.lessons.cpu_seconds = 1;
+    Limits limits;
+    limits.confine = sandboxed_runner;
+    limits.case_seconds = 20;
+    limits.runner.cpu_seconds = 3600;  // the rubric's [limits], a case's
+    Lessons lessons(rubric, {"03_sequential"}, [&] { return Explainers{{{"03_sequential", program}}, work, ""}; }, limits, 1, work);
+    LessonResult l;
+    const double seconds = lessons.measure("03_sequential", l);
+    EXPECT_FALSE(l.measured());
+    EXPECT_NE(l.note.find("more than 1 s of a core"), std::string::npos) << "note: " << l.note;
+    EXPECT_LT(seconds, 10) << "the measurement went on past its budget";
+    fs::remove(program);
+    if (!HasFailure()) fs::remove_all(work);  // (else its runner.log, left to look at)
 }
 
 }  // namespace

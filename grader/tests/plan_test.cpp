@@ -65,7 +65,7 @@ TEST(Plan, TheSanitizersCasesAreAGpuGradingsOnEveryMachine)
             EXPECT_FALSE(p.c.group == "many_rows" && p.skip.empty()) << p.c.name;
 }
 
-// A GPU grading's pipeline starts a rung's cases when the build's log says its runner is linked
+// A grading's pipeline starts a rung's cases when the build's log says its runner is linked
 // (ninja prints a step's line as it ends, where its output is not a terminal): only such a line, for
 // a runner, whichever language links it.
 TEST(Pipeline, ARungIsLinkedWhenTheLogSaysItsRunnerWas)

@@ -51,7 +51,7 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs,
 // the step ends, where its output is not a terminal), if it is such a line.
 std::optional<std::string> linked_runner(const std::string& line);
 
-// This grader's runners built in the background (a GPU grading's pipeline, pipeline.cpp): each
+// This grader's runners built in the background (a grading's pipeline, pipeline.cpp): each
 // rung's runner is there to use as soon as it is linked, while the others still build.
 class RunnersBuilding {
 public:

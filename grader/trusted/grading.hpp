@@ -46,8 +46,8 @@ struct Grading {
     // earlier grading's results stand for (--reuse)
     std::map<std::string, std::string> to_build, unfinished, refused;
     std::map<std::string, RungResult> reused;
-    // build and integrity. On a GPU the runners build while the cases of those already linked run
-    // (a pipeline): `building` until the build ends, and ready(k) waits until rung k's runner is
+    // build and integrity. The runners build while the cases of those already linked run (a
+    // pipeline, unless LAB_GRADE_PIPELINE=0): `building` until the build ends, and ready(k) waits until rung k's runner is
     // linked (or the build has ended), checks its integrity and fills g.rungs[k]; each map below then
     // has a key for every rung built (an empty runner, log or findings where there are none), so
     // that each rung's entries are written by the one thread that settles it.

@@ -1,6 +1,7 @@
 // TRUSTED SIDE. See lessons.hpp.
 #include "lessons.hpp"
 
+#include <csignal>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -61,8 +62,14 @@ std::map<std::string, double> measure(const RungInfo& rung, const std::string& p
     }
     // Exit 1: the kernel failed under measurement; the JSON says how ("error").
     if (!WIFEXITED(ended.status) || WEXITSTATUS(ended.status) > 1) {
-        why = WIFSIGNALED(ended.status) ? "it was killed by signal " + std::to_string(WTERMSIG(ended.status))
-                                        : "it ended with status " + std::to_string(WEXITSTATUS(ended.status));
+        // RLIMIT_CPU's signal, or the sandbox's report of it (128 + the signal).
+        const bool out_of_cpu = (WIFSIGNALED(ended.status) && WTERMSIG(ended.status) == SIGXCPU) ||
+                                (WIFEXITED(ended.status) && WEXITSTATUS(ended.status) == 128 + SIGXCPU);
+        why = out_of_cpu ? "it used more than " + std::to_string(limits.runner.cpu_seconds) +
+                               " s of a core, the rubric's [lessons] cpu_seconds (a reference takes a second or two): "
+                               "it does far more work than the rung needs"
+              : WIFSIGNALED(ended.status) ? "it was killed by signal " + std::to_string(WTERMSIG(ended.status))
+                                          : "it ended with status " + std::to_string(WEXITSTATUS(ended.status));
         return {};
     }
     try {
@@ -117,6 +124,9 @@ Lessons::Lessons(const Rubric& rubric, const std::vector<std::string>& built, st
     : rubric_(rubric), where_(std::move(where)), limits_(limits), jobs_(jobs), work_(std::move(work))
 {
     if (rubric_.lessons.measure) ids_ = built;
+    // A measurement's budget, the reference's too: the rubric's [lessons] cpu_seconds.
+    limits_.runner.cpu_seconds =
+        std::min(limits_.runner.cpu_seconds, static_cast<std::uint64_t>(std::max(1.0, rubric_.lessons.cpu_seconds)));
 }
 
 bool Lessons::wanted(const RungResult& r) const

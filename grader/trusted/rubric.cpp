@@ -290,11 +290,12 @@ Rubric load_rubric(const std::string& path)
     }
     if (const auto* t = r.table(doc, "lessons", "")) {
         LessonRules& l = rubric.lessons;
-        r.only(*t, "lessons.", {"measure", "technique"});
+        r.only(*t, "lessons.", {"measure", "cpu_seconds", "technique"});
         if (const toml::node* node = t->get("measure")) {
             if (!node->is_boolean()) r.fail(*node, "lessons.measure", "must be true or false");
             l.measure = *node->value<bool>();
         }
+        r.number(*t, "cpu_seconds", "lessons.", l.cpu_seconds, 1);
         if (const toml::node* node = t->get("technique")) {
             if (!node->is_array_of_tables())
                 r.fail(*node, "lessons.technique", "must be a list of criteria ([[lessons.technique]] tables)");

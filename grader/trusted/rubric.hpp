@@ -54,6 +54,10 @@ struct TechniqueCriterion {
 // reference's in the reports; points for technique only where criteria are given.
 struct LessonRules {
     bool measure = true;
+    // CPU time of one rung's measurement, all its threads (the CPU backend uses every core); past it
+    // the rung's lessons are not measured. A reference takes a second or two; a kernel that does a
+    // thousand times its work (a stride of a block instead of the grid's) took 246 s of a core.
+    double cpu_seconds = 30;
     std::vector<TechniqueCriterion> technique;
 };
 
