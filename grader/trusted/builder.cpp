@@ -3,10 +3,13 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -162,7 +165,8 @@ std::string cpu_backend_tree(int jobs, std::string& why)
     const std::string dir = main_tree + "/grader/cpu-backend";
     const std::string log = main_tree + "/grading/cpu-backend.log";
     // The settings the tree was last configured with: a tree made before they changed is configured
-    // again with the new ones (a setting is a cache entry, which no later build changes).
+    // again with them (a setting is a cache entry, which no later build changes; one taken out of the
+    // list stays in the cache: set it to its default instead).
     const std::string configured = dir + "/lab-configured.args";
     fs::create_directories(main_tree + "/grading");
     const bool made = fs::exists(dir + "/build.ninja") || fs::exists(dir + "/Makefile");
@@ -311,26 +315,29 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs, c
     fs::remove(build_log, gone);  // an earlier build's lines are no news of this one's
     std::atomic<bool> building{true};
     std::thread reader;
+    std::exception_ptr reader_failed;  // (thrown here once the build has ended)
     if (linked)
         reader = std::thread([&] {
-            std::ifstream in;
-            std::string pending;
-            while (true) {
-                const bool last = !building.load();  // one more read once the build has ended
-                if (!in.is_open()) in.open(build_log, std::ios::binary);
-                if (in.is_open()) {
-                    char chunk[4096];
-                    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-                        pending.append(chunk, static_cast<std::size_t>(in.gcount()));
-                        if (in.eof()) break;
-                    }
-                    in.clear();
+            // Not inherited by what this process starts meanwhile (a runner of a rung linked already,
+            // whose sandbox hides grading/): O_CLOEXEC.
+            int fd = -1;
+            try {
+                std::string pending;
+                char chunk[4096];
+                while (true) {
+                    const bool last = !building.load();  // one more read once the build has ended
+                    if (fd < 0) fd = ::open(build_log.c_str(), O_RDONLY | O_CLOEXEC);
+                    for (ssize_t got; fd >= 0 && (got = ::read(fd, chunk, sizeof chunk)) > 0;)
+                        pending.append(chunk, static_cast<std::size_t>(got));
                     for (std::size_t end; (end = pending.find('\n')) != std::string::npos; pending.erase(0, end + 1))
                         if (const auto id = linked_runner(pending.substr(0, end))) tell(*id, nullptr);
+                    if (last) break;
+                    std::this_thread::sleep_for(std::chrono::milliseconds(50));
                 }
-                if (last) break;
-                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            } catch (...) {
+                reader_failed = std::current_exception();
             }
+            if (fd >= 0) ::close(fd);
         });
     try {
         run_confined(args, spec, build_log);
@@ -341,6 +348,7 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs, c
     }
     building = false;
     if (reader.joinable()) reader.join();
+    if (reader_failed) std::rethrow_exception(reader_failed);
     for (const auto& [id, contents] : files) {
         const std::string runner = dir + "/bin/lab-runner-" + id, explainer = dir + "/bin/lab-explain-grade-" + id;
         if (explain && made_now(explainer)) built.explainers[id] = explainer;
@@ -360,9 +368,12 @@ Built build_runners(const std::map<std::string, std::string>& files, int jobs, c
     return built;  // the lock stays held until this process ends: its runners are used next
 }
 
-RunnersBuilding::RunnersBuilding(std::map<std::string, std::string> files, int jobs, bool explain)
+RunnersBuilding::RunnersBuilding(std::map<std::string, std::string> files, int jobs, bool explain, bool below_the_cases)
 {
-    worker_ = std::thread([this, files = std::move(files), jobs, explain] {
+    worker_ = std::thread([this, files = std::move(files), jobs, explain, below_the_cases] {
+        // The CPU backend's runners use every core, against wall-clock limits: the compilers started
+        // from here (their niceness inherited) take what the cases leave.
+        if (below_the_cases) setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
         const lab::process::Account account("build");
         const auto started = std::chrono::steady_clock::now();
         try {

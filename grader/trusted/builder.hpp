@@ -55,8 +55,9 @@ std::optional<std::string> linked_runner(const std::string& line);
 // rung's runner is there to use as soon as it is linked, while the others still build.
 class RunnersBuilding {
 public:
-    // `explain`: the explain programs too, in the same build (a CPU-backend tree).
-    RunnersBuilding(std::map<std::string, std::string> files, int jobs, bool explain);
+    // `explain`: the explain programs too, in the same build (a CPU-backend tree); `below_the_cases`:
+    // the compilers run at a lower priority than the cases (the CPU backend's, which use every core).
+    RunnersBuilding(std::map<std::string, std::string> files, int jobs, bool explain, bool below_the_cases);
     ~RunnersBuilding();  // waits for the build
     RunnersBuilding(const RunnersBuilding&) = delete;
     RunnersBuilding& operator=(const RunnersBuilding&) = delete;

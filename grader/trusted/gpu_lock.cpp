@@ -80,41 +80,25 @@ std::uint64_t arrivals(const std::string& path, std::uint64_t add)
 
 }  // namespace
 
-GpuLock::GpuLock(const std::string& path, double patience, double window)
+GpuLock::GpuLock(const std::string& path)
 {
     if (path.empty()) return;
-    using Clock = std::chrono::steady_clock;
-    const auto started = Clock::now();
+    const auto started = std::chrono::steady_clock::now();
     bool waited = false;
     // The queue first: while a grading waits for the GPU alone, it holds the queue, and no hold to
-    // share it is taken before it has had it, unless it lets go of the queue for a while after a
-    // long wait (gpu_lock.hpp).
+    // share it is taken before it has had it.
     const int queue = open_lock_file(path + ".queue");
     try {
+        waited = take(queue, LOCK_EX, path + ".queue", false);
         fd_ = open_lock_file(path);
-        while (true) {
-            waited |= take(queue, LOCK_EX, path + ".queue", waited);
-            const auto round = Clock::now();
-            bool had = false;
-            while (!(had = ::flock(fd_, LOCK_EX | LOCK_NB) == 0)) {
-                if (errno != EWOULDBLOCK && errno != EINTR) throw std::runtime_error("cannot lock " + path + ": " + std::strerror(errno));
-                if (!waited) std::cout << "  waiting for the GPU: another grading runs on it (" << path << ")\n" << std::flush;
-                waited = true;
-                if (std::chrono::duration<double>(Clock::now() - round).count() >= patience) break;
-                ::usleep(20000);
-            }
-            if (had) break;
-            ::flock(queue, LOCK_UN);
-            ::usleep(static_cast<useconds_t>(window * 1e6));
-        }
+        waited |= take(fd_, LOCK_EX, path, waited);
     } catch (...) {
         ::close(queue);
         if (fd_ >= 0) ::close(fd_);
-        fd_ = -1;
         throw;
     }
     ::close(queue);
-    if (waited) waited_ = std::chrono::duration<double>(Clock::now() - started).count();
+    if (waited) waited_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
 GpuLock::~GpuLock()

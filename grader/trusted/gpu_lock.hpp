@@ -24,13 +24,7 @@ public:
     // Waits until this process holds the lock at `path` (gpu_lock_path(): the GPU it uses) alone,
     // saying so once when it must wait. "" holds nothing (the CPU backend). The process must hold
     // no share of it (GpuShare) meanwhile: it would wait for itself.
-    // While it waits, holds asked for after it wait behind it, but not for ever: once it has waited
-    // `patience` seconds for the holds there (a rung that runs that long is most likely a kernel
-    // held to its case limit, a minute and more), it lets the holds waiting behind it in for
-    // `window` seconds, and waits again. Without that, every grading on the GPU stopped behind one
-    // endless kernel: a class of 16 on an H200, four of them endless, waited 5260 s in all.
-    static constexpr double kPatience = 10, kWindow = 2;
-    explicit GpuLock(const std::string& path, double patience = kPatience, double window = kWindow);
+    explicit GpuLock(const std::string& path);
     ~GpuLock();
     GpuLock(const GpuLock&) = delete;
     GpuLock& operator=(const GpuLock&) = delete;

@@ -250,7 +250,7 @@ void build(Grading& run)
             run.built.logs[id];
             run.findings[id];
         }
-        run.building = std::make_unique<RunnersBuilding>(run.to_build, run.request.jobs, !run.gpu && needs.explainers);
+        run.building = std::make_unique<RunnersBuilding>(run.to_build, run.request.jobs, !run.gpu && needs.explainers, !run.gpu);
         return;
     }
     // Without a GPU this tree is the CPU backend's: the explain programs build with the runners, and
