@@ -144,7 +144,8 @@ enum class Use { shared, alone };
 // steady clock is the machine's). With `go`, it asks once that file exists: forked before the test
 // takes its own holds, whose files a child forked later would hold too (a runner, started with exec,
 // does not: the lock files close on exec).
-pid_t hold_in_child(const std::string& path, Use use, double seconds, const std::string& marker, const std::string& go = "")
+pid_t hold_in_child(const std::string& path, Use use, double seconds, const std::string& marker, const std::string& go = "",
+                    double patience = lab::grading::kHoldPatience)
 {
     const pid_t child = fork();
     if (child != 0) return child;
@@ -154,7 +155,7 @@ pid_t hold_in_child(const std::string& path, Use use, double seconds, const std:
         std::optional<lab::grading::GpuShare::Hold> shared;
         std::optional<lab::grading::GpuLock> alone;
         if (use == Use::shared) shared.emplace(share.hold());
-        else alone.emplace(path);
+        else alone.emplace(path, patience);
         { std::ofstream(marker + ".part") << std::to_string(now_seconds()); }
         std::filesystem::rename(marker + ".part", marker);
         usleep(static_cast<useconds_t>(seconds * 1e6));
@@ -276,5 +277,76 @@ TEST(GpuLock, AGradingHoldsItARungAtATime)
         EXPECT_TRUE(share.shared_with_another()) << "another grading's hold went unseen";
     }
     EXPECT_TRUE(share.shared_with_another());
+    std::filesystem::remove_all(dir);
+}
+
+// A grading that waits for the GPU alone holds up the others' rungs (the queue), but not behind a hold
+// older than its patience: on an H200, a class of 16 waited 5260 s of its rungs' time behind
+// gradings that waited for kernels held to their case limit. Once none is that old it holds them up
+// again, and has the GPU when the old one ends. A holder that dies leaves no hold behind.
+TEST(GpuLock, AWaiterForTheGpuAloneLetsTheOthersInBesideAHoldPastItsPatience)
+{
+    const std::string dir = fresh_folder("lab-gpu-patience-test-");
+    const std::string path = dir + "/lock";
+    EXPECT_EQ(oldest_hold(path), 0.0) << "no hold yet";
+    const pid_t endless = hold_in_child(path, Use::shared, 2.5, dir + "/endless");
+    const double endless_at = wait_for_marker(dir + "/endless");
+    const pid_t alone = hold_in_child(path, Use::alone, 0.1, dir + "/alone", "", 0.3);
+    usleep(200000);  // (it holds the queue and waits)
+    EXPECT_GT(oldest_hold(path), 0.15);
+    {
+        lab::grading::GpuShare share(path);
+        const lab::grading::GpuShare::Hold rung = share.hold();
+        const double rung_at = now_seconds();
+        EXPECT_LT(rung_at, endless_at + 2.0) << "a rung waited behind a hold older than the waiter's patience";
+        EXPECT_FALSE(std::filesystem::exists(dir + "/alone")) << "had the GPU alone while others shared it";
+        usleep(200000);
+    }
+    const double alone_at = wait_for_marker(dir + "/alone");
+    EXPECT_GT(alone_at, endless_at + 2.5) << "had the GPU alone before the endless one let go";
+    EXPECT_LT(alone_at, endless_at + 4.5) << "never had the GPU alone";
+    lab::process::wait(endless);
+    lab::process::wait(alone);
+    // A holder killed: its hold's file is taken away at the next look.
+    const pid_t killed = hold_in_child(path, Use::shared, 10, dir + "/killed");
+    wait_for_marker(dir + "/killed");
+    EXPECT_GT(oldest_hold(path), 0.0);
+    kill(killed, SIGKILL);
+    lab::process::wait(killed);
+    EXPECT_EQ(oldest_hold(path), 0.0) << "a killed holder's hold counted";
+    EXPECT_TRUE(std::filesystem::is_empty(path + ".holds")) << "a killed holder's file stayed";
+    std::filesystem::remove_all(dir);
+}
+
+// Holds shorter than the patience, taken one after another without a gap by two other gradings: the
+// waiter holds them up (the queue) until those running end, never lets them in, and has the GPU
+// within a hold's time (a waiter that let them in would wait for as long as they keep coming).
+TEST(GpuLock, AWaiterForTheGpuAloneIsNotKeptWaitingByShortHolds)
+{
+    const std::string dir = fresh_folder("lab-gpu-short-holds-test-");
+    const std::string path = dir + "/lock";
+    std::vector<pid_t> busy;
+    for (int i = 0; i < 2; ++i) {
+        const pid_t child = fork();
+        ASSERT_GE(child, 0);
+        if (child == 0) {
+            usleep(i * 600000);  // (staggered: a hold is always running)
+            lab::grading::GpuShare share(path);
+            for (const double until = now_seconds() + 4; now_seconds() < until;) {
+                const lab::grading::GpuShare::Hold hold = share.hold();
+                usleep(1200000);
+            }
+            _exit(0);
+        }
+        busy.push_back(child);
+    }
+    usleep(900000);
+    const double asked = now_seconds();
+    {
+        const lab::grading::GpuLock lock(path, 2.0);
+        EXPECT_LT(now_seconds() - asked, 1.5) << "waited for more than the holds running when it asked";
+        EXPECT_EQ(lock.let_others_in(), 0) << "let others in though no hold was older than its patience";
+    }
+    for (const pid_t child : busy) lab::process::wait(child);
     std::filesystem::remove_all(dir);
 }

@@ -1,11 +1,14 @@
 // TRUSTED SIDE. See gpu_lock.hpp.
 #include "gpu_lock.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -78,26 +81,140 @@ std::uint64_t arrivals(const std::string& path, std::uint64_t add)
     return count;
 }
 
+// The folder of the holds held (the lock's path and ".holds"), open. Made as /tmp is, writable by
+// all with the sticky bit: each user's gradings put their holds' files in it, and only a file's
+// owner takes it away. -1 where it is not there and `make` is false.
+int holds_folder(const std::string& path, bool make)
+{
+    const std::string dir = path + ".holds";
+    if (make && ::mkdir(dir.c_str(), 01777) == 0) ::chmod(dir.c_str(), 01777);  // (whatever the umask made of it)
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && (make || errno != ENOENT)) throw std::runtime_error("cannot open " + dir + ": " + std::strerror(errno));
+    return fd;
+}
+
+// The machine's steady clock (CLOCK_MONOTONIC: the same in every process), in nanoseconds.
+std::int64_t steady_ns()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// A hold's file in the holds' folder, open and locked, and its name: made, locked, and only then
+// given the time the hold began (a file without one is being made, or its maker died making it).
+std::pair<int, std::string> hold_began(const std::string& path)
+{
+    static std::atomic<std::uint64_t> made{0};
+    const std::int64_t now = steady_ns();
+    const std::string name = std::to_string(::getpid()) + "-" + std::to_string(made++) + "-" + std::to_string(now);
+    const int dir = holds_folder(path, true);
+    const int fd = ::openat(dir, name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    const int made_errno = errno;
+    if (fd >= 0 && (::flock(fd, LOCK_EX) != 0 || ::pwrite(fd, &now, sizeof now, 0) != static_cast<ssize_t>(sizeof now))) {
+        const int error = errno;
+        ::unlinkat(dir, name.c_str(), 0);
+        ::close(fd);
+        ::close(dir);
+        throw std::runtime_error("cannot write " + path + ".holds/" + name + ": " + std::strerror(error));
+    }
+    ::close(dir);
+    if (fd < 0) throw std::runtime_error("cannot make " + path + ".holds/" + name + ": " + std::strerror(made_errno));
+    return {fd, name};
+}
+
+void hold_ended(const std::string& path, int fd, const std::string& name)
+{
+    try {
+        const int dir = holds_folder(path, false);
+        if (dir >= 0) {
+            ::unlinkat(dir, name.c_str(), 0);
+            ::close(dir);
+        }
+    } catch (const std::exception&) {
+        // (the file stays, unlocked once closed below: the next look at the folder takes it away)
+    }
+    ::close(fd);
+}
+
 }  // namespace
 
-GpuLock::GpuLock(const std::string& path)
+double oldest_hold(const std::string& path)
+{
+    if (path.empty()) return 0;
+    const int dir = holds_folder(path, false);
+    if (dir < 0) return 0;
+    DIR* listing = ::fdopendir(dir);
+    if (listing == nullptr) {
+        ::close(dir);
+        throw std::runtime_error("cannot list " + path + ".holds: " + std::strerror(errno));
+    }
+    const std::int64_t now = steady_ns();
+    double oldest = 0;
+    while (const dirent* entry = ::readdir(listing)) {
+        if (entry->d_name[0] == '.') continue;
+        const int fd = ::openat(dir, entry->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0) continue;
+        struct stat file{};
+        std::int64_t began = 0;
+        if (::fstat(fd, &file) == 0 && S_ISREG(file.st_mode) &&
+            ::pread(fd, &began, sizeof began, 0) == static_cast<ssize_t>(sizeof began)) {
+            // Not locked: its holder has gone (however it ended) without taking it away.
+            if (::flock(fd, LOCK_SH | LOCK_NB) == 0) ::unlinkat(dir, entry->d_name, 0);
+            else oldest = std::max(oldest, static_cast<double>(now - began) * 1e-9);
+        }
+        ::close(fd);
+    }
+    ::closedir(listing);  // (closes dir)
+    return oldest;
+}
+
+GpuLock::GpuLock(const std::string& path, double patience)
 {
     if (path.empty()) return;
     const auto started = std::chrono::steady_clock::now();
     bool waited = false;
-    // The queue first: while a grading waits for the GPU alone, it holds the queue, and no hold to
-    // share it is taken before it has had it.
-    const int queue = open_lock_file(path + ".queue");
+    // In line first: one grading at a time waits for the GPU alone, the others here, holding up no
+    // grading's rungs.
+    const int line = open_lock_file(path + ".alone");
+    int queue = -1;
     try {
-        waited = take(queue, LOCK_EX, path + ".queue", false);
+        waited = take(line, LOCK_EX, path + ".alone", false);
+        queue = open_lock_file(path + ".queue");
         fd_ = open_lock_file(path);
-        waited |= take(fd_, LOCK_EX, path, waited);
+        for (;;) {
+            // The queue: while this grading holds it, no hold to share the GPU is taken, and those
+            // held end.
+            waited |= take(queue, LOCK_EX, path + ".queue", waited);
+            bool have = false;
+            for (int look = 1;; ++look) {
+                if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) {
+                    have = true;
+                    break;
+                }
+                if (errno != EWOULDBLOCK && errno != EINTR) throw std::runtime_error("cannot lock " + path + ": " + std::strerror(errno));
+                if (!waited) std::cout << "  waiting for the GPU: another grading runs on it (" << path << ")\n" << std::flush;
+                waited = true;
+                if (look % 10 == 0 && oldest_hold(path) > patience) break;  // (a look a second)
+                ::usleep(100000);
+            }
+            if (have) break;
+            // A hold has run for longer than the patience: the other gradings' rungs run beside it
+            // rather than wait for it too, until none is that old; then the queue again.
+            ::flock(queue, LOCK_UN);
+            if (let_others_in_++ == 0)
+                std::cout << "  the GPU is held by a rung that has run for more than " << patience
+                          << " s (a kernel that never ends?): the other gradings' rungs run meanwhile\n" << std::flush;
+            while (oldest_hold(path) > patience) ::usleep(250000);
+            patience *= 2;
+        }
     } catch (...) {
-        ::close(queue);
+        ::close(line);
+        if (queue >= 0) ::close(queue);
         if (fd_ >= 0) ::close(fd_);
+        fd_ = -1;
         throw;
     }
     ::close(queue);
+    ::close(line);
     if (waited) waited_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
@@ -106,14 +223,15 @@ GpuLock::~GpuLock()
     if (fd_ >= 0) ::close(fd_);  // closing lets the lock go
 }
 
-GpuShare::Hold::Hold(Hold&& other) noexcept : share_(other.share_), fd_(other.fd_)
+GpuShare::Hold::Hold(Hold&& other) noexcept
+    : share_(other.share_), fd_(other.fd_), since_(other.since_), since_name_(std::move(other.since_name_))
 {
-    other.fd_ = -1;
+    other.fd_ = other.since_ = -1;
 }
 
 GpuShare::Hold::~Hold()
 {
-    if (fd_ >= 0) share_->let_go(fd_);
+    if (fd_ >= 0) share_->let_go(fd_, since_, since_name_);
 }
 
 GpuShare::Hold GpuShare::hold()
@@ -131,10 +249,12 @@ GpuShare::Hold GpuShare::hold()
     // lock or waits for it while this one holds it, so what is seen below holds still.
     const int queue = open_lock_file(path_ + ".queue");
     int fd = -1;
+    std::pair<int, std::string> since{-1, ""};
     try {
         waited = take(queue, LOCK_EX, path_ + ".queue", quiet);
         fd = open_lock_file(path_);
         waited |= take(fd, LOCK_SH, path_, quiet || waited);
+        since = hold_began(path_);  // (its age, for a grading that waits for the GPU alone)
         const std::lock_guard<std::mutex> lock(mutex_);
         if (held_ == 0) {
             // None of this grading's held: whether another grading holds a share now, by trying for
@@ -157,14 +277,15 @@ GpuShare::Hold GpuShare::hold()
         }
     } catch (...) {
         ::close(queue);
+        if (since.first >= 0) hold_ended(path_, since.first, since.second);
         if (fd >= 0) ::close(fd);
         throw;
     }
     ::close(queue);
-    return Hold(this, fd);
+    return Hold(this, fd, since.first, std::move(since.second));
 }
 
-void GpuShare::let_go(int fd)
+void GpuShare::let_go(int fd, int since, const std::string& since_name)
 {
     const std::lock_guard<std::mutex> lock(mutex_);
     // The last of this grading's: another took a hold meanwhile when the count moved. (The file is
@@ -176,6 +297,7 @@ void GpuShare::let_go(int fd)
             shared_ = true;  // (it cannot tell: as if shared, which runs again only what sharing could change)
         }
     }
+    hold_ended(path_, since, since_name);  // (before the hold: a look at the ages sees none older than it)
     ::close(fd);  // closing lets the hold go
 }
 

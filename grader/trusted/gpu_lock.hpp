@@ -5,7 +5,10 @@
 // "Where the time went" (`again`). The lock is a file per GPU, named by its UUID, in the temporary folder, held
 // with flock(2), so that it goes with its holder however that ends; a second file, the queue, taken
 // in turn by every request, puts a hold asked for after a wait to have the GPU alone behind it; a
-// third counts the holds taken, so that a grading can tell whether another held one beside its own.
+// third counts the holds taken, so that a grading can tell whether another held one beside its own;
+// a folder beside them has a file for each hold held, with when it began, locked by its holder (a
+// waiter for the GPU alone reads their ages, and takes away a file whose holder has gone); a last
+// file lines up the gradings that wait for the GPU alone, so that only one at a time holds the queue.
 #pragma once
 
 #include <cstdint>
@@ -18,22 +21,42 @@
 
 namespace lab::grading {
 
+// How long a hold to share the GPU may have run before a grading that waits for the GPU alone stops
+// holding up the others' rungs behind it (GpuLock): a rung's cases or tools on the GPU take seconds,
+// and one that runs for longer is most likely a kernel that never ends, held to its case limit (a
+// minute a case, three cases: the hang rule).
+inline constexpr double kHoldPatience = 20;
+
 // The GPU alone: held from construction to destruction.
 class GpuLock {
 public:
     // Waits until this process holds the lock at `path` (gpu_lock_path(): the GPU it uses) alone,
     // saying so once when it must wait. "" holds nothing (the CPU backend). The process must hold
     // no share of it (GpuShare) meanwhile: it would wait for itself.
-    explicit GpuLock(const std::string& path);
+    //
+    // While it waits, no grading takes a new hold to share the GPU (the queue), so that the holds
+    // running end and it has the GPU soon; but once one of them has run for longer than `patience`
+    // seconds (a kernel that never ends, likely), it lets the queue go: the other gradings' rungs run
+    // beside that one meanwhile, rather than wait for it too. It takes the queue again once no hold
+    // is that old, and each time it let go, its patience doubles: however long the rungs' holds are,
+    // it has the GPU in the end. One grading at a time waits so; the others wait behind it without
+    // holding the queue.
+    explicit GpuLock(const std::string& path, double patience = kHoldPatience);
     ~GpuLock();
     GpuLock(const GpuLock&) = delete;
     GpuLock& operator=(const GpuLock&) = delete;
     double waited() const { return waited_; }  // seconds
+    int let_others_in() const { return let_others_in_; }  // the times it let the queue go
 
 private:
     int fd_ = -1;
     double waited_ = 0;
+    int let_others_in_ = 0;
 };
+
+// The age in seconds of the oldest hold to share the GPU of the lock at `path` now (0: none), taking
+// away the files of holders that have gone.
+double oldest_hold(const std::string& path);
 
 // A grading's share of the GPU, held a rung at a time by the threads that run its cases and its
 // sanitizer's tools, side by side. It knows whether another grading held a share while one of its
@@ -54,9 +77,12 @@ public:
 
     private:
         friend class GpuShare;
-        Hold(GpuShare* share, int fd) : share_(share), fd_(fd) {}
+        Hold(GpuShare* share, int fd, int since, std::string since_name)
+            : share_(share), fd_(fd), since_(since), since_name_(std::move(since_name)) {}
         GpuShare* share_ = nullptr;
         int fd_ = -1;
+        int since_ = -1;          // its file in the holds' folder (when it began), locked
+        std::string since_name_;  // that file's name
     };
 
     // Waits (saying so once a grading) until the GPU can be shared: while another grading has it
@@ -75,7 +101,7 @@ public:
     const std::string& path() const { return path_; }
 
 private:
-    void let_go(int fd);
+    void let_go(int fd, int since, const std::string& since_name);
 
     std::string path_;
     mutable std::mutex mutex_;
