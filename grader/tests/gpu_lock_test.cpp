@@ -350,3 +350,58 @@ TEST(GpuLock, AWaiterForTheGpuAloneIsNotKeptWaitingByShortHolds)
     for (const pid_t child : busy) lab::process::wait(child);
     std::filesystem::remove_all(dir);
 }
+
+// Holds longer than the patience, 3 s each, from two gradings half a hold apart, so that one older
+// than the patience (1 s) is always running: the waiter lets them in, waits only for the holds held
+// when it did (a waiter that waited for a moment with none that old waited for as long as they kept
+// coming: 18.8 s of 20 in a helper's simulation), and with its patience doubled has the GPU within a
+// few holds' time (about 6.5 s here). Holders killed meanwhile leave nothing behind.
+TEST(GpuLock, AWaiterForTheGpuAloneHasItInTheEndThoughLongHoldsKeepComing)
+{
+    const std::string dir = fresh_folder("lab-gpu-long-holds-test-");
+    const std::string path = dir + "/lock";
+    std::vector<pid_t> busy;
+    for (int i = 0; i < 2; ++i) {
+        const pid_t child = fork();
+        ASSERT_GE(child, 0);
+        if (child == 0) {
+            usleep(static_cast<useconds_t>(i * 1500000));
+            lab::grading::GpuShare share(path);
+            for (const double until = now_seconds() + 25; now_seconds() < until;) {
+                const lab::grading::GpuShare::Hold hold = share.hold();
+                usleep(3000000);
+            }
+            _exit(0);
+        }
+        busy.push_back(child);
+    }
+    usleep(2000000);
+    const double asked = now_seconds();
+    {
+        const lab::grading::GpuLock lock(path, 1.0);
+        EXPECT_LT(now_seconds() - asked, 12.0) << "kept waiting while holds kept coming";
+        EXPECT_GE(lock.let_others_in(), 1);
+    }
+    for (const pid_t child : busy) kill(child, SIGKILL);
+    for (const pid_t child : busy) lab::process::wait(child);
+    EXPECT_EQ(oldest_hold(path), 0.0) << "killed holders' holds counted";
+    EXPECT_TRUE(std::filesystem::is_empty(path + ".holds"));
+    std::filesystem::remove_all(dir);
+}
+
+// The holds' files are a waiter's hint only: where the folder cannot be made (a file of its name),
+// a hold stands without its file, and a waiter waits for it as for a young one.
+TEST(GpuLock, AHoldStandsWhereItsFileCannotBeMade)
+{
+    const std::string dir = fresh_folder("lab-gpu-no-holds-folder-test-");
+    const std::string path = dir + "/lock";
+    { std::ofstream(path + ".holds") << "not a folder"; }
+    const pid_t holder = hold_in_child(path, Use::shared, 1.5, dir + "/held");
+    const double held_at = wait_for_marker(dir + "/held");
+    ASSERT_LT(held_at, 1e9) << "a hold failed without its file";
+    const lab::grading::GpuLock lock(path, 0.3);
+    EXPECT_GT(now_seconds(), held_at + 1.4) << "had the GPU alone beside a hold";
+    EXPECT_EQ(lock.let_others_in(), 0) << "saw an age it cannot know";
+    lab::process::wait(holder);
+    std::filesystem::remove_all(dir);
+}

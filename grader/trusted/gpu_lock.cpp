@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -87,9 +88,13 @@ std::uint64_t arrivals(const std::string& path, std::uint64_t add)
 int holds_folder(const std::string& path, bool make)
 {
     const std::string dir = path + ".holds";
-    if (make && ::mkdir(dir.c_str(), 01777) == 0) ::chmod(dir.c_str(), 01777);  // (whatever the umask made of it)
+    if (make) ::mkdir(dir.c_str(), 01777);
     const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 && (make || errno != ENOENT)) throw std::runtime_error("cannot open " + dir + ": " + std::strerror(errno));
+    struct stat folder{};
+    // (whatever the umask made of it, by its maker)
+    if (fd >= 0 && ::fstat(fd, &folder) == 0 && folder.st_uid == ::geteuid() && (folder.st_mode & 07777) != 01777)
+        ::fchmod(fd, 01777);
     return fd;
 }
 
@@ -109,7 +114,7 @@ std::pair<int, std::string> hold_began(const std::string& path)
     const int dir = holds_folder(path, true);
     const int fd = ::openat(dir, name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     const int made_errno = errno;
-    if (fd >= 0 && (::flock(fd, LOCK_EX) != 0 || ::pwrite(fd, &now, sizeof now, 0) != static_cast<ssize_t>(sizeof now))) {
+    if (fd >= 0 && (::fchmod(fd, 0644) != 0 || ::flock(fd, LOCK_EX) != 0 || ::pwrite(fd, &now, sizeof now, 0) != static_cast<ssize_t>(sizeof now))) {
         const int error = errno;
         ::unlinkat(dir, name.c_str(), 0);
         ::close(fd);
@@ -135,9 +140,9 @@ void hold_ended(const std::string& path, int fd, const std::string& name)
     ::close(fd);
 }
 
-}  // namespace
-
-double oldest_hold(const std::string& path)
+// The age in seconds of the oldest hold that began before `before` (steady_ns()), taking away the
+// files of holders that have gone; 0 where there is none.
+double oldest_hold_before(const std::string& path, std::int64_t before)
 {
     if (path.empty()) return 0;
     const int dir = holds_folder(path, false);
@@ -155,11 +160,15 @@ double oldest_hold(const std::string& path)
         if (fd < 0) continue;
         struct stat file{};
         std::int64_t began = 0;
-        if (::fstat(fd, &file) == 0 && S_ISREG(file.st_mode) &&
-            ::pread(fd, &began, sizeof began, 0) == static_cast<ssize_t>(sizeof began)) {
-            // Not locked: its holder has gone (however it ended) without taking it away.
-            if (::flock(fd, LOCK_SH | LOCK_NB) == 0) ::unlinkat(dir, entry->d_name, 0);
-            else oldest = std::max(oldest, static_cast<double>(now - began) * 1e-9);
+        if (::fstat(fd, &file) == 0 && S_ISREG(file.st_mode)) {
+            const bool complete = ::pread(fd, &began, sizeof began, 0) == static_cast<ssize_t>(sizeof began);
+            // Not locked: its holder has gone (however it ended) without taking it away; or, without
+            // its time, is still making it, unless that was long ago (it died making it).
+            if (::flock(fd, LOCK_SH | LOCK_NB) == 0) {
+                if (complete || file.st_ctime < ::time(nullptr) - 60) ::unlinkat(dir, entry->d_name, 0);
+            } else if (complete && began < before) {
+                oldest = std::max(oldest, static_cast<double>(now - began) * 1e-9);
+            }
         }
         ::close(fd);
     }
@@ -167,8 +176,27 @@ double oldest_hold(const std::string& path)
     return oldest;
 }
 
+// The same for a waiter, which cannot fail: the holds' files only tell it when to let others in,
+// never whether it has the GPU alone; where they cannot be read, it waits as though none were old.
+double oldest_hold_seen(const std::string& path, std::int64_t before)
+{
+    try {
+        return oldest_hold_before(path, before);
+    } catch (const std::exception&) {
+        return 0;
+    }
+}
+
+}  // namespace
+
+double oldest_hold(const std::string& path)
+{
+    return oldest_hold_before(path, std::numeric_limits<std::int64_t>::max());
+}
+
 GpuLock::GpuLock(const std::string& path, double patience)
 {
+    constexpr std::int64_t kAny = std::numeric_limits<std::int64_t>::max();
     if (path.empty()) return;
     const auto started = std::chrono::steady_clock::now();
     bool waited = false;
@@ -193,17 +221,20 @@ GpuLock::GpuLock(const std::string& path, double patience)
                 if (errno != EWOULDBLOCK && errno != EINTR) throw std::runtime_error("cannot lock " + path + ": " + std::strerror(errno));
                 if (!waited) std::cout << "  waiting for the GPU: another grading runs on it (" << path << ")\n" << std::flush;
                 waited = true;
-                if (look % 10 == 0 && oldest_hold(path) > patience) break;  // (a look a second)
+                if (look % 10 == 0 && oldest_hold_seen(path, kAny) > patience) break;  // (a look a second)
                 ::usleep(100000);
             }
             if (have) break;
             // A hold has run for longer than the patience: the other gradings' rungs run beside it
-            // rather than wait for it too, until none is that old; then the queue again.
+            // rather than wait for it too, until none of the holds held now is that old (holds that
+            // begin meanwhile do not count: the ones that count only end, so the wait does); then
+            // the queue again.
+            const std::int64_t let_go_at = steady_ns();
             ::flock(queue, LOCK_UN);
             if (let_others_in_++ == 0)
                 std::cout << "  the GPU is held by a rung that has run for more than " << patience
                           << " s (a kernel that never ends?): the other gradings' rungs run meanwhile\n" << std::flush;
-            while (oldest_hold(path) > patience) ::usleep(250000);
+            while (oldest_hold_seen(path, let_go_at) > patience) ::usleep(250000);
             patience *= 2;
         }
     } catch (...) {
@@ -254,7 +285,14 @@ GpuShare::Hold GpuShare::hold()
         waited = take(queue, LOCK_EX, path_ + ".queue", quiet);
         fd = open_lock_file(path_);
         waited |= take(fd, LOCK_SH, path_, quiet || waited);
-        since = hold_began(path_);  // (its age, for a grading that waits for the GPU alone)
+        try {
+            since = hold_began(path_);  // (its age, for a grading that waits for the GPU alone)
+        } catch (const std::exception& e) {
+            // Only a waiter's patience needs it: the hold stands without (a waiter then waits for
+            // it, however long it runs).
+            static std::once_flag said;
+            std::call_once(said, [&] { std::cout << "  (the GPU's hold is not on record: " << e.what() << ")\n" << std::flush; });
+        }
         const std::lock_guard<std::mutex> lock(mutex_);
         if (held_ == 0) {
             // None of this grading's held: whether another grading holds a share now, by trying for
@@ -297,7 +335,7 @@ void GpuShare::let_go(int fd, int since, const std::string& since_name)
             shared_ = true;  // (it cannot tell: as if shared, which runs again only what sharing could change)
         }
     }
-    hold_ended(path_, since, since_name);  // (before the hold: a look at the ages sees none older than it)
+    if (since >= 0) hold_ended(path_, since, since_name);  // (before the hold: a look at the ages sees none older than it)
     ::close(fd);  // closing lets the hold go
 }
 
