@@ -29,9 +29,14 @@ for sid in sorted(os.listdir(os.path.join(out, "grades", "students"))):
                                   "earned": part["score"] >= part["max"]})
     # The rungs run again with the GPU alone (lab-grade says each: gpu_lock.hpp's run_again_alone).
     log = os.path.join(folder, "grade.log")
-    again = open(log, errors="replace").read().count("again, the GPU alone:") if os.path.isfile(log) else 0
+    said = open(log, errors="replace").read() if os.path.isfile(log) else ""
+    again = said.count("again, the GPU alone:")
+    # Whether, waiting for the GPU alone, it let the other gradings' rungs run beside a rung held for
+    # longer than the lock's patience (gpu_lock.hpp's GpuLock, which says so once).
+    let_in = "the other gradings' rungs run meanwhile" in said
     students.append({"student": sid, "seconds": batch["seconds"], "gpu": batch.get("gpu", ""), "score": grade["score"], "max": grade["max"],
-                     "worker": batch.get("worker", 0), "phases": grade["phases"], "cpu": grade.get("cpu", {}), "speed": speed, "again_rungs": again})
+                     "worker": batch.get("worker", 0), "phases": grade["phases"], "cpu": grade.get("cpu", {}), "speed": speed, "again_rungs": again,
+                     "let_others_in": let_in})
     for name, seconds in grade["phases"].items():
         phases[name] = phases.get(name, 0.0) + seconds
     # Each rung's own phases (its runners' start-up, its cases, its checking, its sanitizer...),
@@ -136,6 +141,11 @@ if len(by_gpu) > 1:
 again = [(s["student"], s["again_rungs"]) for s in students if s["again_rungs"]]
 print(f"run again with the GPU alone (sharing could have changed their verdicts): {sum(k for _, k in again)} rung(s) of "
       f"{len(again)} grading(s), {phases.get('again', 0.0):.0f} s" + (" (" + ", ".join(f"{w} {k}" for w, k in again) + ")" if again else ""))
+let_in = [s["student"] for s in students if s["let_others_in"]]
+summary["let_others_in"] = let_in
+print(f"waiting for the GPU alone, {len(let_in)} grading(s) let the others' rungs run beside a rung held past the lock's "
+      f"patience" + (" (" + ", ".join(let_in) + ")" if let_in else "") + f"; the class's rungs waited {phases.get('gpu_wait', 0.0):.0f} s "
+      "to share the GPU (gpu_wait)")
 timed = [(x["ratio"] / x["needed"] - 1, s["student"], x) for s in students for x in s["speed"]]
 if timed:
     margin, who, x = min(timed, key=lambda t: t[0])
