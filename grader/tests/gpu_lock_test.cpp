@@ -3,7 +3,9 @@
 // they end. (policy_test.cpp: the grader's policy on what its runs handed back.)
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -386,6 +388,39 @@ TEST(GpuLock, AWaiterForTheGpuAloneHasItInTheEndThoughLongHoldsKeepComing)
     for (const pid_t child : busy) lab::process::wait(child);
     EXPECT_EQ(oldest_hold(path), 0.0) << "killed holders' holds counted";
     EXPECT_TRUE(std::filesystem::is_empty(path + ".holds"));
+    std::filesystem::remove_all(dir);
+}
+
+// A waiter that let others in has the GPU as soon as no hold is held, whatever the holds' files say:
+// a file left locked by a process that holds no share of the GPU (another user's, planted with an
+// ancient time) would otherwise keep it waiting for as long as that process lives.
+TEST(GpuLock, AWaiterHasTheGpuOnceNoHoldIsHeldWhateverTheFilesSay)
+{
+    const std::string dir = fresh_folder("lab-gpu-planted-hold-test-");
+    const std::string path = dir + "/lock";
+    std::filesystem::create_directories(path + ".holds");
+    const pid_t planted = fork();
+    ASSERT_GE(planted, 0);
+    if (planted == 0) {
+        const int fd = ::open((path + ".holds/planted").c_str(), O_RDWR | O_CREAT, 0644);
+        const std::int64_t ancient = 1;
+        if (fd < 0 || ::flock(fd, LOCK_EX) != 0 || ::pwrite(fd, &ancient, sizeof ancient, 0) != sizeof ancient) _exit(1);
+        { std::ofstream(dir + "/planted-ready") << "ready"; }
+        usleep(5000000);
+        _exit(0);
+    }
+    while (!std::filesystem::exists(dir + "/planted-ready")) usleep(1000);
+    const pid_t rung = hold_in_child(path, Use::shared, 1.5, dir + "/rung");
+    const double rung_at = wait_for_marker(dir + "/rung");
+    {
+        const lab::grading::GpuLock lock(path, 0.3);
+        EXPECT_GT(now_seconds(), rung_at + 1.4) << "had the GPU alone beside a hold";
+        EXPECT_LT(now_seconds(), rung_at + 3.0) << "waited for a file that no hold held";
+        EXPECT_GE(lock.let_others_in(), 1);
+    }
+    lab::process::wait(rung);
+    kill(planted, SIGKILL);
+    lab::process::wait(planted);
     std::filesystem::remove_all(dir);
 }
 

@@ -228,13 +228,15 @@ GpuLock::GpuLock(const std::string& path, double patience)
             // A hold has run for longer than the patience: the other gradings' rungs run beside it
             // rather than wait for it too, until none of the holds held now is that old (holds that
             // begin meanwhile do not count: the ones that count only end, so the wait does); then
-            // the queue again.
+            // the queue again. Whenever no hold is held meanwhile, the GPU is this grading's at once
+            // (whatever the holds' files say: a file is a hint, the lock is the fact).
             const std::int64_t let_go_at = steady_ns();
             ::flock(queue, LOCK_UN);
             if (let_others_in_++ == 0)
                 std::cout << "  the GPU is held by a rung that has run for more than " << patience
                           << " s (a kernel that never ends?): the other gradings' rungs run meanwhile\n" << std::flush;
-            while (oldest_hold_seen(path, let_go_at) > patience) ::usleep(250000);
+            while (!(have = ::flock(fd_, LOCK_EX | LOCK_NB) == 0) && oldest_hold_seen(path, let_go_at) > patience) ::usleep(250000);
+            if (have) break;
             patience *= 2;
         }
     } catch (...) {

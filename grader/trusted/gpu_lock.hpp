@@ -38,11 +38,12 @@ public:
     // running end and it has the GPU soon; but once one of them has run for longer than `patience`
     // seconds (a kernel that never ends, likely), it lets the queue go: the other gradings' rungs run
     // beside that one meanwhile, rather than wait for it too. It takes the queue again once none of
-    // the holds held when it let go is that old (those begun since do not count: the wait ends), and
-    // each time it let go, its patience doubles: however long the rungs' holds are, it has the GPU
-    // in the end. One grading at a time waits so; the others wait behind it without holding the
-    // queue. The holds' files only tell it when to let others in: where they cannot be made or read,
-    // a hold stands without one and the waiter waits for it, as though it were young.
+    // the holds held when it let go is that old (those begun since do not count: the wait ends), or
+    // has the GPU the moment no hold is held; each time it let go, its patience doubles: however
+    // long the rungs' holds are, it has the GPU in the end. One grading at a time waits so; the
+    // others wait behind it without holding the queue. The holds' files only tell it when to let
+    // others in: where they cannot be made or read, a hold stands without one and the waiter waits
+    // for it, as though it were young.
     explicit GpuLock(const std::string& path, double patience = kHoldPatience);
     ~GpuLock();
     GpuLock(const GpuLock&) = delete;
