@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -173,6 +174,28 @@ double wait_for_marker(const std::string& marker)
     return std::stod(lab::read_file(marker));
 }
 
+// `count` child processes, each a grading taking holds of `seconds` one after another without a gap
+// for `during` seconds, the k-th starting `apart` x k seconds after the first.
+std::vector<pid_t> gradings_holding(const std::string& path, int count, double seconds, double apart, double during)
+{
+    std::vector<pid_t> children;
+    for (int k = 0; k < count; ++k) {
+        const pid_t child = fork();
+        if (child < 0) throw std::runtime_error("fork failed");
+        if (child == 0) {
+            usleep(static_cast<useconds_t>(k * apart * 1e6));
+            lab::grading::GpuShare share(path);
+            for (const double until = now_seconds() + during; now_seconds() < until;) {
+                const lab::grading::GpuShare::Hold hold = share.hold();
+                usleep(static_cast<useconds_t>(seconds * 1e6));
+            }
+            _exit(0);
+        }
+        children.push_back(child);
+    }
+    return children;
+}
+
 }  // namespace
 
 // Gradings share the GPU for their cases and tools, each knowing whether another shared it; one that
@@ -327,21 +350,8 @@ TEST(GpuLock, AWaiterForTheGpuAloneIsNotKeptWaitingByShortHolds)
 {
     const std::string dir = fresh_folder("lab-gpu-short-holds-test-");
     const std::string path = dir + "/lock";
-    std::vector<pid_t> busy;
-    for (int i = 0; i < 2; ++i) {
-        const pid_t child = fork();
-        ASSERT_GE(child, 0);
-        if (child == 0) {
-            usleep(i * 600000);  // (staggered: a hold is always running)
-            lab::grading::GpuShare share(path);
-            for (const double until = now_seconds() + 4; now_seconds() < until;) {
-                const lab::grading::GpuShare::Hold hold = share.hold();
-                usleep(1200000);
-            }
-            _exit(0);
-        }
-        busy.push_back(child);
-    }
+    // (staggered: a hold is always running)
+    const std::vector<pid_t> busy = gradings_holding(path, 2, 1.2, 0.6, 4);
     usleep(900000);
     const double asked = now_seconds();
     {
@@ -362,21 +372,7 @@ TEST(GpuLock, AWaiterForTheGpuAloneHasItInTheEndThoughLongHoldsKeepComing)
 {
     const std::string dir = fresh_folder("lab-gpu-long-holds-test-");
     const std::string path = dir + "/lock";
-    std::vector<pid_t> busy;
-    for (int i = 0; i < 2; ++i) {
-        const pid_t child = fork();
-        ASSERT_GE(child, 0);
-        if (child == 0) {
-            usleep(static_cast<useconds_t>(i * 1500000));
-            lab::grading::GpuShare share(path);
-            for (const double until = now_seconds() + 25; now_seconds() < until;) {
-                const lab::grading::GpuShare::Hold hold = share.hold();
-                usleep(3000000);
-            }
-            _exit(0);
-        }
-        busy.push_back(child);
-    }
+    const std::vector<pid_t> busy = gradings_holding(path, 2, 3.0, 1.5, 25);
     usleep(2000000);
     const double asked = now_seconds();
     {
