@@ -2,11 +2,14 @@
 // the sanitizer pass's; when a pipelined build has a rung's runner (builder.hpp).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 
 #include "lab/device.hpp"
 #include "builder.hpp"
+#include "fresh_folder.hpp"
 #include "lab/registry.hpp"
 #include "plan.hpp"
 #include "rubric.hpp"
@@ -79,6 +82,25 @@ TEST(Pipeline, ARungIsLinkedWhenTheLogSaysItsRunnerWas)
     EXPECT_EQ(linked_runner("FAILED: bin/lab-runner-01_interleaved"), std::nullopt);
     EXPECT_EQ(linked_runner("/usr/bin/ld: cannot open output file bin/lab-runner-01_interleaved: No space left"), std::nullopt);
     EXPECT_EQ(linked_runner("[5/9] Linking CXX executable bin/lab-runner-01_interleaved.tmp"), std::nullopt);
+}
+
+// A grading runs only in a tree of the solutions: in one of the exercises (./lab replay builds its
+// lab-grade there) the integrity checks would compare a submission with the skeletons, and refuse
+// the reference itself (rungs 10, 11 and 13 were, before the refusal).
+TEST(Pipeline, AGradingRefusesATreeOfTheExercises)
+{
+    namespace fs = std::filesystem;
+    const std::string dir = fresh_folder("lab-tree-refusal-");
+    EXPECT_EQ(grading_tree_refusal(dir), "") << "a folder with no CMakeCache.txt";
+    std::ofstream(dir + "/CMakeCache.txt") << "CMAKE_BUILD_TYPE:STRING=RelWithDebInfo\nLAB_TREE:STRING=exercises\nX:BOOL=ON\n";
+    const std::string refusal = grading_tree_refusal(dir);
+    EXPECT_NE(refusal.find("a tree of the exercises"), std::string::npos) << refusal;
+    EXPECT_NE(refusal.find("./lab grade"), std::string::npos) << refusal;
+    std::ofstream(dir + "/CMakeCache.txt") << "CMAKE_BUILD_TYPE:STRING=RelWithDebInfo\nLAB_TREE:STRING=solutions\nX:BOOL=ON\n";
+    EXPECT_EQ(grading_tree_refusal(dir), "");
+    // This very grader's tree (the kit's tests of the grader build in one of the solutions).
+    EXPECT_EQ(grading_tree_refusal(grading_build_dir()), "");
+    fs::remove_all(dir);
 }
 
 }  // namespace

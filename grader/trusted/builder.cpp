@@ -142,6 +142,20 @@ std::string shown_log(std::string log, const std::string& dir, const std::string
 
 std::string grading_build_dir() { return LAB_BINARY_DIR; }
 
+bool is_exercises_tree(const std::string& dir)
+{
+    return lab::try_read_file(dir + "/CMakeCache.txt").value_or("").find("\nLAB_TREE:STRING=exercises\n") != std::string::npos;
+}
+
+std::string grading_tree_refusal(const std::string& dir)
+{
+    if (!is_exercises_tree(dir)) return "";
+    return "this lab-grade was built in " + dir + ", a tree of the exercises (for ./lab replay), where the kit's "
+           "rung objects are the skeletons: the integrity checks compare a submission with the reference's "
+           "objects, so every rung that goes beyond its skeleton would be refused. Grade with ./lab grade, "
+           "which builds a tree of the solutions (build/cpu-solutions or build/cuda-solutions).";
+}
+
 std::vector<std::string> submitted_paths(const std::string& dir, const std::string& id)
 {
     return {dir + "/grading/submission/" + id + ".cu", dir + "/cpu_sources/grade_kernel_" + id + ".cu"};
@@ -191,7 +205,7 @@ std::map<std::string, std::string> reference_explainers(const std::string& dir, 
 {
     // A tree of the solutions builds the reference as lab-explain-ID, one of the exercises as
     // lab-explain-reference-ID beside the exercise's (harness/explain/CMakeLists.txt).
-    const bool exercises = lab::try_read_file(dir + "/CMakeCache.txt").value_or("").find("\nLAB_TREE:STRING=exercises\n") != std::string::npos;
+    const bool exercises = is_exercises_tree(dir);
     std::map<std::string, std::string> programs;
     std::vector<std::string> command{"cmake", "--build", dir, "-j", std::to_string(jobs)};
     for (const std::string& id : ids) {

@@ -35,6 +35,15 @@ struct Built {
 // lab-grade writes, and the CPU backend's rewrite of it): what messages show as exercises/ID.cu.
 std::vector<std::string> submitted_paths(const std::string& dir, const std::string& id);
 
+// Whether the build tree `dir` is one of the exercises (LAB_TREE=exercises, as ./lab check and
+// ./lab replay build): its rung_ID objects are the skeletons, not the reference.
+bool is_exercises_tree(const std::string& dir);
+
+// Why a grading cannot run in the build tree `dir`, or "" when it can: the integrity checks compare
+// a submission's objects with the reference's (rung_ID), which a tree of the exercises builds from
+// the skeletons, so that the reference itself would be refused there.
+std::string grading_tree_refusal(const std::string& dir);
+
 // `files`: rung id -> the submitted file's contents. Holds a lock on the build tree while it works.
 // `dir`: the build tree (this grader's, or the CPU backend's beside it); `inspect`: also build the
 // reference's objects and gather what the integrity checks read (this grader's tree only);

@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 
+#include "builder.hpp"
 #include "categories.hpp"
 #include "lab/device.hpp"
 #include "lab/process.hpp"
@@ -567,6 +568,10 @@ int grade(const GradeRequest& request)
     if (!device.usable) {
         std::cerr << "lab-grade: " << device.reason << "\n  This grader was built for the GPU; without one, build the "
                   << "kit for the CPU backend (./lab grade does) and grade there.\n";
+        return 2;
+    }
+    if (const std::string refusal = grading_tree_refusal(grading_build_dir()); !refusal.empty()) {
+        std::cerr << "lab-grade: " << refusal << '\n';
         return 2;
     }
     run.gpu = !device.emulated;
