@@ -153,25 +153,26 @@ struct Measured {
     double ceiling_gbps = 0;  // the in-run ceiling the row was held against (the 13th column), 0 where not given
 };
 
-// Every row of every GPU's results.csv, the GPUs in folder order (h100, h200).
-std::vector<Measured> read_benchmarks(const std::string& root)
+// Every row of every GPU's `file` (results.csv: the benchmark; rows_sweep.csv: the row-shape sweep,
+// lab-bench --sweep-csv, in the same columns), the GPUs in folder order (h100, h200).
+std::vector<Measured> read_benchmarks(const std::string& root, const std::string& file = "results.csv")
 {
     std::vector<std::string> folders;
     const std::string dir = root + "/handouts/benchmark";
     if (std::filesystem::exists(dir))
         for (const auto& entry : std::filesystem::directory_iterator(dir))
-            if (std::filesystem::exists(entry.path() / "results.csv")) folders.push_back(entry.path().string());
+            if (std::filesystem::exists(entry.path() / file)) folders.push_back(entry.path().string());
     std::sort(folders.begin(), folders.end());
     std::vector<Measured> rows;
     for (const std::string& folder : folders) {
-        std::istringstream lines(read_or_fail(folder + "/results.csv"));
+        std::istringstream lines(read_or_fail(folder + "/" + file));
         std::string line;
         std::getline(lines, line);
         if (line.rfind("gpu,kernel,size,dtype,n,bytes,median_ms,min_ms,gbps,pct_ceiling", 0) != 0)
-            throw lab::UsageError(folder + "/results.csv does not start with lab-bench's header");
+            throw lab::UsageError(folder + "/" + file + " does not start with lab-bench's header");
         while (std::getline(lines, line)) {
             const auto f = lab::csv_fields(line);
-            if (f.size() < 10) throw lab::UsageError(folder + "/results.csv: a short line: " + line);
+            if (f.size() < 10) throw lab::UsageError(folder + "/" + file + ": a short line: " + line);
             rows.push_back({f[0], f[1], f[2], std::stod(f[6]), std::stod(f[8]), std::stod(f[9]),
                             "benchmark/" + std::filesystem::path(folder).filename().string(),
                             f.size() > 11 && f[11] != "0" ? f[11] : "",
@@ -263,8 +264,56 @@ std::string ladder_section(const std::vector<Measured>& rows, const lab::Registr
     return md.str();
 }
 
-std::string numbers_section(const std::vector<Measured>& rows, const lab::Registry& registry, const lab::RungInfo& rung,
-                            const lab::SpeedPlan& speed)
+// A row rung's row-shape sweep (rows_sweep.csv): each of its kernels as a share of the in-run ceiling
+// at every shape, a row per GPU and kernel, in the sweep's order; "" where the rung is not in it.
+// Rung 12's and CUB's rows are in each GPU's results.md and the sweep's plot.
+std::string sweep_table(const std::vector<Measured>& sweep, const lab::RungInfo& rung)
+{
+    std::vector<std::string> shapes, kernels;
+    for (const auto& r : sweep) {
+        if (r.kernel.rfind(rung.id + "/", 0) != 0) continue;
+        if (std::find(shapes.begin(), shapes.end(), r.size) == shapes.end()) shapes.push_back(r.size);
+        if (std::find(kernels.begin(), kernels.end(), r.kernel) == kernels.end()) kernels.push_back(r.kernel);
+    }
+    if (kernels.empty()) return "";
+    // "16x1048576" as "16 x 2^20": a row of more than 16384 floats by its power of two, if it is one.
+    const auto shown = [](const std::string& shape) {
+        const std::size_t x = shape.find('x');
+        if (x == std::string::npos) return shape;
+        const std::string rows = shape.substr(0, x), cols = shape.substr(x + 1);
+        const unsigned long long c = std::stoull(cols);
+        if (c > 16384 && (c & (c - 1)) == 0) return rows + " x 2^" + std::to_string(__builtin_ctzll(c));
+        return rows + " x " + cols;
+    };
+    std::ostringstream md;
+    md << "Share of the in-run ceiling (a read for dot, a copy for the others) at 2^24 floats, median of 10 runs, "
+          "L2 flushed (handouts/benchmark/GPU/rows_sweep.csv):\n";
+    for (const auto& gpu : measured_gpus(sweep)) {
+        std::ostringstream table;
+        bool any = false;
+        for (const auto& kernel : kernels) {
+            std::string line = "| " + kernel.substr(kernel.find('/') + 1) + " |";
+            bool measured = false;
+            for (const auto& shape : shapes) {
+                const auto* m = find_measured(sweep, gpu, kernel, shape);
+                measured |= m != nullptr;
+                line += ' ' + (m ? fixed(m->pct_ceiling, 0) + "%" : std::string("-")) + " |";
+            }
+            if (measured) table << line << '\n';
+            any |= measured;
+        }
+        if (!any) continue;
+        md << "\n" << gpu << ":\n\n| kernel |";
+        for (const auto& shape : shapes) md << ' ' << shown(shape) << " |";
+        md << "\n|---|";
+        for (std::size_t i = 0; i < shapes.size(); ++i) md << "---:|";
+        md << '\n' << table.str();
+    }
+    return md.str();
+}
+
+std::string numbers_section(const std::vector<Measured>& rows, const std::vector<Measured>& sweep,
+                            const lab::Registry& registry, const lab::RungInfo& rung, const lab::SpeedPlan& speed)
 {
     std::vector<std::string> kernels, gpus;
     for (const auto& r : rows) {
@@ -275,6 +324,7 @@ std::string numbers_section(const std::vector<Measured>& rows, const lab::Regist
     std::ostringstream md;
     md << "### On the GPUs\n\n";
     if (kernels.empty()) {
+        if (const std::string table = sweep_table(sweep, rung); !table.empty()) return md.str() + table + full_tables(rows);
         md << "Not measured on a GPU yet. `./lab bench` on a GPU machine writes `handouts/benchmark/GPU/results.csv`, "
               "and `./lab generate` then puts this rung's figures here.\n";
         return md.str() + full_tables(rows);
@@ -380,6 +430,7 @@ int main(int argc, char** argv)
         for (const auto& rung : registry.rungs())
             in_sync &= sync_file(lab::hint_code_path(root, rung.id), hint_code_of(rung, made.at(rung.id)), check);
         const auto measured = read_benchmarks(root);
+        const auto sweep = read_benchmarks(root, "rows_sweep.csv");
         in_sync &= sync_file(root + "/README.md",
                              with_section(read_or_fail(root + "/README.md"), "rungs", rung_table(registry, "handouts/"), "README.md"),
                              check);
@@ -392,7 +443,7 @@ int main(int argc, char** argv)
                              check);
         for (const auto& rung : registry.rungs()) {
             const std::string handout = root + "/handouts/" + rung.id + ".md";
-            in_sync &= sync_file(handout, with_section(read_or_fail(handout), "numbers", numbers_section(measured, registry, rung, speed),
+            in_sync &= sync_file(handout, with_section(read_or_fail(handout), "numbers", numbers_section(measured, sweep, registry, rung, speed),
                                                        "handouts/" + rung.id + ".md"),
                                  check);
         }

@@ -328,7 +328,7 @@ __global__ void slice_rows(const float* __restrict__ x, float* __restrict__ out,
         // Faster on an H200: cluster.barrier_arrive() here and cluster.barrier_wait() after the
         // write below, so the write overlaps the slowest block's reads instead of waiting for them
         // (with the slice copied by cooperative_groups::memcpy_async, 76-81% of the ceiling at
-        // 256 x 65536 against this code's 66-68%). The CPU backend runs both.
+        // 256 x 65536 against this code's 68-70%). The CPU backend runs both.
     }
     part.write(out + start + piece.begin, Op::apply(s));
 }
@@ -468,11 +468,13 @@ Rows::Plan Rows::plan(std::size_t rows, std::size_t cols, bool held) const
     // TODO(13-choose, ~20 lines): pick the scheme from the shape. Rows of up to 1024 floats
     //   go to groups of lanes, with as few lanes as keep each lane's share small (a few 16-byte
     //   loads). Longer rows: when there are enough of them to give every multiprocessor its blocks
-    //   (fill_target), a block each; when not, more blocks per row, but no block with less than
-    //   kLeastPerBlock floats to read. A row that needs several blocks and keeps its values (held)
-    //   goes to a cluster when this object may launch one (max_cluster_) and the cluster's shared
-    //   memory holds it (slice_max_ floats a block, kSliceTarget where the row leaves the choice);
-    //   every other row that needs several blocks goes to the split scheme.
+    //   (fill_target), a block each, which keeps a row of up to 4096 floats in its threads'
+    //   registers and a longer one in its shared memory (Scheme::slice, up to slice_max_ floats);
+    //   when not, more blocks per row, but no block with less than kLeastPerBlock floats to read.
+    //   A row that needs several blocks and keeps its values (held) goes to a cluster when this
+    //   object may launch one (max_cluster_) and the cluster's shared memory holds it (slice_max_
+    //   floats a block, kSliceTarget where the row leaves the choice); every other row that needs
+    //   several blocks goes to the split scheme.
     (void)rows, (void)cols, (void)held;
     return {Scheme::group, 256, 1, 4};
 }
