@@ -231,6 +231,15 @@ void Worker::run_cluster(std::size_t cluster)
 {
     const KernelInvocation& inv = *launch_->invocation;
     tls_block_generation = ++generation_;
+    {
+        const KernelInvocation& shape = *launch_->invocation;
+        std::uint64_t h = (std::uint64_t{shape.grid.x} << 40) ^ (std::uint64_t{shape.grid.y} * shape.grid.z << 20) ^
+                          (std::uint64_t{shape.block.x} * shape.block.y * shape.block.z);
+        h ^= h >> 33;
+        h *= 0xff51afd7ed558ccdull;
+        h ^= h >> 33;
+        poison_ = (h + cluster) % 2 ? 0xFF : 0x7F;
+    }
     // The cluster's place in the grid, then each block's (its rank: x fastest, as CUDA numbers them).
     const dim3 c = inv.cluster, clusters(inv.grid.x / c.x, inv.grid.y / c.y, inv.grid.z / c.z);
     const uint3 at{static_cast<unsigned>(cluster % clusters.x), static_cast<unsigned>(cluster / clusters.x % clusters.y),
@@ -245,7 +254,7 @@ void Worker::run_cluster(std::size_t cluster)
         b.at_barrier = 0;
         b.copies_landed = 0;
         std::fill(state_.begin() + b.first_slot, state_.begin() + b.first_slot + block_threads_, State::ready);
-        if (dynamic_bytes_) std::memset(b.dynamic_shared, generation_ % 2 ? 0xFF : 0x7F, dynamic_bytes_);
+        if (dynamic_bytes_) std::memset(b.dynamic_shared, poison_, dynamic_bytes_);
     }
     for (std::size_t w = 0; w < warps_.size(); ++w) {
         const unsigned first = static_cast<unsigned>(w) * 32 % block_slots_;

@@ -69,8 +69,6 @@ void add_to_table(const SharedArray& array)
     g_shared_array_count.store(k + 1, std::memory_order_release);
 }
 
-unsigned char poison_byte(std::uint64_t generation) { return generation % 2 ? 0xFF : 0x7F; }
-
 void protect(void* start, std::size_t bytes, bool open)
 {
     const auto first = reinterpret_cast<std::uintptr_t>(start) & ~(page_size() - 1);
@@ -95,7 +93,7 @@ void Worker::prepare_shared(SharedDeclaration& d, unsigned rank)
         if (remote_open_ && rank < cluster_size_ && blocks_[rank].live > 0) protect(d.remote[rank], d.bytes, true);
     }
     if (d.prepared_for[rank] != generation_) {
-        std::memset(d.storage[rank], poison_byte(generation_), d.bytes);
+        std::memset(d.storage[rank], poison_, d.bytes);
         d.prepared_for[rank] = generation_;
     }
 }
@@ -114,8 +112,8 @@ void Worker::block_ended(BlockRun& block)
     const unsigned rank = block.context.rank;
     open_remote(rank, false);
     for (SharedDeclaration* d : declarations_)
-        if (d->storage[rank] && d->prepared_for[rank] == generation_) std::memset(d->storage[rank], poison_byte(generation_ + 1), d->bytes);
-    if (dynamic_bytes_) std::memset(block.dynamic_shared, poison_byte(generation_ + 1), dynamic_bytes_);
+        if (d->storage[rank] && d->prepared_for[rank] == generation_) std::memset(d->storage[rank], ended_poison(), d->bytes);
+    if (dynamic_bytes_) std::memset(block.dynamic_shared, ended_poison(), dynamic_bytes_);
 }
 
 void* Worker::map_shared_rank(const void* address, unsigned rank, const char* file, int line)
@@ -263,7 +261,7 @@ void Worker::memcpy_async(void* dst_pointer, const void* src_pointer, std::size_
     copy.bytes = bytes;
     copy.site = site;
     copy.issued = 1;
-    std::memset(dst, poison_byte(generation_), bytes);
+    std::memset(dst, poison_, bytes);
     if (to.shared) {
         copy.guarded_from = round_up(a_to, page_size());
         copy.guarded_to = (a_to + bytes) & ~(page_size() - 1);

@@ -456,7 +456,13 @@ private:
     unsigned warp_ = 0;            // reverse: the warp whose threads have turns
     unsigned scan_ = 0;            // reverse: slots of warp_ from here down are still to be offered a turn
     bool progress_ = false;        // reverse: a thread of warp_ went on in this pass over it
-    std::uint64_t generation_ = 0;
+    std::uint64_t generation_ = 0;  // clusters this worker has run: which one a __shared__ array was prepared for
+    // The byte that fills the cluster's shared memory before it runs (the poison): 0xFF (NaN, -1) or
+    // 0x7F (a huge value), the clusters of a grid alternating from a start its shape picks; never
+    // what ran before on this worker, so every thread order of a launch reads the same poison, and
+    // a result that differs between orders comes from a race, not from the poison's luck.
+    unsigned char poison_ = 0x7F;
+    unsigned char ended_poison() const { return poison_ == 0xFF ? 0x7F : 0xFF; }  // a block's, once it has ended
     std::vector<SharedDeclaration*> declarations_;  // every __shared__ declaration this worker has storage for
     bool remote_open_ = false;  // the cluster has passed its first barrier: its blocks may reach each other's shared memory
 

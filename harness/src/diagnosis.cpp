@@ -83,6 +83,28 @@ std::string tree_stopped_early(const Case& c, const LaunchPlan& plan, const std:
     return "";
 }
 
+// Whether every wrong block's result is its right one plus the CPU backend's shared-memory poison, the
+// byte each __shared__ array is filled with before a block (0xFF or 0x7F in every byte): for an int
+// sum, 1 to 4 times -1 or 0x7F7F7F7F off; for a float, NaN or beyond 1e38 where the input is modest.
+// A thread read a slot of shared memory that no thread of its block had written.
+template <typename T>
+bool holds_shared_poison(const std::vector<T>& slots, const std::vector<double>& expected, const std::vector<std::size_t>& wrong)
+{
+    for (const std::size_t b : wrong) {
+        if constexpr (std::is_same_v<T, int>) {
+            const double off = static_cast<double>(slots[b]) - expected[b];
+            bool fits = false;
+            for (const double poison : {-1.0, static_cast<double>(0x7F7F7F7F)})
+                for (int k = 1; k <= 4 && !fits; ++k) fits = off == k * poison;
+            if (!fits) return false;
+        } else {
+            if (!(std::isnan(slots[b]) || std::fabs(static_cast<double>(slots[b])) > 1e38) || std::fabs(expected[b]) > 1e30)
+                return false;
+        }
+    }
+    return !wrong.empty();
+}
+
 // The reduction rungs (01-11): the checks that need the exact value of a slice of the input.
 template <typename T>
 void diagnose_reduction(const RungInfo& rung, const Case& c, const LaunchPlan& plan, const SlotLayout& layout,
@@ -126,6 +148,14 @@ void diagnose_reduction(const RungInfo& rung, const Case& c, const LaunchPlan& p
         // Every wrong block holds the result of half its tree: the loop stopped one step early.
         if (const std::string half = tree_stopped_early(c, plan, input, slots, per_block, depth, wrong); !half.empty())
             found.push_back({"missing_last_step", half});
+        if (c.op == Op::sum && holds_shared_poison(slots, expected, wrong))
+            found.push_back({"reads_unwritten_shared",
+                             std::string(wrong.size() == 1 ? "the wrong result is" : "each wrong result is") +
+                                 " its right value plus the CPU backend's fill of shared memory (each __shared__ array "
+                                 "is filled before a block runs: -1 or 2139062143 in an int, NaN or 3.4e38 in a float): "
+                                 "a thread read a slot of shared memory that no thread of its block wrote. On a GPU that "
+                                 "slot holds whatever was there before. Check the slots the loop reads: is every index it "
+                                 "reads one that a thread stored to, up to the last step?"});
         // Every block wrote block 0's result: the index ignores blockIdx.x.
         if (plan.grid > 1 && wrong.front() != 0) {
             bool all_block_zero = true;

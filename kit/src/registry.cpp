@@ -226,6 +226,8 @@ const std::vector<std::pair<std::string, std::string>>& pattern_table()
         {"reads_past_end", "the kernel read elements past the end of its input"},
         {"last_block_only", "only the last block, the one the input does not fill, is wrong: no padding"},
         {"only_block_zero", "every block wrote block 0's result: the index ignores blockIdx.x"},
+        {"reads_unwritten_shared", "a block's sum is off by the CPU backend's fill of shared memory: a read of a slot no "
+                                   "thread wrote"},
         {"missing_last_step", "each wrong block holds half its tree: the tree's loop stopped one step early"},
         {"only_row_zero", "every row's output is row 0's: the row's start ignores blockIdx.x"},
         {"identity_zero", "max over negative inputs (or min over positive ones) came out 0: the wrong identity"},

@@ -185,6 +185,34 @@ TEST_F(Emulator, SharedMemoryIsPoisonedBeforeEachBlock)
     }
 }
 
+// The poison a block reads is the launch's, never what ran before on the worker: the same launch run
+// again, in any thread order, reads the same values, so a result that differs between orders is a
+// race (a read of an unwritten slot is wrong in every order alike, and ./lab says so); across a grid
+// both fills appear, -1 and 0x7F7F7F7F, so that a sum, a max and a min each meet one they cannot hide.
+TEST_F(Emulator, TheSharedPoisonIsTheLaunchsInEveryOrder)
+{
+    const int blocks = 8;
+    DeviceBuffer<int> out(blocks);
+    std::vector<int> first;
+    for (int run = 0; run < 3; ++run)
+        for (Schedule order : kOrders) {
+            lab::cpu::set_schedule(order, 11);
+            ASSERT_EQ(error_of([&] { emulated::read_never_written_shared(out.data(), blocks); }), "");
+            const std::vector<int> got = out.download();
+            if (first.empty()) first = got;
+            EXPECT_EQ(got, first) << "run " << run << ", order " << static_cast<int>(order)
+                                  << ": an unwritten shared slot read other values than the first launch's";
+        }
+    int minus_one = 0, huge = 0;
+    for (int v : first) {
+        minus_one += v == -1;
+        huge += v == 0x7F7F7F7F;
+    }
+    EXPECT_EQ(minus_one + huge, blocks) << "a slot read neither fill";
+    EXPECT_GT(minus_one, 0) << "no block of the grid was filled with 0xFF";
+    EXPECT_GT(huge, 0) << "no block of the grid was filled with 0x7F";
+}
+
 TEST_F(Emulator, MissingBarrierGivesOrderDependentResults)
 {
     const int n = 256;

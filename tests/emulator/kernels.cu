@@ -192,6 +192,15 @@ __global__ void read_unwritten_shared(int* out)
     if (threadIdx.x == 1) slots[1] = 42;  // written after the read: the next block must not see it
 }
 
+// Reads a shared slot no thread of the block ever writes: only the fill decides what it reads.
+__global__ void read_never_written_shared(int* out)
+{
+    __shared__ int slots[64];
+    if (threadIdx.x == 0) slots[0] = 7;
+    __syncthreads();
+    if (threadIdx.x == 0) out[blockIdx.x] = slots[1];
+}
+
 // --- planted bugs ---------------------------------------------------------------------------
 
 __global__ void tree_sum_missing_barrier(const float* in, float* out, int n)
@@ -388,6 +397,7 @@ void reset_by_block_zero(unsigned* counter, int* total, int* partials, int block
 }
 void read_unwritten_global(const int* scratch, int* out) { ::read_unwritten_global<<<1, 32>>>(scratch, out); }
 void read_unwritten_shared(int* out, int blocks) { ::read_unwritten_shared<<<blocks, 64>>>(out); }
+void read_never_written_shared(int* out, int blocks) { ::read_never_written_shared<<<blocks, 64>>>(out); }
 void tree_sum_missing_barrier(const float* in, float* out, int n)
 {
     ::tree_sum_missing_barrier<<<(n + 255) / 256, 256>>>(in, out, n);

@@ -31,6 +31,7 @@ void grid_indices(unsigned* out);  // grid 3x2 of blocks 4x5: out[y * 12 + x] = 
 void reset_by_block_zero(unsigned* counter, int* total, int* partials, int blocks);
 void read_unwritten_global(const int* scratch, int* out);  // out[i] = scratch[i] + 1, 32 threads
 void read_unwritten_shared(int* out, int blocks);
+void read_never_written_shared(int* out, int blocks);  // out[b] = a slot block b never wrote, 64 threads
 
 void tree_sum_missing_barrier(const float* in, float* out, int n);
 void divergent_barrier(float* out);

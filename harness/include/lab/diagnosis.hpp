@@ -6,6 +6,8 @@
 //                       n - 1): the kernel read that many elements past the end of its input
 //   last_block_only     only the last block is wrong, the one the input does not fill: no padding
 //   only_block_zero     every block holds block 0's result: the index ignores blockIdx.x
+//   reads_unwritten_shared  each wrong block's sum is its right one plus the CPU backend's fill of
+//                       shared memory: a thread read a slot no thread of its block wrote
 //   missing_last_step   each wrong block holds half its tree (the even threads' partials, or the
 //                       first half's): the tree's loop stopped one step before its last
 //   only_row_zero       every row's output is row 0's: the row's start ignores blockIdx.x
