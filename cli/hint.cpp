@@ -171,20 +171,26 @@ int hint(const Kit& kit, const std::string& key, int level, bool all)
     }
 
     const auto open = open_todos(kit, *rung, hints);
+    if (target.empty() && open.empty()) {
+        // No TODO line is left (the student deleted them all): which one to help with is the
+        // student's to say, and nothing is shown (nor recorded) until then.
+        std::cout << "No TODO line is left in exercises/" << rung->id << ".cu, so there is no telling which one you are "
+                  << "on. Name it:";
+        for (const auto& h : hints.todos(*rung)) std::cout << " ./lab hint " << h.todo << ",";
+        std::cout << " or see them all: ./lab hint " << rung->number << " --all. A failing case of ./lab check "
+                  << rung->number << " names the TODO it points to.\n";
+        return 0;
+    }
     if (target.empty()) {
-        // The first open TODO not yet seen to the end; with --level, the first open one. When no TODO
-        // line is left (the student deleted them all), the rung's TODOs in order.
-        std::vector<std::string> candidates = open;
-        if (candidates.empty())
-            for (const auto& h : hints.todos(*rung)) candidates.push_back(h.todo);
+        // The first open TODO not yet seen to the end; with --level, the first open one.
+        const std::vector<std::string>& candidates = open;
         for (const auto& t : candidates)
             if (level != 0 || !seen.count(t) || seen.at(t) < kHintLevels) {
                 target = t;
                 break;
             }
         if (target.empty()) {
-            std::cout << "Every hint of " << (open.empty() ? "this rung's TODOs" : "its open TODOs")
-                      << " is shown already (./lab hint " << rung->number << " --all shows them again; ./lab hint "
+            std::cout << "Every hint of its open TODOs is shown already (./lab hint " << rung->number << " --all shows them again; ./lab hint "
                       << candidates.front() << " --level N one of them). More in handouts/" << rung->id << ".md\n";
             return 0;
         }

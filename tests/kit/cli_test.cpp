@@ -165,6 +165,39 @@ TEST(Cli, HintGoesOneLevelFurtherEachTime)
     forget_hints();
 }
 
+// A student who deleted every TODO line of a rung and asks for its hint is asked which TODO: the
+// kit cannot tell which one is wrong, so it shows no hint of its own choosing, and records none.
+TEST(Cli, HintAsksWhichTodoWhenNoTodoLineIsLeft)
+{
+    namespace fs = std::filesystem;
+    forget_hints();
+    const std::string root = state_dir() + "/kit-without-todos";
+    fs::remove_all(root);
+    fs::create_directories(root);
+    fs::copy_file(lab::kit_path("rungs.json"), root + "/rungs.json");
+    fs::copy(lab::kit_path("exercises"), root + "/exercises", fs::copy_options::recursive);
+    const lab::RungInfo& rung = lab::Registry::kit().get("01");
+    const std::string file = root + "/exercises/" + rung.id + ".cu";
+    std::ifstream in(file);
+    std::string kept, line;
+    while (std::getline(in, line))
+        if (line.find("// TODO(") == std::string::npos) kept += line + "\n";
+    in.close();
+    std::ofstream(file) << kept;
+    const Ran ran = lab_cli({"hint", "01"}, {{"LAB_ROOT", root}});
+    ASSERT_EQ(ran.status, 0) << ran.output;
+    EXPECT_NE(ran.output.find("No TODO line is left in exercises/" + rung.id + ".cu"), std::string::npos) << ran.output;
+    for (const auto& todo : lab::read_hint_code(lab::hint_code_path(lab::kit_root(), rung.id)))
+        EXPECT_NE(ran.output.find("./lab hint " + todo.todo), std::string::npos) << ran.output;
+    EXPECT_EQ(ran.output.find("hint 1 of 3"), std::string::npos) << "a hint of the kit's choosing:\n" << ran.output;
+    EXPECT_FALSE(fs::exists(state_dir() + "/hints_used.json")) << "a hint recorded though none was asked for";
+    // Named, its hint comes as ever.
+    const Ran named = lab_cli({"hint", "01-loop-cond"}, {{"LAB_ROOT", root}});
+    EXPECT_NE(named.output.find("TODO 01-loop-cond (~"), std::string::npos) << named.output;
+    fs::remove_all(root);
+    forget_hints();
+}
+
 // A record a student mangled is no record: ./lab hint starts afresh and writes a good one.
 TEST(Cli, HintSurvivesAMangledRecord)
 {
