@@ -214,16 +214,25 @@ std::vector<Worker> workers_for(const BatchOptions& options)
             const std::string own = tree.string() + "-worker-" + std::to_string(k);
             const std::string log = own + ".build.log";
             const bool fresh = !fs::exists(own + "/CMakeCache.txt");
+            // Configured again when this tree's settings for it were written since (this tree was
+            // configured again): a worker's tree must read as this one does, or the rungs it grades
+            // get reuse keys of their own.
+            const fs::path settings = tree / "grading" / "node-tree.args";
+            std::error_code error;
+            const bool behind = !fresh && fs::exists(settings, error) &&
+                                fs::last_write_time(settings, error) > fs::last_write_time(own + "/CMakeCache.txt", error);
             std::printf("grade-all: worker %d's build tree %s%s\n", k, own.c_str(),
-                        fresh ? ": configuring and building it (the first time only; minutes)" : "");
+                        fresh    ? ": configuring and building it (the first time only; minutes)"
+                        : behind ? ": configuring it again, with its tree's settings"
+                                 : "");
             std::fflush(stdout);
             lab::process::Options quiet;
             quiet.output = log;
             quiet.null_stdin = true;
             quiet.search_path = true;
-            if (fresh) {
+            if (fresh || behind) {
                 std::vector<std::string> configure{"cmake"};
-                std::istringstream args(lab::read_file((tree / "grading" / "node-tree.args").string()));
+                std::istringstream args(lab::read_file(settings.string()));
                 for (std::string arg; std::getline(args, arg);) configure.push_back(arg);
                 configure.insert(configure.end(), {"-B", own});
                 if (configure.size() < 4 || lab::process::exit_code(lab::process::run(configure, quiet)) != 0)

@@ -415,6 +415,27 @@ TEST(Reuse, AWorkersTreeHasTheConfigurationOfTheTreeItWasMadeLike)
         EXPECT_NE(build_configuration(tree + other), build_configuration(tree)) << other;
 }
 
+// This very tree's settings for its workers (grading/node-tree.args) name every compiler its
+// configuration holds: a CPU-backend tree that ./lab configured with nvcc found (CUDACXX) holds
+// CMAKE_CUDA_COMPILER, and a worker tree configured without it read otherwise, so the rungs a second
+// worker graded had reuse keys of their own (Kit.Grader.GradeAll failed when a graded rung fell to it).
+TEST(Reuse, AWorkersSettingsNameEveryCompilerOfTheTree)
+{
+    const std::string dir = grading_build_dir();
+    const auto cache = lab::try_read_file(dir + "/CMakeCache.txt");
+    const auto args = lab::try_read_file(dir + "/grading/node-tree.args");
+    ASSERT_TRUE(cache && args) << dir;
+    const std::string kept = build_configuration(*cache);
+    for (const char* compiler : {"CMAKE_C_COMPILER", "CMAKE_CXX_COMPILER", "CMAKE_CUDA_COMPILER"}) {
+        const std::string key = std::string(compiler) + "=";
+        const auto at = kept.find(key);
+        if (at == std::string::npos) continue;
+        const std::string value = kept.substr(at + key.size(), kept.find('\n', at) - at - key.size());
+        EXPECT_NE(args->find("-D" + key + value + "\n"), std::string::npos)
+            << compiler << " is " << value << " in " << dir << ", but its workers' settings do not say so:\n" << *args;
+    }
+}
+
 TEST(Rubric, TheDefaultLoads)
 {
     const Rubric r = load_rubric(std::string(LAB_SOURCE_DIR) + "/grader/rubric.toml");
