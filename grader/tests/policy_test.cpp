@@ -380,4 +380,34 @@ TEST(Reports, SayWhereEachRungsLessonWasMeasured)
     fs::remove_all(dir);
 }
 
+// A rung whose graded parts are all earned reads as such, though the points of a part not graded
+// here (speed without a GPU) keep its total below its maximum: its points are not marked as lost.
+TEST(Reports, MarkARungFullWhenEveryGradedPointIsEarned)
+{
+    Grade g;
+    const auto rung = [](const std::string& id, double visible_score, bool speed_graded) {
+        RungResult r;
+        r.id = id;
+        r.submitted = r.built = true;
+        Part visible, speed;
+        visible.name = "visible", visible.max = 5, visible.score = visible_score;
+        speed.name = "speed", speed.max = 2, speed.graded = speed_graded;
+        r.parts = {visible, speed};
+        return r;
+    };
+    g.rungs = {rung("01_interleaved", 5, false), rung("02_strided_index", 4, false), rung("03_sequential", 5, true)};
+    const std::string dir = ::testing::TempDir() + "lab_reports_full";
+    fs::remove_all(dir);
+    write_reports(g, dir);
+    const std::string page = lab::read_file(dir + "/report.html");
+    const auto cell = [&](const std::string& id) {
+        const auto row = page.find("<tr><td><a href=\"#rung-" + id + "\">");
+        return row == std::string::npos ? std::string() : page.substr(row, page.find("</td><td>", page.find("num", row)) - row);
+    };
+    EXPECT_NE(cell("01_interleaved").find("num ok"), std::string::npos) << cell("01_interleaved");
+    EXPECT_NE(cell("02_strided_index").find("num bad"), std::string::npos) << cell("02_strided_index");
+    EXPECT_NE(cell("03_sequential").find("num bad"), std::string::npos) << "speed graded and not earned: " << cell("03_sequential");
+    fs::remove_all(dir);
+}
+
 }  // namespace
