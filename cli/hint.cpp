@@ -183,15 +183,14 @@ int hint(const Kit& kit, const std::string& key, int level, bool all)
     }
     if (target.empty()) {
         // The first open TODO not yet seen to the end; with --level, the first open one.
-        const std::vector<std::string>& candidates = open;
-        for (const auto& t : candidates)
+        for (const auto& t : open)
             if (level != 0 || !seen.count(t) || seen.at(t) < kHintLevels) {
                 target = t;
                 break;
             }
         if (target.empty()) {
             std::cout << "Every hint of its open TODOs is shown already (./lab hint " << rung->number << " --all shows them again; ./lab hint "
-                      << candidates.front() << " --level N one of them). More in handouts/" << rung->id << ".md\n";
+                      << open.front() << " --level N one of them). More in handouts/" << rung->id << ".md\n";
             return 0;
         }
     }

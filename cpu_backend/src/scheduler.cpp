@@ -194,6 +194,15 @@ void Worker::run_blocks(Launch& launch)
     cluster_size_ = inv.cluster.x * inv.cluster.y * inv.cluster.z;
     slot_count_ = block_slots_ * cluster_size_;
     dynamic_bytes_ = inv.shared_bytes;
+    {
+        // The shared-memory fill's start, from the launch's shape alone (worker.hpp, poison_).
+        std::uint64_t h = (std::uint64_t{inv.grid.x} << 40) ^ (std::uint64_t{inv.grid.y} * inv.grid.z << 20) ^
+                          (std::uint64_t{inv.block.x} * inv.block.y * inv.block.z);
+        h ^= h >> 33;
+        h *= 0xff51afd7ed558ccdull;
+        h ^= h >> 33;
+        poison_start_ = static_cast<unsigned>(h % 2);
+    }
     const BlockOrder cluster_in_order(launch.cluster_count, g_schedule.load(std::memory_order_relaxed));
     bool prepared = false;
     for (;;) {
@@ -231,15 +240,7 @@ void Worker::run_cluster(std::size_t cluster)
 {
     const KernelInvocation& inv = *launch_->invocation;
     tls_block_generation = ++generation_;
-    {
-        const KernelInvocation& shape = *launch_->invocation;
-        std::uint64_t h = (std::uint64_t{shape.grid.x} << 40) ^ (std::uint64_t{shape.grid.y} * shape.grid.z << 20) ^
-                          (std::uint64_t{shape.block.x} * shape.block.y * shape.block.z);
-        h ^= h >> 33;
-        h *= 0xff51afd7ed558ccdull;
-        h ^= h >> 33;
-        poison_ = (h + cluster) % 2 ? 0xFF : 0x7F;
-    }
+    poison_ = kSharedPoisonBytes[(poison_start_ + cluster) % 2];
     // The cluster's place in the grid, then each block's (its rank: x fastest, as CUDA numbers them).
     const dim3 c = inv.cluster, clusters(inv.grid.x / c.x, inv.grid.y / c.y, inv.grid.z / c.z);
     const uint3 at{static_cast<unsigned>(cluster % clusters.x), static_cast<unsigned>(cluster / clusters.x % clusters.y),

@@ -27,6 +27,7 @@
 #include "device_state.hpp"
 #include "explain_access.hpp"
 #include "lab/cpu/device.hpp"
+#include "lab/cpu/memory_layout.hpp"
 #include "lab/cpu/runtime.hpp"
 
 namespace lab::cpu::engine {
@@ -461,8 +462,10 @@ private:
     // 0x7F (a huge value), the clusters of a grid alternating from a start its shape picks; never
     // what ran before on this worker, so every thread order of a launch reads the same poison, and
     // a result that differs between orders comes from a race, not from the poison's luck.
-    unsigned char poison_ = 0x7F;
-    unsigned char ended_poison() const { return poison_ == 0xFF ? 0x7F : 0xFF; }  // a block's, once it has ended
+    unsigned poison_start_ = 0;  // the launch's: which of kSharedPoisonBytes its first cluster gets
+    unsigned char poison_ = kSharedPoisonBytes[0];
+    // A block's, once it has ended: the other fill.
+    unsigned char ended_poison() const { return poison_ == kSharedPoisonBytes[0] ? kSharedPoisonBytes[1] : kSharedPoisonBytes[0]; }
     std::vector<SharedDeclaration*> declarations_;  // every __shared__ declaration this worker has storage for
     bool remote_open_ = false;  // the cluster has passed its first barrier: its blocks may reach each other's shared memory
 

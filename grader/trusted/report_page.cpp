@@ -194,7 +194,8 @@ std::string report_page(const Grade& g, Reader reader)
                          (p.graded ? points_text(p.score) + " of " + points_text(p.max) : "not graded here");
         // Every point graded here earned: the points of a part not graded here (speed without a GPU)
         // are held, not lost (the page's banner says so).
-        const bool full = r.max() - r.held() > 0 && r.score() >= r.max() - r.held() - 1e-9;
+        const double graded_max = r.max() - r.held();
+        const bool full = graded_max > 0 && r.score() >= graded_max - 1e-9;
         out << "<tr><td>" << (r.submitted || r.reused ? "<a href=\"#rung-" + esc(r.id) + "\">" + esc(r.id) + "</a>" : esc(r.id))
             << "</td><td class=\"num " << (full ? "ok" : "bad") << "\">" << points_text(r.score()) << " / " << points_text(r.max())
             << "</td><td>" << esc(parts) << "</td></tr>\n";

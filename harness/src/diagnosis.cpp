@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "lab/check.hpp"
+#include "lab/cpu/memory_layout.hpp"
 #include "lab/inputs.hpp"
 #include "lab/shape.hpp"
 
@@ -84,7 +85,7 @@ std::string tree_stopped_early(const Case& c, const LaunchPlan& plan, const std:
 }
 
 // Whether every wrong block's result is its right one plus the CPU backend's shared-memory poison, the
-// byte each __shared__ array is filled with before a block (0xFF or 0x7F in every byte): for an int
+// byte each __shared__ array is filled with before a block (lab::cpu::kSharedPoisonBytes): for an int
 // sum, 1 to 4 times -1 or 0x7F7F7F7F off; for a float, NaN or beyond 1e38 where the input is modest.
 // A thread read a slot of shared memory that no thread of its block had written.
 template <typename T>
@@ -94,8 +95,11 @@ bool holds_shared_poison(const std::vector<T>& slots, const std::vector<double>&
         if constexpr (std::is_same_v<T, int>) {
             const double off = static_cast<double>(slots[b]) - expected[b];
             bool fits = false;
-            for (const double poison : {-1.0, static_cast<double>(0x7F7F7F7F)})
-                for (int k = 1; k <= 4 && !fits; ++k) fits = off == k * poison;
+            for (const unsigned char byte : lab::cpu::kSharedPoisonBytes) {
+                int poison;
+                std::memset(&poison, byte, sizeof poison);
+                for (int k = 1; k <= 4 && !fits; ++k) fits = off == k * static_cast<double>(poison);
+            }
             if (!fits) return false;
         } else {
             if (!(std::isnan(slots[b]) || std::fabs(static_cast<double>(slots[b])) > 1e38) || std::fabs(expected[b]) > 1e30)

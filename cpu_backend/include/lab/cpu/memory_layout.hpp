@@ -20,6 +20,10 @@ constexpr unsigned char kSlackByte = 0xCD;  // fills the bytes between an alloca
 // allocations larger than kPoisonedBytes are left as mapped (zeros): filling them would take the
 // memory they only reserve.
 constexpr unsigned char kPoisonByte = 0xFF;
+// Fill shared memory before a block runs (shared.cpp), every byte one of the two: 0xFF (NaN, -1) or
+// 0x7F (a huge value, 0x7F7F7F7F as an int), so that a read of a slot no thread wrote is wrong
+// whichever way a sum, a max or a min would hide one of them.
+constexpr unsigned char kSharedPoisonBytes[2] = {0x7F, 0xFF};
 constexpr std::size_t kPoisonedBytes = std::size_t{1} << 30;
 
 // The accessible memory an allocation of `bytes` takes, in whole pages (room for the alignment).
