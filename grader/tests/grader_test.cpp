@@ -466,10 +466,10 @@ TEST(Rubric, AKeyLeftOutIsTheKitsRubrics)
                   std::vector<double>({p.visible, p.hidden, p.speed, p.sanitizer})) << id;
     }
     EXPECT_EQ(mine.proportional, kit.proportional);
-    EXPECT_EQ(std::vector<double>({mine.case_seconds, mine.rung_seconds, mine.cpu_seconds, mine.memory_mib, mine.processes,
-                                   mine.cpu_max_n, mine.sanitizer.penalty, mine.sanitizer.max_n, mine.sanitizer.cases}),
-              std::vector<double>({kit.case_seconds, kit.rung_seconds, kit.cpu_seconds, kit.memory_mib, kit.processes,
-                                   kit.cpu_max_n, kit.sanitizer.penalty, kit.sanitizer.max_n, kit.sanitizer.cases}));
+    EXPECT_EQ(std::vector<double>({mine.case_seconds, mine.gpu_case_seconds, mine.rung_seconds, mine.cpu_seconds,
+                                   mine.memory_mib, mine.processes, mine.cpu_max_n, mine.sanitizer.penalty, mine.sanitizer.max_n, mine.sanitizer.cases}),
+              std::vector<double>({kit.case_seconds, kit.gpu_case_seconds, kit.rung_seconds, kit.cpu_seconds,
+                                   kit.memory_mib, kit.processes, kit.cpu_max_n, kit.sanitizer.penalty, kit.sanitizer.max_n, kit.sanitizer.cases}));
     EXPECT_EQ(mine.sanitizer.tools, kit.sanitizer.tools);
     EXPECT_EQ(mine.lessons.measure, kit.lessons.measure);
     EXPECT_EQ(mine.speed_without_gpu, kit.speed_without_gpu);
@@ -502,6 +502,24 @@ RungResult graded_rung(const Rubric& rubric, const std::string& id, bool gpu, in
 // points is 3 x (5 + 3 + 2 + 1) = 33 on the CPU backend (speed not graded here, its points held)
 // and on a GPU alike, whatever ran; the rungs it does not assign carry nothing, the sanitizer point
 // included. With no_gpu.speed = "excluded", speed leaves the maximum on both: 27.
+// On a GPU a case's limit is the smaller of [gpu] and [limits] case_seconds; on the CPU backend,
+// [limits] case_seconds alone (its cases run every thread order, far slower than a GPU).
+TEST(Rubric, AGpuCaseHasTheShorterOfTheTwoLimits)
+{
+    const Rubric kit = load_rubric(std::string(LAB_SOURCE_DIR) + "/grader/rubric.toml");
+    EXPECT_DOUBLE_EQ(kit.case_seconds_on(false), 60);
+    EXPECT_DOUBLE_EQ(kit.case_seconds_on(true), 15);
+    const auto dir = scratch("rubric-gpu-limit");
+    std::ofstream(dir / "short.toml", std::ios::trunc) << "[limits]\ncase_seconds = 8\n";
+    const Rubric tight = load_rubric((dir / "short.toml").string());
+    EXPECT_DOUBLE_EQ(tight.case_seconds_on(true), 8);
+    EXPECT_DOUBLE_EQ(tight.case_seconds_on(false), 8);
+    std::ofstream(dir / "long.toml", std::ios::trunc) << "[gpu]\ncase_seconds = 30\n[limits]\ncase_seconds = 120\n";
+    const Rubric slow = load_rubric((dir / "long.toml").string());
+    EXPECT_DOUBLE_EQ(slow.case_seconds_on(true), 30);
+    EXPECT_DOUBLE_EQ(slow.case_seconds_on(false), 120);
+}
+
 TEST(Rubric, TheMaximumIsTheRubricsOnEveryMachine)
 {
     const auto dir = scratch("rubric-max");

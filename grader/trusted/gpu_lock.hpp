@@ -24,7 +24,7 @@ namespace lab::grading {
 // How long a hold to share the GPU may have run before a grading that waits for the GPU alone stops
 // holding up the others' rungs behind it (GpuLock): a rung's cases or tools on the GPU take seconds,
 // and one that runs for longer is most likely a kernel that never ends, held to its case limit (a
-// minute a case, three cases: the hang rule).
+// rubric's [gpu] case_seconds, 15 s, for each of three cases: the hang rule).
 inline constexpr double kHoldPatience = 20;
 
 // The GPU alone: held from construction to destruction.

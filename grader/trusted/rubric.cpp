@@ -166,6 +166,8 @@ double Rubric::rung_max(const std::string& id) const
 
 bool Rubric::assigned(const std::string& id) const { return rung_max(id) > 0 || sanitizer_on(id); }
 
+double Rubric::case_seconds_on(bool gpu) const { return gpu ? std::min(case_seconds, gpu_case_seconds) : case_seconds; }
+
 double Rubric::max() const
 {
     double total = 0;
@@ -233,7 +235,8 @@ Rubric load_rubric(const std::string& path)
         r.strings(*cpu, "hidden_groups", "no_gpu.", rubric.cpu_hidden_groups);
     }
     if (const auto* gpu = r.table(doc, "gpu", "")) {
-        r.only(*gpu, "gpu.", {"visible_groups", "hidden_groups"});
+        r.only(*gpu, "gpu.", {"case_seconds", "visible_groups", "hidden_groups"});
+        r.number(*gpu, "case_seconds", "gpu.", rubric.gpu_case_seconds, 1);
         r.strings(*gpu, "visible_groups", "gpu.", rubric.gpu_visible_groups);
         r.strings(*gpu, "hidden_groups", "gpu.", rubric.gpu_hidden_groups);
     }

@@ -102,6 +102,10 @@ struct Rubric {
     std::map<std::string, RungPoints> rungs;  // by rung id: every rung of the registry
     bool proportional = true;                // else all_or_nothing
     double case_seconds = 60, rung_seconds = 600;
+    // On a GPU, one case's limit ([gpu] case_seconds): a GPU runs the largest case within a second
+    // or two, and a kernel that never ends holds the GPU for this long per case, while every other
+    // grading's speed measurement waits for the GPU alone. case_seconds_on says which applies.
+    double gpu_case_seconds = 15;
     // Per runner: CPU seconds of each of its processes, its memory and its processes and threads
     // at once (the last two through a cgroup, where the machine allows one).
     double cpu_seconds = 3600, memory_mib = 16384, processes = 1024;
@@ -126,6 +130,9 @@ struct Rubric {
     const RungPoints& for_rung(const std::string& id) const;
     // Whether the course grades the rung: assigned, and worth a point in some category.
     bool assigned(const std::string& id) const;
+    // One case's time limit where the kernels run on a GPU (`gpu`: the smaller of [limits] and [gpu]
+    // case_seconds) or on the CPU backend ([limits] case_seconds).
+    double case_seconds_on(bool gpu) const;
     // Whether the rung has a sanitizer part: a pass, its points and its penalty.
     bool sanitizer_on(const std::string& id) const;
     // Whether the rung's speed counts toward the maximum: speed points, a speed case in the kit's

@@ -263,6 +263,7 @@ private:
             // A rung with several runners checks as many times as many of their cases at once (they
             // hand them back that much faster); run again with the GPU alone, it has one runner.
             Limits limits = run.limits;
+            limits.case_seconds = run.rubric.case_seconds_on(run.gpu);
             if (k < runners_.size() && !again) limits.runners = runners_[k], limits.check_threads *= runners_[k];
             r.cases = run_and_check(rung, run.built.runners.at(rung.id), run.planned.at(rung.id), grading_orders(), limits,
                                     run.work + "/" + rung.id, replay_command, &times);
