@@ -2,6 +2,8 @@
 // working directory, limits, and a program that does not exist.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -50,6 +52,45 @@ TEST(Process, ReturnsTheExitCode)
 TEST(Process, AChildKilledByASignalGives128PlusTheSignal)
 {
     EXPECT_EQ(lab::process::run({"/bin/sh", "-c", "kill -9 $$"}), 128 + 9);
+}
+
+// The child starts with no handler of this process and no signal blocked that this process had
+// not blocked: starting it blocks every signal for a moment (vfork), which the child undoes.
+volatile sig_atomic_t handled_here = 0;
+
+TEST(Process, AChildGetsTheDefaultActionOfASignalThisProcessHandles)
+{
+    struct sigaction mine {}, before {};
+    mine.sa_handler = [](int) { handled_here = 1; };
+    ASSERT_EQ(sigaction(SIGUSR1, &mine, &before), 0);
+    // Killed by its own SIGUSR1 (default: end), rather than going on to exit 0 (handled, or blocked).
+    EXPECT_EQ(lab::process::run({"/bin/sh", "-c", "kill -USR1 $$; exit 0"}), 128 + SIGUSR1);
+    EXPECT_EQ(handled_here, 0);
+    struct sigaction after {};
+    sigaction(SIGUSR1, &before, &after);
+    EXPECT_EQ(after.sa_handler, mine.sa_handler) << "starting a child changed this process's handler";
+    sigset_t blocked;
+    pthread_sigmask(SIG_SETMASK, nullptr, &blocked);
+    EXPECT_FALSE(sigismember(&blocked, SIGUSR1)) << "starting a child left signals blocked here";
+}
+
+// Starting a child touches none of this process's memory: no page this process wrote before is
+// faulted again when it writes it after (a fork would have made every one of them copy-on-write).
+TEST(Process, StartingAChildLeavesThisProcessesMemoryAsItWas)
+{
+    const std::size_t bytes = std::size_t{64} << 20, page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(memory, MAP_FAILED);
+    madvise(memory, bytes, MADV_NOHUGEPAGE);  // a fault a page, not one per huge page
+    volatile char* const bytes_at = static_cast<char*>(memory);
+    for (std::size_t k = 0; k < bytes; k += page) bytes_at[k] = 1;
+    ASSERT_EQ(lab::process::run({"/bin/true"}), 0);
+    rusage before{}, after{};
+    getrusage(RUSAGE_SELF, &before);
+    for (std::size_t k = 0; k < bytes; k += page) bytes_at[k] = 2;
+    getrusage(RUSAGE_SELF, &after);
+    munmap(memory, bytes);
+    EXPECT_LT(after.ru_minflt - before.ru_minflt, 64) << "of " << bytes / page << " pages written again";
 }
 
 TEST(Process, BothStreamsGoToTheOutputFileAndAppendKeepsWhatWasThere)
