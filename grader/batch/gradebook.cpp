@@ -35,6 +35,17 @@ double category(const json& grade, const std::string& name)
     return sum;
 }
 
+// A category's cell of the gradebook: the points it earned, or nothing where none of its parts was
+// graded on the grading's machine (speed without a GPU): held, not lost (the `held` column has them).
+std::string category_cell(const json& grade, const std::string& name)
+{
+    bool any = false, graded = false;
+    for (const json& r : grade.at("rungs"))
+        for (const json& p : r.at("parts"))
+            if (p.at("name") == name) any = true, graded = graded || p.value("graded", true);
+    return any && !graded ? std::string() : summary::points(category(grade, name));
+}
+
 }  // namespace
 
 namespace summary {
@@ -300,19 +311,19 @@ std::string gradebook_csv(const std::vector<Outcome>& outcomes)
     std::string text = "student,status,total,max";
     for (const std::string& id : rungs) text += "," + id;
     for (const std::string& c : kCategories) text += "," + c;
-    text += ",late_penalty,seed,host,device\n";
+    text += ",held,late_penalty,seed,host,device\n";
     std::string max;  // the rubric's, the same for every student
     for (const Outcome& o : outcomes)
         if (o.graded && max.empty()) max = points(o.grade.at("max").get<double>());
     for (const Outcome& o : outcomes) {
         text += lab::csv_field(o.id);
         if (o.no_submission) {
-            text += ",no submission,0.00," + max + std::string(rungs.size() + kCategories.size() + 4, ',') + "\n";
+            text += ",no submission,0.00," + max + std::string(rungs.size() + kCategories.size() + 5, ',') + "\n";
             continue;
         }
         if (!o.graded) {
             text += "," + lab::csv_field("not graded: " + o.why_not) + ",,";
-            text += std::string(rungs.size() + kCategories.size() + 4, ',') + "\n";
+            text += std::string(rungs.size() + kCategories.size() + 5, ',') + "\n";
             continue;
         }
         const json& g = o.grade;
@@ -320,7 +331,9 @@ std::string gradebook_csv(const std::vector<Outcome>& outcomes)
         std::map<std::string, double> by_rung;
         for (const json& r : g.at("rungs")) by_rung[r.at("id")] = r.at("score").get<double>();
         for (const std::string& id : rungs) text += "," + (by_rung.count(id) ? points(by_rung.at(id)) : std::string());
-        for (const std::string& c : kCategories) text += "," + points(category(g, c));
+        for (const std::string& c : kCategories) text += "," + category_cell(g, c);
+        // The points not graded on this machine, which stay in the maximum for a re-grade to earn.
+        text += "," + points(g.value("held", 0.0));
         // The fraction of the points earned that the late policy took off; empty where none applies.
         const json late = g.value("late", json::object());
         text += "," + (late.value("policy", false) && !late.value("submitted_at", std::string()).empty()

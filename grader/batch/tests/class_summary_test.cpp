@@ -189,6 +189,21 @@ TEST(ClassSummary, ARosterStudentWithoutASubmissionIsNamed)
     EXPECT_NE(html.find("zed: no submission"), std::string::npos);
 }
 
+// A speed part not graded on the grading's machine (no GPU) is held, not lost: its category's cell
+// of the gradebook is empty and the `held` column has its points; graded on a GPU and missed, it
+// is 0.00 and nothing is held.
+TEST(ClassSummary, TheGradebookHoldsWhatWasNotGradedHere)
+{
+    Outcome cpu = student("ana", json::array(), 8.0), gpu = student("ben", json::array(), 8.0);
+    cpu.grade["held"] = 1.0;
+    gpu.grade["rungs"][0]["parts"][0]["graded"] = true;
+    gpu.grade["held"] = 0.0;
+    const std::string csv = lab::batch::gradebook_csv({cpu, gpu});
+    EXPECT_NE(csv.find(",visible,hidden,speed,sanitizer,held,late_penalty,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\nana,graded,8.00,9.00,8.00,0.00,0.00,,0.00,1.00,,0x1,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\nben,graded,8.00,9.00,8.00,0.00,0.00,0.00,0.00,0.00,,0x1,"), std::string::npos) << csv;
+}
+
 // A rung no graded student started (unfinished or not handed in) is named, for grade-all's warning
 // that the rubric may grade rungs the course has not assigned; one started by anyone is not.
 TEST(ClassSummary, RungsNobodyStartedAreNamed)

@@ -71,7 +71,7 @@ compgen -G "$out/students/.*" >/dev/null && fail "a partial grading was left in 
 book="$out/gradebook.csv"
 # One column per rung the rubric assigns: 03 alone (a rung it gives no points is in no report).
 rung_columns=03_sequential
-[[ $(head -1 "$book") == "student,status,total,max,$rung_columns,visible,hidden,speed,sanitizer,late_penalty,seed,host,device" ]] \
+[[ $(head -1 "$book") == "student,status,total,max,$rung_columns,visible,hidden,speed,sanitizer,held,late_penalty,seed,host,device" ]] \
   || fail "the gradebook's header is $(head -1 "$book")"
 [[ $(wc -l <"$book") == 6 ]] || fail "the gradebook has $(wc -l <"$book") lines, not 6"
 row() { grep "^$1," "$book"; }
