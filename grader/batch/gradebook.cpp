@@ -26,24 +26,20 @@ namespace {
 
 const std::vector<std::string> kCategories = {"visible", "hidden", "speed", "sanitizer"};
 
-double category(const json& grade, const std::string& name)
-{
-    double sum = 0;
-    for (const json& r : grade.at("rungs"))
-        for (const json& p : r.at("parts"))
-            if (p.at("name") == name) sum += p.at("score").get<double>();
-    return sum;
-}
-
-// A category's cell of the gradebook: the points it earned, or nothing where none of its parts was
-// graded on the grading's machine (speed without a GPU): held, not lost (the `held` column has them).
+// A category's cell of the gradebook: the points its parts earned, or nothing where none of them
+// was graded on the grading's machine (speed without a GPU): held, not lost (the `held` column has
+// them).
 std::string category_cell(const json& grade, const std::string& name)
 {
+    double sum = 0;
     bool any = false, graded = false;
     for (const json& r : grade.at("rungs"))
         for (const json& p : r.at("parts"))
-            if (p.at("name") == name) any = true, graded = graded || p.value("graded", true);
-    return any && !graded ? std::string() : summary::points(category(grade, name));
+            if (p.at("name") == name) {
+                sum += p.at("score").get<double>();
+                any = true, graded = graded || p.value("graded", true);
+            }
+    return any && !graded ? std::string() : summary::points(sum);
 }
 
 }  // namespace
